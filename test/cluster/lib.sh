@@ -1,0 +1,78 @@
+# Shared settings and helpers for the test cluster scripts (sourced, not run).
+
+# The one pinned Kubernetes release; go.mod must agree.
+K8S_VERSION=1.34.4
+
+# Build cache and binaries: outside the repo, reused across runs.
+CACHE=${FIBER_CLUSTER_CACHE:-$HOME/.cache/fiber-cluster}
+BIN=$CACHE/bin/v$K8S_VERSION
+
+# Runtime state of a running cluster: certs, kubeconfigs, data, logs, pids.
+DIR=${FIBER_CLUSTER_DIR:-/tmp/fiber-cluster}
+ADMIN_KUBECONFIG=$DIR/admin.kubeconfig
+RESTRICTED_KUBECONFIG=$DIR/restricted.kubeconfig
+
+# Everything listens on 127.0.0.1 only. Ports are uncommon ones so that the
+# cluster does not collide with anything else on the machine.
+ETCD_PORT=${FIBER_ETCD_PORT:-32379}
+ETCD_PEER_PORT=${FIBER_ETCD_PEER_PORT:-32380}
+API_PORT=${FIBER_API_PORT:-36443}
+REGISTRY_PORT=${FIBER_REGISTRY_PORT:-35000}
+KCM_PORT=${FIBER_KCM_PORT:-30257}
+SCHED_PORT=${FIBER_SCHED_PORT:-30259}
+KUBELET_PORT=${FIBER_KUBELET_PORT:-30250}
+KUBELET_HEALTHZ_PORT=${FIBER_KUBELET_HEALTHZ_PORT:-30248}
+ALL_PORTS="$ETCD_PORT $ETCD_PEER_PORT $API_PORT $REGISTRY_PORT $KCM_PORT $SCHED_PORT $KUBELET_PORT $KUBELET_HEALTHZ_PORT"
+
+# Name of the single node, and where images for the cluster live.
+NODE_NAME=fiber-node
+REGISTRY=127.0.0.1:$REGISTRY_PORT
+PAUSE_IMAGE=$REGISTRY/fiber/pause:3.10
+
+# Namespace and service account that the restricted kubeconfig acts as.
+TEST_NAMESPACE=fiber-test
+RESTRICTED_SA=fiber-restricted
+
+log() { printf '[cluster %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+kubectl_admin() { "$BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" "$@"; }
+
+# pid_of NAME: pid of a process started by `start`, if it is still alive.
+pid_of() {
+  local f=$DIR/run/$1.pid pid
+  [[ -f $f ]] || return 1
+  pid=$(<"$f")
+  kill -0 "$pid" 2>/dev/null || return 1
+  echo "$pid"
+}
+
+# start NAME CMD...: run CMD in its own session, detached from the caller,
+# logging to $DIR/logs/NAME.log; does nothing if it is already running.
+start() {
+  local name=$1 pid
+  shift
+  if pid=$(pid_of "$name"); then
+    log "$name already running (pid $pid)"
+    return
+  fi
+  mkdir -p "$DIR/run" "$DIR/logs"
+  log "starting $name (log: $DIR/logs/$name.log)"
+  setsid "$@" >>"$DIR/logs/$name.log" 2>&1 </dev/null &
+  echo $! >"$DIR/run/$name.pid"
+}
+
+# wait_for WHAT SECONDS CMD...: poll CMD once a second until it succeeds;
+# fail with a clear message after SECONDS.
+wait_for() {
+  local what=$1 limit=$2 deadline
+  shift 2
+  deadline=$((SECONDS + limit))
+  until "$@" >/dev/null 2>&1; do
+    if ((SECONDS >= deadline)); then
+      log "ERROR: timed out after ${limit}s waiting for $what"
+      return 1
+    fi
+    sleep 1
+  done
+}
