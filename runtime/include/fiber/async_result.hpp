@@ -1,0 +1,186 @@
+// Results of calls submitted to a pool: AsyncResult<T> for one call (or a
+// whole map_async), IMapResult<R> for the lazy iterators of imap and
+// imap_unordered. Both wait on a detail::Batch filled by the pool's I/O thread.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "fiber/errors.hpp"
+#include "fiber/serialize.hpp"
+
+namespace fiber::detail {
+
+/// What became of one call.
+struct Outcome {
+  enum class Kind : std::uint8_t {
+    kValue = 0,        // data: encoded result
+    kRemoteError = 1,  // data: "<type>\n<message>"
+    kWorkerLost = 2,   // data: message
+    kNotRegistered = 3,
+    kPoolClosed = 4,
+  };
+  Kind kind = Kind::kValue;
+  std::string data;
+};
+
+/// Throws the fiber error an unsuccessful outcome stands for.
+[[noreturn]] void throw_outcome(const Outcome& outcome);
+
+using Deadline = std::optional<std::chrono::steady_clock::time_point>;
+
+template <class Rep, class Period>
+Deadline deadline_after(std::chrono::duration<Rep, Period> timeout) {
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
+}
+
+/// The outcomes of the calls of one submission, in submission order, plus
+/// the order in which they completed. Filled once per slot by the I/O
+/// thread; read by any number of user threads.
+class Batch {
+ public:
+  explicit Batch(std::size_t size);
+  std::size_t size() const { return slots_.size(); }
+
+  /// Stores outcomes for slots [first, first + outcomes.size()). A slot that
+  /// is already complete keeps its first outcome.
+  void complete(std::size_t first, std::vector<Outcome>&& outcomes);
+
+  /// Waits for slot i; false when the deadline passed first.
+  bool wait_slot(std::size_t i, const Deadline& deadline = {});
+  /// Waits for the k-th slot to complete (in completion order) and returns
+  /// its index through *index; false when the deadline passed first.
+  bool wait_completed(std::size_t k, std::size_t* index,
+                      const Deadline& deadline = {});
+  bool wait_all(const Deadline& deadline = {});
+  bool ready() const;
+
+  /// Slot i; only after wait_slot(i) or wait_all() returned true.
+  const Outcome& at(std::size_t i) const { return slots_[i]; }
+
+ private:
+  bool wait_for_condition(std::unique_lock<std::mutex>& lock,
+                          const Deadline& deadline,
+                          const std::function<bool()>& done);
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Outcome> slots_;
+  std::vector<bool> done_;
+  std::vector<std::size_t> completion_order_;
+};
+
+template <class T>
+T decode(const Outcome& outcome) {
+  if (outcome.kind != Outcome::Kind::kValue) throw_outcome(outcome);
+  if constexpr (!std::is_void_v<T>) return from_bytes<T>(outcome.data);
+}
+
+}  // namespace fiber::detail
+
+namespace fiber {
+
+/// The future result of apply_async (one call) or map_async (all calls, as a
+/// vector). Copyable; all copies share one state.
+template <class T>
+class AsyncResult {
+ public:
+  using Decoder = T (*)(const detail::Batch&);
+  AsyncResult(std::shared_ptr<detail::Batch> batch, Decoder decoder)
+      : batch_(std::move(batch)), decoder_(decoder) {}
+
+  /// Waits for the result; throws RemoteError, WorkerLost, ... on failure.
+  T get() {
+    batch_->wait_all();
+    return decoder_(*batch_);
+  }
+  /// Like get(), but throws TimeoutError when the result is not ready in time.
+  template <class Rep, class Period>
+  T get(std::chrono::duration<Rep, Period> timeout) {
+    if (!batch_->wait_all(detail::deadline_after(timeout)))
+      throw TimeoutError("result not ready within the timeout");
+    return decoder_(*batch_);
+  }
+  void wait() { batch_->wait_all(); }
+  /// Waits at most timeout; true when the result is ready.
+  template <class Rep, class Period>
+  bool wait(std::chrono::duration<Rep, Period> timeout) {
+    return batch_->wait_all(detail::deadline_after(timeout));
+  }
+  bool ready() const { return batch_->ready(); }
+  /// True when ready and every call succeeded.
+  bool successful() const {
+    if (!batch_->ready()) return false;
+    for (std::size_t i = 0; i < batch_->size(); ++i)
+      if (batch_->at(i).kind != detail::Outcome::Kind::kValue) return false;
+    return true;
+  }
+
+ private:
+  std::shared_ptr<detail::Batch> batch_;
+  Decoder decoder_;
+};
+
+/// The lazy iterator of imap (submission order) and imap_unordered
+/// (completion order). Use in a range-for, or call next().
+template <class R>
+class IMapResult {
+  static_assert(!std::is_void_v<R>, "imap needs a task that returns a value");
+
+ public:
+  IMapResult(std::shared_ptr<detail::Batch> batch, bool ordered)
+      : batch_(std::move(batch)), ordered_(ordered) {}
+
+  /// The next result, or nullopt after the last; throws the call's error.
+  std::optional<R> next() { return next_until({}); }
+  /// Like next(), but throws TimeoutError when no result arrives in time.
+  template <class Rep, class Period>
+  std::optional<R> next(std::chrono::duration<Rep, Period> timeout) {
+    return next_until(detail::deadline_after(timeout));
+  }
+
+  struct Sentinel {};
+  class Iterator {
+   public:
+    explicit Iterator(IMapResult* owner) : owner_(owner), value_(owner->next()) {}
+    const R& operator*() const { return *value_; }
+    Iterator& operator++() {
+      value_ = owner_->next();
+      return *this;
+    }
+    bool operator==(Sentinel) const { return !value_.has_value(); }
+
+   private:
+    IMapResult* owner_;
+    std::optional<R> value_;
+  };
+  Iterator begin() { return Iterator(this); }
+  Sentinel end() { return {}; }
+
+ private:
+  std::optional<R> next_until(const detail::Deadline& deadline) {
+    if (position_ == batch_->size()) return std::nullopt;
+    std::size_t index = position_;
+    bool arrived = ordered_ ? batch_->wait_slot(index, deadline)
+                            : batch_->wait_completed(position_, &index, deadline);
+    if (!arrived) throw TimeoutError("no result within the timeout");
+    ++position_;
+    return detail::decode<R>(batch_->at(index));
+  }
+
+  std::shared_ptr<detail::Batch> batch_;
+  bool ordered_;
+  std::size_t position_ = 0;
+};
+
+}  // namespace fiber

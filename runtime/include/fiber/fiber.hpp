@@ -1,0 +1,9 @@
+// The whole public API of fiber.
+#pragma once
+
+#include "fiber/async_result.hpp"
+#include "fiber/errors.hpp"
+#include "fiber/init.hpp"
+#include "fiber/pool.hpp"
+#include "fiber/serialize.hpp"
+#include "fiber/task.hpp"

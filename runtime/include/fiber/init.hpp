@@ -1,0 +1,14 @@
+// fiber::init: the first call in main. In the master it returns; in a worker
+// (the same executable, started by a backend) it serves tasks and exits the
+// process without returning.
+#pragma once
+
+namespace fiber {
+
+void init(int argc, char** argv);
+
+/// True in a process started by a backend to serve tasks. Such a process
+/// never returns from init(), so user code sees false.
+bool is_worker();
+
+}  // namespace fiber

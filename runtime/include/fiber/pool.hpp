@@ -1,0 +1,176 @@
+// fiber::Pool: a pool of job-backed worker processes with the methods and
+// semantics of Python's multiprocessing.Pool. Workers are the same
+// executable started by a backend; a killed or stopped worker's tasks run
+// again elsewhere and the worker is replaced.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "fiber/async_result.hpp"
+#include "fiber/task.hpp"
+
+namespace fiber {
+
+struct PoolOptions {
+  /// Number of workers; 0 means one per core.
+  int processes = 0;
+  /// Default chunksize of map and starmap; 0 chooses like multiprocessing
+  /// (about four chunks per worker).
+  std::size_t chunksize = 0;
+  /// How often a task may be lost with its worker and still run again.
+  int max_task_retries = 3;
+  /// Run once in each worker before its first task, e.g.
+  /// fiber::call(seed_rng, 42).
+  Call initializer;
+  /// "local" (worker processes on this machine); empty means the configured
+  /// default.
+  std::string backend;
+};
+
+/// One worker as the master sees it.
+struct WorkerInfo {
+  std::string id;     // e.g. "w3"
+  long pid = 0;       // as reported by the worker (0 before it connects)
+  std::string state;  // starting, ready, retiring
+  int running = 0;    // calls leased to it right now
+};
+
+namespace detail {
+class Dispatcher;
+template <class R>
+R decode_first(const Batch& batch) {
+  return decode<R>(batch.at(0));
+}
+template <class R>
+auto decode_all(const Batch& batch) {
+  if constexpr (std::is_void_v<R>) {
+    for (std::size_t i = 0; i < batch.size(); ++i) decode<void>(batch.at(i));
+  } else {
+    std::vector<R> values;
+    values.reserve(batch.size());
+    for (std::size_t i = 0; i < batch.size(); ++i)
+      values.push_back(decode<R>(batch.at(i)));
+    return values;
+  }
+}
+template <class R>
+using MapResult = decltype(decode_all<R>(std::declval<const Batch&>()));
+}  // namespace detail
+
+class Pool {
+ public:
+  explicit Pool(int processes = 0);
+  explicit Pool(PoolOptions options);
+  /// Terminates the workers if close() and join() were not called.
+  ~Pool();
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+
+  template <class R, class... A, class... Args>
+  AsyncResult<R> apply_async(R (*fn)(A...), Args&&... args) {
+    std::vector<std::string> calls;
+    calls.push_back(detail::encode_args(fn, std::forward<Args>(args)...));
+    return AsyncResult<R>(submit(detail::key_of(fn), "Pool::apply_async",
+                                 std::move(calls), 1),
+                          &detail::decode_first<R>);
+  }
+
+  template <class R, class... A, class... Args>
+  R apply(R (*fn)(A...), Args&&... args) {
+    return apply_async(fn, std::forward<Args>(args)...).get();
+  }
+
+  /// Calls fn on every item; results in item order.
+  template <class R, class A, class Range>
+  AsyncResult<detail::MapResult<R>> map_async(R (*fn)(A), const Range& items,
+                                              std::size_t chunksize = 0) {
+    return AsyncResult<detail::MapResult<R>>(
+        submit(detail::key_of(fn), "Pool::map", encode_each(fn, items),
+               chunksize),
+        &detail::decode_all<R>);
+  }
+
+  template <class R, class A, class Range>
+  detail::MapResult<R> map(R (*fn)(A), const Range& items,
+                           std::size_t chunksize = 0) {
+    return map_async(fn, items, chunksize).get();
+  }
+
+  /// Lazy map: results in item order as they arrive.
+  template <class R, class A, class Range>
+  IMapResult<R> imap(R (*fn)(A), const Range& items, std::size_t chunksize = 1) {
+    return IMapResult<R>(
+        submit(detail::key_of(fn), "Pool::imap", encode_each(fn, items), chunksize),
+        true);
+  }
+
+  /// Lazy map: results in the order they complete.
+  template <class R, class A, class Range>
+  IMapResult<R> imap_unordered(R (*fn)(A), const Range& items,
+                               std::size_t chunksize = 1) {
+    return IMapResult<R>(submit(detail::key_of(fn), "Pool::imap_unordered",
+                                encode_each(fn, items), chunksize),
+                         false);
+  }
+
+  /// Calls fn with each tuple's elements as its arguments.
+  template <class R, class... A, class... T>
+  AsyncResult<detail::MapResult<R>> starmap_async(
+      R (*fn)(A...), const std::vector<std::tuple<T...>>& items,
+      std::size_t chunksize = 0) {
+    std::vector<std::string> calls;
+    calls.reserve(items.size());
+    for (const auto& item : items)
+      calls.push_back(std::apply(
+          [fn](const auto&... args) { return detail::encode_args(fn, args...); },
+          item));
+    return AsyncResult<detail::MapResult<R>>(
+        submit(detail::key_of(fn), "Pool::starmap", std::move(calls), chunksize),
+        &detail::decode_all<R>);
+  }
+
+  template <class R, class... A, class... T>
+  detail::MapResult<R> starmap(R (*fn)(A...),
+                               const std::vector<std::tuple<T...>>& items,
+                               std::size_t chunksize = 0) {
+    return starmap_async(fn, items, chunksize).get();
+  }
+
+  /// No more submissions; workers exit once the queued tasks are done.
+  void close();
+  /// Waits for the workers to exit; call close() or terminate() first.
+  void join();
+  /// Stops the workers now; unfinished calls fail with PoolClosed.
+  void terminate();
+  /// Grows or shrinks the pool while tasks run; no task is lost. A retiring
+  /// worker finishes what it holds and then exits.
+  void resize(int processes);
+  /// The number of workers the pool aims for.
+  int size() const;
+  std::vector<WorkerInfo> workers() const;
+
+ private:
+  template <class R, class A, class Range>
+  static std::vector<std::string> encode_each(R (*fn)(A), const Range& items) {
+    std::vector<std::string> calls;
+    for (const auto& item : items) calls.push_back(detail::encode_args(fn, item));
+    return calls;
+  }
+  std::shared_ptr<detail::Batch> submit(detail::FunctionKey fn, const char* where,
+                                        std::vector<std::string> calls,
+                                        std::size_t chunksize);
+
+  PoolOptions options_;
+  std::atomic<bool> closed_{false};
+  std::atomic<int> size_{0};
+  std::unique_ptr<detail::Dispatcher> dispatcher_;
+};
+
+}  // namespace fiber

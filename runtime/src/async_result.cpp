@@ -1,0 +1,78 @@
+#include "fiber/async_result.hpp"
+
+namespace fiber {
+
+RemoteError::RemoteError(std::string type, std::string message)
+    : Error(type + ": " + message), type_(std::move(type)), message_(std::move(message)) {}
+
+}  // namespace fiber
+
+namespace fiber::detail {
+
+void throw_outcome(const Outcome& outcome) {
+  switch (outcome.kind) {
+    case Outcome::Kind::kRemoteError: {
+      const auto nl = outcome.data.find('\n');
+      if (nl == std::string::npos) throw RemoteError("unknown", outcome.data);
+      throw RemoteError(outcome.data.substr(0, nl), outcome.data.substr(nl + 1));
+    }
+    case Outcome::Kind::kWorkerLost: throw WorkerLost(outcome.data);
+    case Outcome::Kind::kNotRegistered: throw NotRegistered(outcome.data);
+    case Outcome::Kind::kPoolClosed: throw PoolClosed(outcome.data);
+    case Outcome::Kind::kValue: break;
+  }
+  throw Error("internal error: a successful outcome was thrown");
+}
+
+Batch::Batch(std::size_t size) : slots_(size), done_(size, false) {
+  completion_order_.reserve(size);
+}
+
+void Batch::complete(std::size_t first, std::vector<Outcome>&& outcomes) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (std::size_t i = 0; i < outcomes.size() && first + i < slots_.size(); ++i) {
+      if (done_[first + i]) continue;
+      slots_[first + i] = std::move(outcomes[i]);
+      done_[first + i] = true;
+      completion_order_.push_back(first + i);
+    }
+  }
+  cv_.notify_all();
+}
+
+bool Batch::wait_for_condition(std::unique_lock<std::mutex>& lock,
+                               const Deadline& deadline,
+                               const std::function<bool()>& done) {
+  if (!deadline) {
+    cv_.wait(lock, done);
+    return true;
+  }
+  return cv_.wait_until(lock, *deadline, done);
+}
+
+bool Batch::wait_slot(std::size_t i, const Deadline& deadline) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return wait_for_condition(lock, deadline, [&] { return bool(done_[i]); });
+}
+
+bool Batch::wait_completed(std::size_t k, std::size_t* index, const Deadline& deadline) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!wait_for_condition(lock, deadline, [&] { return completion_order_.size() > k; }))
+    return false;
+  *index = completion_order_[k];
+  return true;
+}
+
+bool Batch::wait_all(const Deadline& deadline) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return wait_for_condition(lock, deadline,
+                            [&] { return completion_order_.size() == slots_.size(); });
+}
+
+bool Batch::ready() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return completion_order_.size() == slots_.size();
+}
+
+}  // namespace fiber::detail

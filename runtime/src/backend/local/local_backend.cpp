@@ -1,0 +1,97 @@
+#include "backend/local/local_backend.hpp"
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+extern char** environ;
+
+namespace fiber::backend {
+
+namespace {
+std::mutex command_line_mu;
+std::vector<std::string> command_line{"fiber-worker"};
+}  // namespace
+
+void SetCommandLine(int argc, char** argv) {
+  std::lock_guard<std::mutex> lock(command_line_mu);
+  command_line.assign(argv, argv + argc);
+  if (command_line.empty()) command_line.push_back("fiber-worker");
+}
+
+std::string DescribeWaitStatus(int status) {
+  if (WIFEXITED(status)) return "exit status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
+  return "wait status " + std::to_string(status);
+}
+
+LocalBackend::~LocalBackend() { KillAll(); }
+
+bool LocalBackend::Start(const Launch& launch, std::string* err) {
+  std::vector<std::string> args;
+  {
+    std::lock_guard<std::mutex> lock(command_line_mu);
+    args = command_line;
+  }
+  // The worker's environment: ours without stale FIBER_ worker variables,
+  // plus the launch's.
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string entry = *e;
+    const std::string key = entry.substr(0, entry.find('='));
+    if (!launch.env.count(key)) env.push_back(std::move(entry));
+  }
+  for (const auto& [key, value] : launch.env) env.push_back(key + "=" + value);
+  env.push_back("FIBER_PARENT_PID=" + std::to_string(getpid()));
+
+  std::vector<char*> argv, envp;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), envp.data());
+  if (rc != 0) {
+    *err = std::string("cannot start worker process: ") + std::strerror(rc);
+    return false;
+  }
+  children_[launch.worker_id] = pid;
+  return true;
+}
+
+void LocalBackend::Kill(const std::string& worker_id) {
+  auto it = children_.find(worker_id);
+  if (it != children_.end()) ::kill(it->second, SIGKILL);
+}
+
+std::vector<Exit> LocalBackend::Poll() {
+  std::vector<Exit> exits;
+  for (auto it = children_.begin(); it != children_.end();) {
+    int status = 0;
+    const pid_t r = waitpid(it->second, &status, WNOHANG);
+    if (r == it->second || (r < 0 && errno == ECHILD)) {
+      exits.push_back({it->first, r < 0 ? "gone" : DescribeWaitStatus(status)});
+      it = children_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return exits;
+}
+
+void LocalBackend::KillAll() {
+  for (const auto& [id, pid] : children_) ::kill(pid, SIGKILL);
+  for (const auto& [id, pid] : children_) {
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  children_.clear();
+}
+
+}  // namespace fiber::backend

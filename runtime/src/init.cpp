@@ -1,0 +1,59 @@
+#include "fiber/init.hpp"
+
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+
+#include "backend/local/local_backend.hpp"
+#include "config/settings.hpp"
+#include "init_state.hpp"
+#include "log.hpp"
+#include "worker/bootstrap.hpp"
+#include "worker/serve_loop.hpp"
+
+namespace fiber {
+
+namespace {
+std::atomic<bool> initialized{false};
+}
+
+bool detail::initialized() { return fiber::initialized; }
+
+bool is_worker() { return false; }
+
+void init(int argc, char** argv) {
+  backend::SetCommandLine(argc, argv);
+  const config::Getenv env = [](const char* name) -> const char* { return std::getenv(name); };
+  if (worker::IsWorkerProcess(env)) {
+    worker::Bootstrap bootstrap;
+    std::string err;
+    if (!worker::ReadBootstrap(env, &bootstrap, &err)) {
+      std::fprintf(stderr, "fiber worker: %s\n", err.c_str());
+      std::_Exit(2);
+    }
+    // Children of the worker must not inherit the run's secret.
+    ::unsetenv("FIBER_CLIENT_KEY");
+    // A local worker dies with its master at once; elsewhere heartbeats
+    // catch a dead master.
+    if (bootstrap.parent_pid > 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != bootstrap.parent_pid) std::_Exit(1);
+    }
+    std::exit(worker::Serve(bootstrap));
+  }
+  config::Settings settings;
+  std::string err;
+  if (!config::ApplyEnvironment(env, &settings, &err)) {
+    std::fprintf(stderr, "fiber: error: %s\n", err.c_str());
+    std::exit(2);
+  }
+  log::SetVerbose(settings.verbose);
+  config::SetCurrent(settings);
+  initialized = true;
+}
+
+}  // namespace fiber

@@ -1,0 +1,91 @@
+#include "fiber/pool.hpp"
+
+#include <thread>
+
+#include "backend/backend.hpp"
+#include "config/settings.hpp"
+#include "init_state.hpp"
+#include "master/dispatcher.hpp"
+#include "wire/credentials.hpp"
+
+namespace fiber {
+
+Pool::Pool(int processes) : Pool([processes] {
+  PoolOptions options;
+  options.processes = processes;
+  return options;
+}()) {}
+
+Pool::Pool(PoolOptions options) : options_(std::move(options)) {
+  if (!detail::initialized())
+    throw ConfigError("call fiber::init(argc, argv) first thing in main, before creating a Pool");
+  if (options_.processes < 0)
+    throw ConfigError("PoolOptions.processes must be 0 (one per core) or more, not " +
+                      std::to_string(options_.processes));
+  if (options_.max_task_retries < 0)
+    throw ConfigError("PoolOptions.max_task_retries must be 0 or more");
+  if (options_.processes == 0)
+    options_.processes = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  size_ = options_.processes;
+
+  detail::Dispatcher::Options dispatch;
+  dispatch.settings = config::Current();
+  if (!options_.backend.empty()) dispatch.settings.backend = options_.backend;
+  dispatch.processes = options_.processes;
+  dispatch.max_task_retries = options_.max_task_retries;
+  dispatch.initializer = options_.initializer;
+  std::string err;
+  if (!wire::Credentials::Generate(&dispatch.credentials, &err)) throw Error(err);
+  auto backend = backend::Make(dispatch.settings.backend, &err);
+  if (!backend) throw ConfigError(err);
+  dispatcher_ = std::make_unique<detail::Dispatcher>(std::move(dispatch), std::move(backend));
+  if (!dispatcher_->Start(&err)) throw Error(err);
+}
+
+Pool::~Pool() = default;  // the dispatcher terminates what still runs
+
+std::shared_ptr<detail::Batch> Pool::submit(detail::FunctionKey fn, const char* where,
+                                            std::vector<std::string> calls,
+                                            std::size_t chunksize) {
+  const std::string& name = detail::task_name(fn, where);
+  if (closed_) throw PoolClosed(std::string(where) + ": the pool is closed");
+  auto batch = std::make_shared<detail::Batch>(calls.size());
+  if (calls.empty()) return batch;
+  if (chunksize == 0) chunksize = options_.chunksize;
+  if (chunksize == 0) {
+    // multiprocessing's choice: about four chunks per worker.
+    const std::size_t workers = static_cast<std::size_t>(std::max(1, size()));
+    chunksize = calls.size() / (workers * 4) + (calls.size() % (workers * 4) ? 1 : 0);
+  }
+  dispatcher_->Submit(name, std::move(calls), chunksize, batch);
+  return batch;
+}
+
+void Pool::close() {
+  closed_ = true;
+  dispatcher_->Close();
+}
+
+void Pool::terminate() {
+  closed_ = true;
+  dispatcher_->Terminate();
+}
+
+void Pool::join() {
+  if (!closed_) throw Error("Pool::join: call close() or terminate() first");
+  dispatcher_->Join();
+}
+
+void Pool::resize(int processes) {
+  if (processes < 1) throw ConfigError("Pool::resize needs at least 1 process, not " +
+                                       std::to_string(processes));
+  if (closed_) throw PoolClosed("Pool::resize: the pool is closed");
+  size_ = processes;
+  dispatcher_->Resize(processes);
+}
+
+int Pool::size() const { return size_; }
+
+std::vector<WorkerInfo> Pool::workers() const { return dispatcher_->Workers(); }
+
+}  // namespace fiber

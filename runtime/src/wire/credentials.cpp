@@ -1,0 +1,50 @@
+#include "wire/credentials.hpp"
+
+#include <cstdint>
+
+namespace fiber::wire {
+
+bool Credentials::Generate(Credentials* out, std::string* err) {
+  if (!zmq_has("curve")) {
+    *err = "libzmq was built without CURVE security; fiber needs it";
+    return false;
+  }
+  char pub[41], sec[41];
+  if (zmq_curve_keypair(pub, sec) != 0) {
+    *err = std::string("cannot make CURVE keys: ") + zmq_strerror(zmq_errno());
+    return false;
+  }
+  out->server_public = pub;
+  out->server_secret = sec;
+  if (zmq_curve_keypair(pub, sec) != 0) {
+    *err = std::string("cannot make CURVE keys: ") + zmq_strerror(zmq_errno());
+    return false;
+  }
+  out->client_public = pub;
+  out->client_secret = sec;
+  return true;
+}
+
+bool IsZ85Key(const std::string& key) {
+  if (key.size() != 40) return false;
+  std::uint8_t decoded[32];
+  return zmq_z85_decode(decoded, key.c_str()) != nullptr;
+}
+
+bool PublicKeyOf(const std::string& secret, std::string* public_key) {
+  if (!IsZ85Key(secret)) return false;
+  char pub[41];
+  if (zmq_curve_public(pub, secret.c_str()) != 0) return false;
+  *public_key = pub;
+  return true;
+}
+
+void MakeCurveClient(zmq::socket_t& socket, const std::string& server_public,
+                     const std::string& client_public,
+                     const std::string& client_secret) {
+  socket.set(zmq::sockopt::curve_serverkey, server_public);
+  socket.set(zmq::sockopt::curve_publickey, client_public);
+  socket.set(zmq::sockopt::curve_secretkey, client_secret);
+}
+
+}  // namespace fiber::wire

@@ -1,0 +1,31 @@
+// The per-run CurveZMQ keys: the master's keypair, and one client keypair
+// that every worker of the run holds. The master admits a connection only
+// when it proves the client secret (see master/admission.hpp).
+#pragma once
+
+#include <string>
+#include <zmq.hpp>
+
+namespace fiber::wire {
+
+struct Credentials {
+  std::string server_public;  // Z85, 40 characters
+  std::string server_secret;
+  std::string client_public;
+  std::string client_secret;
+
+  /// Fresh keys; false when libzmq lacks CURVE support.
+  static bool Generate(Credentials* out, std::string* err);
+};
+
+/// Z85 public key for a Z85 secret key; false when secret is malformed.
+bool PublicKeyOf(const std::string& secret, std::string* public_key);
+/// True for a well-formed 40-character Z85 key.
+bool IsZ85Key(const std::string& key);
+
+/// Makes socket a CURVE client of a server with the given public key.
+void MakeCurveClient(zmq::socket_t& socket, const std::string& server_public,
+                     const std::string& client_public,
+                     const std::string& client_secret);
+
+}  // namespace fiber::wire
