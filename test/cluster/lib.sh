@@ -24,8 +24,13 @@ KUBELET_PORT=${FIBER_KUBELET_PORT:-30250}
 KUBELET_HEALTHZ_PORT=${FIBER_KUBELET_HEALTHZ_PORT:-30248}
 ALL_PORTS="$ETCD_PORT $ETCD_PEER_PORT $API_PORT $REGISTRY_PORT $KCM_PORT $SCHED_PORT $KUBELET_PORT $KUBELET_HEALTHZ_PORT"
 
-# Name of the single node, and where images for the cluster live.
-NODE_NAME=fiber-node
+# Name of the single node. The kubelet refuses a loopback node IP, so the
+# node carries no usable InternalIP; the API server reaches the kubelet (for
+# logs, exec) through the node's Hostname address instead, and "localhost"
+# is the one host name that resolves to 127.0.0.1 everywhere.
+NODE_NAME=localhost
+
+# Where images for the cluster live.
 REGISTRY=127.0.0.1:$REGISTRY_PORT
 PAUSE_IMAGE=$REGISTRY/fiber/pause:3.10
 

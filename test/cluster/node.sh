@@ -81,9 +81,10 @@ failSwapOn: false
 evictionHard: {memory.available: "50Mi", nodefs.available: "1%", imagefs.available: "1%"}
 imageGCHighThresholdPercent: 100
 resolvConf: /etc/resolv.conf
+podLogsDir: $K/pod-logs
 YML
   start kubelet kubelet --config="$K/config.yaml" --kubeconfig="$DIR/kubelet.kubeconfig" \
-    --root-dir="$K/root" --hostname-override="$NODE_NAME" --node-ip=127.0.0.1 \
+    --root-dir="$K/root" --hostname-override="$NODE_NAME" \
     --cert-dir="$K/pki"
   wait_for "kubelet /healthz" 120 curl -sf "http://127.0.0.1:$KUBELET_HEALTHZ_PORT/healthz"
 }
