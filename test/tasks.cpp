@@ -1,0 +1,82 @@
+#include "tasks.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <stdexcept>
+#include <thread>
+
+#include <fiber/fiber.hpp>
+
+int square(int x) { return x * x; }
+FIBER_TASK(square);
+
+int add(int a, int b) { return a + b; }
+FIBER_TASK(add);
+
+std::string greet(const std::string& name) { return "hello " + name; }
+FIBER_TASK(greet);
+
+void do_nothing() {}
+FIBER_TASK(do_nothing);
+
+int fail_on_negative(int x) {
+  if (x < 0) throw std::invalid_argument("negative input " + std::to_string(x));
+  return x;
+}
+FIBER_TASK(fail_on_negative);
+
+int throw_non_std(int x) { throw x; }
+FIBER_TASK(throw_non_std);
+
+std::string echo_bytes(std::string payload) { return payload; }
+FIBER_TASK(echo_bytes);
+
+std::size_t payload_size(std::string payload) { return payload.size(); }
+FIBER_TASK(payload_size);
+
+Particle move_particle(Particle p, double dx) {
+  for (double& x : p.position) x += dx;
+  return p;
+}
+FIBER_TASK(move_particle);
+
+std::map<std::string, int> count_words(std::vector<std::string> words) {
+  std::map<std::string, int> counts;
+  for (const auto& w : words) ++counts[w];
+  return counts;
+}
+FIBER_TASK(count_words);
+
+long worker_pid(int) { return static_cast<long>(::getpid()); }
+FIBER_TASK(worker_pid);
+
+int slow_square(int x) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  return x * x;
+}
+FIBER_TASK(slow_square);
+
+int sleep_ms(int ms) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  return ms;
+}
+FIBER_TASK(sleep_ms);
+
+namespace {
+int seed = -1;
+}
+void init_seed(int s) { seed = s; }
+FIBER_TASK(init_seed);
+int seeded_value(int) { return seed; }
+FIBER_TASK(seeded_value);
+
+void init_throws(int) { throw std::runtime_error("no simulator license"); }
+FIBER_TASK(init_throws);
+
+std::string getenv_task(std::string name) {
+  const char* v = std::getenv(name.c_str());
+  return v ? v : "";
+}
+FIBER_TASK(getenv_task);

@@ -1,0 +1,38 @@
+// Tasks shared by the test executables (registered in tasks.cpp).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+struct Particle {
+  std::string name;
+  std::vector<double> position;
+  std::optional<int> charge;
+  bool operator==(const Particle&) const = default;
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(name, position, charge);
+  }
+};
+
+int square(int x);
+int add(int a, int b);
+std::string greet(const std::string& name);
+void do_nothing();
+int fail_on_negative(int x);
+int throw_non_std(int x);
+std::string echo_bytes(std::string payload);
+std::size_t payload_size(std::string payload);
+Particle move_particle(Particle p, double dx);
+std::map<std::string, int> count_words(std::vector<std::string> words);
+long worker_pid(int ignored);
+int slow_square(int x);        // sleeps 2 ms
+int sleep_ms(int ms);          // returns ms
+int seeded_value(int ignored);  // what init_seed set in this worker
+void init_seed(int seed);
+void init_throws(int ignored);
+std::string getenv_task(std::string name);
