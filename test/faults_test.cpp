@@ -1,0 +1,130 @@
+// Workers that die or stop answering: their tasks run again elsewhere, every
+// result arrives exactly once, and nothing hangs.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fiber/fiber.hpp>
+
+#include <chrono>
+#include <numeric>
+#include <set>
+#include <thread>
+
+#include "process_probe.hpp"
+#include "tasks.hpp"
+
+namespace {
+
+std::vector<int> range(int n) {
+  std::vector<int> v(n);
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+// Pids of all connected workers, waiting (bounded) until there are n.
+std::vector<long> connected_pids(fiber::Pool& pool, std::size_t n) {
+  for (int i = 0; i < 600; ++i) {
+    std::vector<long> pids;
+    for (const auto& w : pool.workers())
+      if (w.pid > 0) pids.push_back(w.pid);
+    if (pids.size() >= n) return pids;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  FAIL("workers did not connect within 30 s");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("tasks of SIGKILLed workers run elsewhere; all results correct, none twice") {
+  fiber::PoolOptions options;
+  options.processes = 4;
+  options.max_task_retries = 10;
+  fiber::Pool pool(options);
+  auto pids = connected_pids(pool, 4);
+  const int n = 3000;
+  auto results = pool.imap_unordered(slow_square, range(n));
+  std::multiset<int> seen;
+  int killed = 0;
+  for (int i = 0; i < n; ++i) {
+    auto v = results.next(std::chrono::seconds(120));
+    REQUIRE(v.has_value());
+    seen.insert(*v);
+    // Kill a worker mid-map, three times over.
+    if (i == 300 || i == 1200 || i == 2100) {
+      ::kill(static_cast<pid_t>(pids[killed % pids.size()]), SIGKILL);
+      ++killed;
+      pids = connected_pids(pool, 3);
+    }
+  }
+  CHECK_FALSE(results.next().has_value());
+  std::multiset<int> expected;
+  for (int i = 0; i < n; ++i) expected.insert(i * i);
+  CHECK(seen == expected);
+  // Killed workers were replaced.
+  CHECK(connected_pids(pool, 4).size() == 4);
+  CHECK(pool.map(square, range(100)).size() == 100);
+}
+
+TEST_CASE("map survives SIGKILL of a worker holding tasks") {
+  fiber::Pool pool(3);
+  auto pids = connected_pids(pool, 3);
+  auto pending = pool.map_async(sleep_ms, std::vector<int>(60, 20), 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ::kill(static_cast<pid_t>(pids[0]), SIGKILL);
+  CHECK(pending.get() == std::vector<int>(60, 20));
+}
+
+TEST_CASE("a task lost more often than the retry limit fails with WorkerLost") {
+  fiber::PoolOptions options;
+  options.processes = 1;
+  options.max_task_retries = 1;
+  fiber::Pool pool(options);
+  auto r = pool.apply_async(sleep_ms, 60000);
+  for (int kill = 0; kill < 2; ++kill) {
+    // Wait until the task is leased, then kill the worker holding it.
+    long pid = 0;
+    for (int i = 0; i < 600 && pid == 0; ++i) {
+      for (const auto& w : pool.workers())
+        if (w.running > 0) pid = w.pid;
+      if (pid == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    REQUIRE(pid != 0);
+    ::kill(static_cast<pid_t>(pid), SIGKILL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  CHECK_THROWS_WITH_AS(r.get(std::chrono::seconds(60)), doctest::Contains("lost with its worker 2 times"),
+                       fiber::WorkerLost);
+  CHECK(pool.apply(square, 5) == 25);  // the pool goes on with a new worker
+}
+
+TEST_CASE("a SIGSTOPped worker is found silent by heartbeat and replaced") {
+  fiber::Pool pool(2);
+  auto pids = connected_pids(pool, 2);
+  ::kill(static_cast<pid_t>(pids[0]), SIGSTOP);
+  // Every task completes though one worker holds some of them, stopped.
+  auto results = pool.map(sleep_ms, std::vector<int>(20, 10), 1);
+  CHECK(results == std::vector<int>(20, 10));
+  // It was killed (a stopped process cannot come back with stale results).
+  for (int i = 0; i < 600 && process_alive(pids[0]); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK_FALSE(process_alive(pids[0]));
+}
+
+TEST_CASE("resize grows and shrinks the pool while a map runs, losing nothing") {
+  fiber::Pool pool(2);
+  auto pending = pool.map_async(slow_square, range(1500), 1);
+  pool.resize(5);
+  CHECK(pool.size() == 5);
+  connected_pids(pool, 5);
+  pool.resize(1);
+  const auto values = pending.get();
+  for (int i = 0; i < 1500; ++i) REQUIRE(values[i] == i * i);
+  // Shrunk to one worker in the end.
+  for (int i = 0; i < 600 && pool.workers().size() != 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK(pool.workers().size() == 1);
+  CHECK_THROWS_AS(pool.resize(0), fiber::ConfigError);
+}

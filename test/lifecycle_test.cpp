@@ -1,0 +1,101 @@
+// Whole processes: workers never outlive their master, and a worker started
+// with bad settings says so in one line and exits non-zero.
+#include <doctest/doctest.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+#include <thread>
+
+#include "process_probe.hpp"
+#include "subprocess.hpp"
+
+namespace {
+
+std::vector<long> parse_pids(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<long> pids;
+  for (long pid; in >> pid;) pids.push_back(pid);
+  return pids;
+}
+
+bool all_gone_within(const std::vector<long>& pids, int seconds) {
+  for (int i = 0; i < seconds * 20; ++i) {
+    bool any = false;
+    for (long pid : pids) any = any || process_alive(pid);
+    if (!any) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("SIGKILL of the master leaves no worker behind") {
+  Child master = spawn({built_program("hold_pool"), "3"}, {});
+  const auto pids = parse_pids(read_line(master.stdout_fd));
+  REQUIRE(pids.size() == 3);
+  kill(master.pid, SIGKILL);
+  CHECK(wait_exit(master) == 128 + SIGKILL);
+  CHECK(all_gone_within(pids, 30));
+}
+
+TEST_CASE("workers of a master that stops answering exit on their own") {
+  // SIGSTOP keeps the master process alive, so only heartbeats can tell.
+  Child master = spawn({built_program("hold_pool"), "2"},
+                       {{"FIBER_HEARTBEAT_INTERVAL", "0.2"}, {"FIBER_HEARTBEAT_TIMEOUT", "1.5"}});
+  const auto pids = parse_pids(read_line(master.stdout_fd));
+  REQUIRE(pids.size() == 2);
+  kill(master.pid, SIGSTOP);
+  CHECK(all_gone_within(pids, 30));
+  kill(master.pid, SIGKILL);
+  kill(master.pid, SIGCONT);
+  wait_exit(master);
+  CHECK(read_all(master.stderr_fd).find("lost the master") != std::string::npos);
+}
+
+namespace {
+const std::string kKey = "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7";  // a valid Z85 key
+const std::map<std::string, std::string> kGood = {
+    {"FIBER_ROLE", "worker"},        {"FIBER_MASTER", "tcp://127.0.0.1:1"},
+    {"FIBER_WORKER_ID", "w0"},       {"FIBER_SERVER_KEY", kKey},
+    {"FIBER_CLIENT_KEY", kKey},
+};
+
+void check_refused(const std::string& var, const std::string& value, const std::string& says) {
+  auto env = kGood;
+  env[var] = value;
+  Child worker = spawn({built_program("hold_pool")}, env);
+  const std::string err = read_all(worker.stderr_fd);
+  CHECK(wait_exit(worker) == 2);
+  CHECK(err.find(says) != std::string::npos);
+  CHECK(std::count(err.begin(), err.end(), '\n') == 1);  // one line
+  CHECK(read_all(worker.stdout_fd).empty());             // main never ran
+}
+}  // namespace
+
+TEST_CASE("a worker with missing or garbage FIBER_ settings exits with one clear line") {
+  check_refused("FIBER_MASTER", "", "FIBER_MASTER is not set");
+  check_refused("FIBER_MASTER", "udp://nowhere", "FIBER_MASTER='udp://nowhere' is not an endpoint");
+  check_refused("FIBER_MASTER", "tcp://127.0.0.1:99999", "is not an endpoint");
+  check_refused("FIBER_WORKER_ID", "", "FIBER_WORKER_ID is not set");
+  check_refused("FIBER_SERVER_KEY", "short", "FIBER_SERVER_KEY is not a 40-character Z85");
+  check_refused("FIBER_CLIENT_KEY", std::string(40, '"'), "FIBER_CLIENT_KEY is not a 40-character");
+}
+
+TEST_CASE("the client key never appears in a worker's error message") {
+  auto env = kGood;
+  env["FIBER_CLIENT_KEY"] = "secret" + std::string(34, '~');  // 40 characters, not Z85
+  Child worker = spawn({built_program("hold_pool")}, env);
+  const std::string err = read_all(worker.stderr_fd);
+  CHECK(wait_exit(worker) == 2);
+  CHECK(err.find("secret-that") == std::string::npos);
+}
+
+TEST_CASE("a master with bad settings says which one and exits") {
+  Child master = spawn({built_program("hold_pool")}, {{"FIBER_HEARTBEAT_TIMEOUT", "soon"}});
+  const std::string err = read_all(master.stderr_fd);
+  CHECK(wait_exit(master) == 2);
+  CHECK(err == "fiber: error: FIBER_HEARTBEAT_TIMEOUT='soon' is not a number of seconds between 0.100 and 86400\n");
+}
