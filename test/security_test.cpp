@@ -1,0 +1,200 @@
+// Only workers of a run get in: a peer without the run's key is refused and
+// logged, and garbage from any peer never crashes or stalls the master.
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fiber/fiber.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include "master/dispatcher.hpp"
+#include "tasks.hpp"
+#include "wire/message.hpp"
+
+namespace {
+
+using fiber::wire::Type;
+
+// Captures what this process writes to stderr while alive.
+class StderrCapture {
+ public:
+  StderrCapture() : path_("/tmp/fiber-stderr-" + std::to_string(getpid())) {
+    std::fflush(stderr);
+    saved_ = dup(2);
+    const int fd = open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fd, 2);
+    close(fd);
+  }
+  ~StderrCapture() { restore(); unlink(path_.c_str()); }
+  std::string text() {
+    restore();
+    std::ifstream in(path_);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+ private:
+  void restore() {
+    if (saved_ < 0) return;
+    std::fflush(stderr);
+    dup2(saved_, 2);
+    close(saved_);
+    saved_ = -1;
+  }
+  std::string path_;
+  int saved_ = -1;
+};
+
+struct Master {
+  fiber::wire::Credentials keys;
+  std::unique_ptr<fiber::detail::Dispatcher> dispatcher;
+  Master() {
+    std::string err;
+    REQUIRE(fiber::wire::Credentials::Generate(&keys, &err));
+    fiber::detail::Dispatcher::Options options;
+    options.processes = 0;  // no workers: only the peers a test makes
+    options.credentials = keys;
+    std::string backend_err;
+    dispatcher = std::make_unique<fiber::detail::Dispatcher>(
+        options, fiber::backend::Make("local", &backend_err));
+    REQUIRE(dispatcher->Start(&err));
+  }
+};
+
+zmq::socket_t peer(zmq::context_t& ctx, const std::string& endpoint, const std::string& id,
+                   const fiber::wire::Credentials* keys, bool own_keys = false) {
+  zmq::socket_t s(ctx, zmq::socket_type::dealer);
+  s.set(zmq::sockopt::linger, 0);
+  s.set(zmq::sockopt::routing_id, id);
+  if (keys) {
+    std::string pub = keys->client_public, sec = keys->client_secret;
+    if (own_keys) {
+      char p[41], k[41];
+      zmq_curve_keypair(p, k);
+      pub = p;
+      sec = k;
+    }
+    fiber::wire::MakeCurveClient(s, keys->server_public, pub, sec);
+  }
+  s.connect(endpoint);
+  return s;
+}
+
+zmq::multipart_t hello(std::uint8_t version = fiber::wire::kProtocolVersion) {
+  zmq::multipart_t m;
+  m.add(fiber::wire::MakeHeader(Type::kHello, version));
+  m.add(fiber::wire::U64Frame(42));
+  return m;
+}
+
+// The reply to a message, or an empty multipart after timeout_ms.
+zmq::multipart_t reply(zmq::socket_t& s, int timeout_ms) {
+  zmq::pollitem_t item{s.handle(), 0, ZMQ_POLLIN, 0};
+  zmq::multipart_t m;
+  if (zmq::poll(&item, 1, std::chrono::milliseconds(timeout_ms)) > 0) m.recv(s);
+  return m;
+}
+
+std::string refusal(zmq::multipart_t& m) {
+  fiber::wire::Header h;
+  std::string err;
+  if (m.size() != 2 || !fiber::wire::ParseHeader(m[0], &h, &err) || h.type != Type::kRefuse)
+    return "";
+  return m[1].to_string();
+}
+
+}  // namespace
+
+TEST_CASE("a peer without CURVE, or with another run's key, is refused and logged") {
+  StderrCapture log;
+  Master master;
+  zmq::context_t ctx;
+  auto plain = peer(ctx, master.dispatcher->endpoint(), "w0", nullptr);
+  auto stranger = peer(ctx, master.dispatcher->endpoint(), "w0", &master.keys, true);
+  hello().send(plain);
+  hello().send(stranger);
+  CHECK(reply(plain, 1500).empty());
+  CHECK(reply(stranger, 500).empty());
+  // A peer holding the run's key is answered (refused only for its unknown id).
+  auto member = peer(ctx, master.dispatcher->endpoint(), "w99", &master.keys);
+  hello().send(member);
+  auto answer = reply(member, 10000);
+  CHECK(refusal(answer) == "no worker of this pool has that id");
+  const std::string text = log.text();
+  CHECK(text.find("refused connection from 127.0.0.1: its CURVE key is not this run's") !=
+        std::string::npos);
+  CHECK(text.find("security handshake failed") != std::string::npos);
+}
+
+TEST_CASE("a worker of another protocol version is refused with a clear message") {
+  StderrCapture log;
+  Master master;
+  zmq::context_t ctx;
+  auto old = peer(ctx, master.dispatcher->endpoint(), "w0", &master.keys);
+  hello(9).send(old);
+  auto answer = reply(old, 10000);
+  CHECK(refusal(answer).find("speaks fiber protocol version 9 but this master speaks version 1") !=
+        std::string::npos);
+}
+
+TEST_CASE("garbage from an admitted peer neither crashes nor stalls the master") {
+  StderrCapture log;
+  Master master;
+  zmq::context_t ctx;
+  auto hostile = peer(ctx, master.dispatcher->endpoint(), "w7", &master.keys);
+  std::vector<std::vector<std::string>> garbage = {
+      {""},
+      {"\xff\xfe\xfd"},
+      {"F", "x"},
+      {std::string("F\x01\x63", 3)},             // unknown type
+      {std::string("F\x01\x06", 3)},             // RESULT, no body, not a worker
+      {std::string("F\x01\x06", 3), "12345678", std::string(1, '\0')},
+      {std::string("F\x01\x04", 3), "toolong-credit"},  // READY, malformed
+      {std::string("F\x01\x01", 3)},             // HELLO without pid
+      {std::string(1 << 20, 'G')},
+  };
+  for (const auto& frames : garbage) {
+    zmq::multipart_t m;
+    for (const auto& f : frames) m.addstr(f);
+    m.send(hostile);
+  }
+  for (int i = 0; i < 2000; ++i) {  // a flood
+    zmq::multipart_t m;
+    m.addstr(std::to_string(i));
+    m.send(hostile);
+  }
+  // Still answering, with a proper refusal for the id it does not know.
+  hello().send(hostile);
+  zmq::multipart_t answer;
+  for (int i = 0; i < 5 && refusal(answer).empty(); ++i) answer = reply(hostile, 10000);
+  CHECK(refusal(answer) == "no worker of this pool has that id");
+  CHECK(log.text().find("dropped a malformed message") != std::string::npos);
+}
+
+TEST_CASE("a pool keeps working while a stranger hammers its port") {
+  fiber::Pool pool(2);
+  const std::string endpoint = pool.apply(getenv_task, std::string("FIBER_MASTER"));
+  REQUIRE(endpoint.rfind("tcp://127.0.0.1:", 0) == 0);
+  zmq::context_t ctx;
+  std::vector<zmq::socket_t> strangers;
+  {
+    StderrCapture log;
+    for (int i = 0; i < 20; ++i) {
+      strangers.push_back(peer(ctx, endpoint, "w" + std::to_string(i % 3), nullptr));
+      hello().send(strangers.back());
+    }
+    std::vector<int> xs(500);
+    for (int i = 0; i < 500; ++i) xs[i] = i;
+    const auto ys = pool.map(square, xs, 1);
+    for (int i = 0; i < 500; ++i) REQUIRE(ys[i] == i * i);
+    for (auto& s : strangers) CHECK(reply(s, 10).empty());
+  }
+  // The worker's copy of the run's secret is gone from its environment.
+  CHECK(pool.apply(getenv_task, std::string("FIBER_CLIENT_KEY")).empty());
+}
