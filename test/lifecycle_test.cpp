@@ -99,3 +99,10 @@ TEST_CASE("a master with bad settings says which one and exits") {
   CHECK(wait_exit(master) == 2);
   CHECK(err == "fiber: error: FIBER_HEARTBEAT_TIMEOUT='soon' is not a number of seconds between 0.100 and 86400\n");
 }
+
+TEST_CASE("the quick-start example estimates pi") {
+  Child pi = spawn({built_program("../examples/pi")}, {});
+  const std::string out = read_all(pi.stdout_fd, 300);
+  CHECK(wait_exit(pi, 300) == 0);
+  CHECK(out.rfind("pi is about 3.14", 0) == 0);
+}
