@@ -43,12 +43,16 @@ die() { log "ERROR: $*"; exit 1; }
 
 kubectl_admin() { "$BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" "$@"; }
 
-# pid_of NAME: pid of a process started by `start`, if it is still alive.
+# start_time PID: the process's start time (field 22 of /proc/PID/stat), which
+# tells a process apart from a later one that got the same pid.
+start_time() { awk '{print $22}' "/proc/$1/stat" 2>/dev/null; }
+
+# pid_of NAME: pid of the process started as NAME by `start`, if it still runs.
 pid_of() {
-  local f=$DIR/run/$1.pid pid
+  local f=$DIR/run/$1.pid pid t
   [[ -f $f ]] || return 1
-  pid=$(<"$f")
-  kill -0 "$pid" 2>/dev/null || return 1
+  read -r pid t <"$f"
+  [[ -n $pid && -n $t && $(start_time "$pid") == "$t" ]] || return 1
   echo "$pid"
 }
 
@@ -64,7 +68,7 @@ start() {
   mkdir -p "$DIR/run" "$DIR/logs"
   log "starting $name (log: $DIR/logs/$name.log)"
   setsid "$@" >>"$DIR/logs/$name.log" 2>&1 </dev/null &
-  echo $! >"$DIR/run/$name.pid"
+  echo "$! $(start_time $!)" >"$DIR/run/$name.pid"
 }
 
 # wait_for WHAT SECONDS CMD...: poll CMD once a second until it succeeds;
