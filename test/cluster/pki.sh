@@ -28,6 +28,7 @@ make_pki() {
   cert apiserver "/CN=kube-apiserver" \
     "IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
   cert apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client"
+  cert front-proxy-client "/CN=front-proxy-client"
   cert admin "/O=system:masters/CN=fiber-admin"
   cert controller-manager "/CN=system:kube-controller-manager"
   cert scheduler "/CN=system:kube-scheduler"
