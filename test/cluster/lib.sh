@@ -1,4 +1,5 @@
 # Shared settings and helpers for the test cluster scripts (sourced, not run).
+# shellcheck shell=bash disable=SC2034 # the variables are used by the scripts
 
 # The one pinned Kubernetes release; go.mod must agree.
 K8S_VERSION=1.34.4

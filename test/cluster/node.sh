@@ -1,6 +1,7 @@
 # The cluster's single node (sourced by up). A real kubelet on containerd's
 # CRI; pods get their images from the registry on 127.0.0.1:$REGISTRY_PORT.
 
+# shellcheck shell=bash disable=SC2154 # $here is set by up
 node_kind() { echo kubelet; }
 
 start_node() {
