@@ -118,6 +118,9 @@ TEST_CASE("arguments and results: containers, optionals and user structs") {
   const auto counts =
       pool.apply(count_words, std::vector<std::string>{"a", "b", "a", "c", "a"});
   CHECK(counts == std::map<std::string, int>{{"a", 3}, {"b", 1}, {"c", 1}});
+  const auto summary = pool.apply(summarize, std::make_pair(std::string("run"), std::array<double, 3>{1, 2, 3.5}),
+                                  std::make_tuple(4, true));
+  CHECK(summary == std::unordered_map<std::string, double>{{"run", 6.5}, {"scale", -4.0}});
 }
 
 TEST_CASE("payloads of several megabytes travel both ways intact") {

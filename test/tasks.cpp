@@ -49,6 +49,14 @@ std::map<std::string, int> count_words(std::vector<std::string> words) {
 }
 FIBER_TASK(count_words);
 
+std::unordered_map<std::string, double> summarize(std::pair<std::string, std::array<double, 3>> sample,
+                                                  std::tuple<int, bool> flags) {
+  double sum = 0;
+  for (double x : sample.second) sum += x;
+  return {{sample.first, sum}, {"scale", std::get<0>(flags) * (std::get<1>(flags) ? -1.0 : 1.0)}};
+}
+FIBER_TASK(summarize);
+
 long worker_pid(int) { return static_cast<long>(::getpid()); }
 FIBER_TASK(worker_pid);
 

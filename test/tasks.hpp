@@ -2,7 +2,10 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <map>
+#include <unordered_map>
+#include <utility>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -30,6 +33,8 @@ std::size_t payload_size(std::string payload);
 Particle move_particle(Particle p, double dx);
 std::map<std::string, int> count_words(std::vector<std::string> words);
 long worker_pid(int ignored);
+std::unordered_map<std::string, double> summarize(std::pair<std::string, std::array<double, 3>> sample,
+                                                  std::tuple<int, bool> flags);
 int slow_square(int x);        // sleeps 2 ms
 int sleep_ms(int ms);          // returns ms
 int seeded_value(int ignored);  // what init_seed set in this worker

@@ -23,8 +23,6 @@ std::atomic<bool> initialized{false};
 
 bool detail::initialized() { return fiber::initialized; }
 
-bool is_worker() { return false; }
-
 void init(int argc, char** argv) {
   backend::SetCommandLine(argc, argv);
   const config::Getenv env = [](const char* name) -> const char* { return std::getenv(name); };

@@ -7,8 +7,4 @@ namespace fiber {
 
 void init(int argc, char** argv);
 
-/// True in a process started by a backend to serve tasks. Such a process
-/// never returns from init(), so user code sees false.
-bool is_worker();
-
 }  // namespace fiber

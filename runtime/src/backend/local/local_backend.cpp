@@ -44,7 +44,7 @@ bool LocalBackend::Start(const Launch& launch, std::string* err) {
   for (char** e = environ; *e; ++e) {
     std::string entry = *e;
     const std::string key = entry.substr(0, entry.find('='));
-    if (!launch.env.count(key)) env.push_back(std::move(entry));
+    if (!launch.env.count(key) && key != "FIBER_PARENT_PID") env.push_back(std::move(entry));
   }
   for (const auto& [key, value] : launch.env) env.push_back(key + "=" + value);
   env.push_back("FIBER_PARENT_PID=" + std::to_string(getpid()));
