@@ -72,13 +72,18 @@ start() {
   echo "$! $(start_time $!)" >"$DIR/run/$name.pid"
 }
 
-# wait_for WHAT SECONDS CMD...: poll CMD once a second until it succeeds;
-# fail with a clear message after SECONDS.
+# [watch=NAME] wait_for WHAT SECONDS CMD...: poll CMD once a second until it
+# succeeds; fail with a clear message after SECONDS, or at once if the
+# process started as NAME has exited.
 wait_for() {
   local what=$1 limit=$2 deadline
   shift 2
   deadline=$((SECONDS + limit))
   until "$@" >/dev/null 2>&1; do
+    if [[ -n ${watch:-} ]] && ! pid_of "$watch" >/dev/null; then
+      log "ERROR: $watch exited while waiting for $what (see $DIR/logs/$watch.log)"
+      return 1
+    fi
     if ((SECONDS >= deadline)); then
       log "ERROR: timed out after ${limit}s waiting for $what"
       return 1

@@ -57,7 +57,7 @@ state = "$C/state"
     endpoint = ["http://$REGISTRY"]
 TOML
   start containerd containerd --config "$C/config.toml"
-  wait_for "containerd" 60 ctr --address "$C/containerd.sock" version
+  watch=containerd wait_for "containerd" 60 ctr --address "$C/containerd.sock" version
 
   cat >"$K/config.yaml" <<YML
 apiVersion: kubelet.config.k8s.io/v1beta1
@@ -87,5 +87,5 @@ YML
   start kubelet kubelet --config="$K/config.yaml" --kubeconfig="$DIR/kubelet.kubeconfig" \
     --root-dir="$K/root" --hostname-override="$NODE_NAME" \
     --cert-dir="$K/pki"
-  wait_for "kubelet /healthz" 120 curl -sf "http://127.0.0.1:$KUBELET_HEALTHZ_PORT/healthz"
+  watch=kubelet wait_for "kubelet /healthz" 120 curl -sf "http://127.0.0.1:$KUBELET_HEALTHZ_PORT/healthz"
 }
