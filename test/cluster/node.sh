@@ -82,6 +82,9 @@ failSwapOn: false
 evictionHard: {memory.available: "50Mi", nodefs.available: "1%", imagefs.available: "1%"}
 imageGCHighThresholdPercent: 100
 resolvConf: /etc/resolv.conf
+# Leave the machine's iptables alone (the kubelet would otherwise add chains
+# and a KUBE-FIREWALL rule to INPUT/OUTPUT that outlive it).
+makeIPTablesUtilChains: false
 podLogsDir: $K/pod-logs
 YML
   start kubelet kubelet --config="$K/config.yaml" --kubeconfig="$DIR/kubelet.kubeconfig" \
