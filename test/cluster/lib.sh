@@ -35,6 +35,10 @@ NODE_NAME=localhost
 REGISTRY=127.0.0.1:$REGISTRY_PORT
 PAUSE_IMAGE=$REGISTRY/fiber/pause:3.10
 
+# Kernel tunables the kubelet sets when it starts (it has no option to leave
+# them alone): up saves their values first, down puts them back.
+KERNEL_TUNABLES="vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops kernel.keys.root_maxkeys kernel.keys.root_maxbytes"
+
 # Namespace and service account that the restricted kubeconfig acts as.
 TEST_NAMESPACE=fiber-test
 RESTRICTED_SA=fiber-restricted

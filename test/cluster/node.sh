@@ -87,6 +87,10 @@ resolvConf: /etc/resolv.conf
 makeIPTablesUtilChains: false
 podLogsDir: $K/pod-logs
 YML
+  # Save the machine's kernel tunables once, before any kubelet changed them.
+  if ! pid_of kubelet >/dev/null && [[ ! -f $DIR/sysctl.orig ]]; then
+    for k in $KERNEL_TUNABLES; do echo "$k=$(sysctl -n "$k")"; done >"$DIR/sysctl.orig"
+  fi
   start kubelet kubelet --config="$K/config.yaml" --kubeconfig="$DIR/kubelet.kubeconfig" \
     --root-dir="$K/root" --hostname-override="$NODE_NAME" \
     --cert-dir="$K/pki"
