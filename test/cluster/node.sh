@@ -85,6 +85,7 @@ resolvConf: /etc/resolv.conf
 # Leave the machine's iptables alone (the kubelet would otherwise add chains
 # and a KUBE-FIREWALL rule to INPUT/OUTPUT that outlive it).
 makeIPTablesUtilChains: false
+volumePluginDir: $K/volume-plugins
 podLogsDir: $K/pod-logs
 YML
   # Save the machine's kernel tunables once, before any kubelet changed them.
