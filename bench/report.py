@@ -4,8 +4,8 @@ ratios (on stdout) and one JSON file. Called by bench/run:
 
   report.py OUT.json QUICK DIR
 
-where DIR holds zmq_tcp.json, zmq_curve.json, fiber.json, mp.json and
-memory_<N>.json as bench/run wrote them.
+where DIR holds zmq_tcp.json, zmq_curve.json, fiber.json, mp.json,
+memory_<N>.json and zmq_memory_<N>.json as bench/run wrote them.
 """
 import datetime
 import glob
@@ -39,6 +39,8 @@ def main():
     fib, mp = load(f"{d}/fiber.json"), load(f"{d}/mp.json")
     memory = sorted((load(p) for p in glob.glob(f"{d}/memory_*.json")),
                     key=lambda m: m["workers"])
+    zmq_memory = sorted((load(p) for p in glob.glob(f"{d}/zmq_memory_*.json")),
+                        key=lambda m: m["workers"])
     raw = zmq["tcp"]["mean_us"]
     lines = []
     p = lines.append
@@ -89,6 +91,11 @@ def main():
         a, b = memory[-2], memory[-1]
         slope = (b["rss_after_kb"] - a["rss_after_kb"]) / (b["workers"] - a["workers"])
         p(f"  slope from {a['workers']} to {b['workers']} workers: {slope:.1f} KB per worker")
+    p("  floor: bare ZeroMQ ROUTER (CURVE) with N DEALER processes, no framework")
+    for m in zmq_memory:
+        p(f"  {m['workers']:>4} peers:   {m['rss_before_kb']:>7} KB before, "
+          f"{m['rss_after_kb']:>7} KB after all heard from"
+          f" = {m['per_worker_kb']:.1f} KB per peer")
     mem256 = next((m for m in memory if m["workers"] == 256), None)
     p("")
 
@@ -117,7 +124,7 @@ def main():
     report = {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "quick": quick, "machine": machine(),
-        "zmq_pingpong": zmq, "fiber": fib, "multiprocessing": mp, "memory": memory,
+        "zmq_pingpong": zmq, "fiber": fib, "multiprocessing": mp, "memory": memory, "zmq_memory_floor": zmq_memory,
         "ratios": {"rounds_over_parallel_floor": over,
                    "memory_slope_kb_per_worker": slope},
         "targets": results, "table": text,

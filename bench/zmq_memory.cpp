@@ -1,0 +1,99 @@
+// The floor for master memory per worker: VmRSS of a process with a bare
+// ZeroMQ ROUTER (CURVE server, as fiber's master) before the socket exists
+// and after N forked processes have each connected a DEALER (CURVE client)
+// and been heard from once; no framework. Usage: zmq_memory N; prints one
+// JSON object.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include "common.hpp"
+
+namespace {
+
+long rss_kb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
+}
+
+constexpr std::size_t kRecord = 128;  // one endpoint per atomic pipe write
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int n = argc > 1 ? std::stoi(argv[1]) : 256;
+  char server_public[41], server_secret[41], client_public[41], client_secret[41];
+  if (zmq_curve_keypair(server_public, server_secret) != 0 ||
+      zmq_curve_keypair(client_public, client_secret) != 0)
+    return 1;
+
+  int to_children[2], hold[2];
+  if (::pipe(to_children) != 0 || ::pipe(hold) != 0) return 1;
+  std::vector<pid_t> children;
+  for (int i = 0; i < n; ++i) {  // before any ZeroMQ context exists
+    const pid_t pid = ::fork();
+    if (pid < 0) return 1;
+    if (pid == 0) {
+      ::close(to_children[1]);
+      ::close(hold[1]);
+      char endpoint[kRecord];
+      if (::read(to_children[0], endpoint, kRecord) != static_cast<ssize_t>(kRecord)) ::_exit(1);
+      zmq::context_t context(1);
+      zmq::socket_t dealer(context, zmq::socket_type::dealer);
+      dealer.set(zmq::sockopt::curve_serverkey, server_public);
+      dealer.set(zmq::sockopt::curve_publickey, client_public);
+      dealer.set(zmq::sockopt::curve_secretkey, client_secret);
+      dealer.set(zmq::sockopt::linger, 0);
+      dealer.connect(endpoint);
+      dealer.send(zmq::str_buffer("hello"), zmq::send_flags::none);
+      char c;
+      while (::read(hold[0], &c, 1) > 0) {
+      }  // until the parent is done
+      ::_exit(0);
+    }
+    children.push_back(pid);
+  }
+  ::close(to_children[0]);
+  ::close(hold[0]);
+
+  const long before = rss_kb();
+  long after = 0;
+  {
+    zmq::context_t context(1);
+    zmq::socket_t router(context, zmq::socket_type::router);
+    router.set(zmq::sockopt::curve_server, 1);
+    router.set(zmq::sockopt::curve_secretkey, server_secret);
+    router.set(zmq::sockopt::linger, 0);
+    router.bind("tcp://127.0.0.1:*");
+    char record[kRecord] = {};
+    const std::string endpoint = router.get(zmq::sockopt::last_endpoint);
+    std::strncpy(record, endpoint.c_str(), kRecord - 1);
+    for (int i = 0; i < n; ++i)
+      if (::write(to_children[1], record, kRecord) != static_cast<ssize_t>(kRecord)) return 1;
+    for (int i = 0; i < n; ++i) {
+      std::vector<zmq::message_t> parts;
+      if (!zmq::recv_multipart(router, std::back_inserter(parts))) return 1;
+    }
+    after = rss_kb();
+  }
+  ::close(hold[1]);
+  for (pid_t pid : children) ::waitpid(pid, nullptr, 0);
+
+  std::cout << bench::Json()
+                   .num("workers", n)
+                   .num("rss_before_kb", before)
+                   .num("rss_after_kb", after)
+                   .num("per_worker_kb", double(after - before) / n)
+                   .text()
+            << "\n";
+}
