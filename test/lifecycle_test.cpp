@@ -41,10 +41,14 @@ TEST_CASE("SIGKILL of the master leaves no worker behind") {
   CHECK(all_gone_within(pids, 30));
 }
 
-TEST_CASE("workers of a master that stops answering exit on their own") {
-  // SIGSTOP keeps the master process alive, so only heartbeats can tell.
-  Child master = spawn({built_program("hold_pool"), "2"},
-                       {{"FIBER_HEARTBEAT_INTERVAL", "0.2"}, {"FIBER_HEARTBEAT_TIMEOUT", "1.5"}});
+namespace {
+// Starts hold_pool with args, SIGSTOPs it once its workers are up (SIGSTOP
+// keeps the master process alive, so only heartbeats can tell), and checks
+// every worker leaves on its own, saying why.
+void check_workers_leave_stopped_master(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{built_program("hold_pool")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  Child master = spawn(argv, {{"FIBER_HEARTBEAT_INTERVAL", "0.2"}, {"FIBER_HEARTBEAT_TIMEOUT", "1.5"}});
   const auto pids = parse_pids(read_line(master.stdout_fd));
   REQUIRE(pids.size() == 2);
   kill(master.pid, SIGSTOP);
@@ -54,13 +58,24 @@ TEST_CASE("workers of a master that stops answering exit on their own") {
   wait_exit(master);
   CHECK(read_all(master.stderr_fd).find("lost the master") != std::string::npos);
 }
+}  // namespace
+
+TEST_CASE("idle workers of a master that stops answering exit on their own") {
+  check_workers_leave_stopped_master({"2"});
+}
+
+TEST_CASE("a worker busy with a long task exits when its master stops answering") {
+  // The serve loop is inside the task; only the connection watch can tell.
+  check_workers_leave_stopped_master({"2", "busy"});
+}
 
 namespace {
 const std::string kKey = "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7";  // a valid Z85 key
 const std::map<std::string, std::string> kGood = {
     {"FIBER_ROLE", "worker"},        {"FIBER_MASTER", "tcp://127.0.0.1:1"},
     {"FIBER_WORKER_ID", "w0"},       {"FIBER_SERVER_KEY", kKey},
-    {"FIBER_CLIENT_KEY", kKey},
+    {"FIBER_CLIENT_KEY", kKey},      {"FIBER_HEARTBEAT_INTERVAL", "0.5"},
+    {"FIBER_HEARTBEAT_TIMEOUT", "5"},
 };
 
 void check_refused(const std::string& var, const std::string& value, const std::string& says) {
@@ -82,6 +97,9 @@ TEST_CASE("a worker with missing or garbage FIBER_ settings exits with one clear
   check_refused("FIBER_WORKER_ID", "", "FIBER_WORKER_ID is not set");
   check_refused("FIBER_SERVER_KEY", "short", "FIBER_SERVER_KEY is not a 40-character Z85");
   check_refused("FIBER_CLIENT_KEY", std::string(40, '"'), "FIBER_CLIENT_KEY is not a 40-character");
+  check_refused("FIBER_HEARTBEAT_INTERVAL", "", "FIBER_HEARTBEAT_INTERVAL is not set");
+  check_refused("FIBER_HEARTBEAT_TIMEOUT", "soon", "FIBER_HEARTBEAT_TIMEOUT='soon' is not a number");
+  check_refused("FIBER_HEARTBEAT_TIMEOUT", "0.6", "must be more than twice FIBER_HEARTBEAT_INTERVAL");
 }
 
 TEST_CASE("the client key never appears in a worker's error message") {

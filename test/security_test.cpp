@@ -86,27 +86,23 @@ zmq::socket_t peer(zmq::context_t& ctx, const std::string& endpoint, const std::
   return s;
 }
 
-zmq::multipart_t hello(std::uint8_t version = fiber::wire::kProtocolVersion) {
-  zmq::multipart_t m;
-  m.add(fiber::wire::MakeHeader(Type::kHello, version));
-  m.add(fiber::wire::U64Frame(42));
-  return m;
+zmq::message_t hello(std::uint8_t version = fiber::wire::kProtocolVersion) {
+  return fiber::wire::Writer(Type::kHello, version).U64(42).Finish();
 }
 
-// The reply to a message, or an empty multipart after timeout_ms.
-zmq::multipart_t reply(zmq::socket_t& s, int timeout_ms) {
+// The reply to a message, or an empty message after timeout_ms.
+zmq::message_t reply(zmq::socket_t& s, int timeout_ms) {
   zmq::pollitem_t item{s.handle(), 0, ZMQ_POLLIN, 0};
-  zmq::multipart_t m;
-  if (zmq::poll(&item, 1, std::chrono::milliseconds(timeout_ms)) > 0) m.recv(s);
+  zmq::message_t m;
+  if (zmq::poll(&item, 1, std::chrono::milliseconds(timeout_ms)) > 0) (void)s.recv(m);
   return m;
 }
 
-std::string refusal(zmq::multipart_t& m) {
+std::string refusal(const zmq::message_t& m) {
   fiber::wire::Header h;
   std::string err;
-  if (m.size() != 2 || !fiber::wire::ParseHeader(m[0], &h, &err) || h.type != Type::kRefuse)
-    return "";
-  return m[1].to_string();
+  if (!fiber::wire::ParseHeader(m, &h, &err) || h.type != Type::kRefuse) return "";
+  return std::string(fiber::wire::Reader(m).Rest());
 }
 
 }  // namespace
@@ -117,13 +113,13 @@ TEST_CASE("a peer without CURVE, or with another run's key, is refused and logge
   zmq::context_t ctx;
   auto plain = peer(ctx, master.dispatcher->endpoint(), "w0", nullptr);
   auto stranger = peer(ctx, master.dispatcher->endpoint(), "w0", &master.keys, true);
-  hello().send(plain);
-  hello().send(stranger);
-  CHECK(reply(plain, 1500).empty());
-  CHECK(reply(stranger, 500).empty());
+  plain.send(hello(), zmq::send_flags::none);
+  stranger.send(hello(), zmq::send_flags::none);
+  CHECK(reply(plain, 1500).size() == 0);
+  CHECK(reply(stranger, 500).size() == 0);
   // A peer holding the run's key is answered (refused only for its unknown id).
   auto member = peer(ctx, master.dispatcher->endpoint(), "w99", &master.keys);
-  hello().send(member);
+  member.send(hello(), zmq::send_flags::none);
   auto answer = reply(member, 10000);
   CHECK(refusal(answer) == "no worker of this pool has that id");
   const std::string text = log.text();
@@ -137,9 +133,9 @@ TEST_CASE("a worker of another protocol version is refused with a clear message"
   Master master;
   zmq::context_t ctx;
   auto old = peer(ctx, master.dispatcher->endpoint(), "w0", &master.keys);
-  hello(9).send(old);
+  old.send(hello(9), zmq::send_flags::none);
   auto answer = reply(old, 10000);
-  CHECK(refusal(answer).find("speaks fiber protocol version 9 but this master speaks version 1") !=
+  CHECK(refusal(answer).find("speaks fiber protocol version 9 but this master speaks version 2") !=
         std::string::npos);
 }
 
@@ -148,15 +144,17 @@ TEST_CASE("garbage from an admitted peer neither crashes nor stalls the master")
   Master master;
   zmq::context_t ctx;
   auto hostile = peer(ctx, master.dispatcher->endpoint(), "w7", &master.keys);
+  const std::string v(1, static_cast<char>(fiber::wire::kProtocolVersion));
   std::vector<std::vector<std::string>> garbage = {
       {""},
       {"\xff\xfe\xfd"},
       {"F", "x"},
-      {std::string("F\x01\x63", 3)},             // unknown type
-      {std::string("F\x01\x06", 3)},             // RESULT, no body, not a worker
-      {std::string("F\x01\x06", 3), "12345678", std::string(1, '\0')},
-      {std::string("F\x01\x04", 3), "toolong-credit"},  // READY, malformed
-      {std::string("F\x01\x01", 3)},             // HELLO without pid
+      {"F" + v + "\x63"},                                    // unknown type
+      {"F" + v + "\x06"},                                    // RESULT, no body, not a worker
+      {"F" + v + std::string("\x06\x01\0\0\0", 5) + "12345678"},  // RESULT from a stranger
+      {"F" + v + "\x04" + "toolong-credit"},                 // READY, malformed
+      {"F" + v + "\x01"},                                    // HELLO without pid
+      {"F" + v + "\x01", "12345678"},                        // HELLO in two frames
       {std::string(1 << 20, 'G')},
   };
   for (const auto& frames : garbage) {
@@ -164,14 +162,11 @@ TEST_CASE("garbage from an admitted peer neither crashes nor stalls the master")
     for (const auto& f : frames) m.addstr(f);
     m.send(hostile);
   }
-  for (int i = 0; i < 2000; ++i) {  // a flood
-    zmq::multipart_t m;
-    m.addstr(std::to_string(i));
-    m.send(hostile);
-  }
+  for (int i = 0; i < 2000; ++i)  // a flood
+    hostile.send(zmq::buffer(std::to_string(i)), zmq::send_flags::none);
   // Still answering, with a proper refusal for the id it does not know.
-  hello().send(hostile);
-  zmq::multipart_t answer;
+  hostile.send(hello(), zmq::send_flags::none);
+  zmq::message_t answer;
   for (int i = 0; i < 5 && refusal(answer).empty(); ++i) answer = reply(hostile, 10000);
   CHECK(refusal(answer) == "no worker of this pool has that id");
   CHECK(log.text().find("dropped a malformed message") != std::string::npos);
@@ -187,13 +182,13 @@ TEST_CASE("a pool keeps working while a stranger hammers its port") {
     StderrCapture log;
     for (int i = 0; i < 20; ++i) {
       strangers.push_back(peer(ctx, endpoint, "w" + std::to_string(i % 3), nullptr));
-      hello().send(strangers.back());
+      strangers.back().send(hello(), zmq::send_flags::none);
     }
     std::vector<int> xs(500);
     for (int i = 0; i < 500; ++i) xs[i] = i;
     const auto ys = pool.map(square, xs, 1);
     for (int i = 0; i < 500; ++i) REQUIRE(ys[i] == i * i);
-    for (auto& s : strangers) CHECK(reply(s, 10).empty());
+    for (auto& s : strangers) CHECK(reply(s, 10).size() == 0);
   }
   // The worker's copy of the run's secret is gone from its environment.
   CHECK(pool.apply(getenv_task, std::string("FIBER_CLIENT_KEY")).empty());

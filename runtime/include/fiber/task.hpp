@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -16,7 +17,7 @@ namespace fiber::detail {
 
 /// Runs one call: decodes the argument tuple, calls the function, encodes the
 /// result (empty for void). Exceptions from the function propagate.
-using Invoker = std::string (*)(const std::string& args);
+using Invoker = std::string (*)(std::string_view args);
 
 template <class F>
 struct Signature;
@@ -27,7 +28,7 @@ struct Signature<R (*)(A...)> {
 };
 
 template <auto Fn>
-std::string invoke(const std::string& bytes) {
+std::string invoke(std::string_view bytes) {
   using Sig = Signature<decltype(Fn)>;
   auto args = from_bytes<typename Sig::Args>(bytes);
   if constexpr (std::is_void_v<typename Sig::Result>) {

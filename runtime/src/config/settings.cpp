@@ -2,12 +2,11 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 
 namespace fiber::config {
-
-namespace {
 
 bool ParseSeconds(const char* name, const char* text, double min_seconds,
                   std::chrono::milliseconds* out, std::string* err) {
@@ -23,6 +22,14 @@ bool ParseSeconds(const char* name, const char* text, double min_seconds,
   *out = std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
   return true;
 }
+
+std::string FormatSeconds(std::chrono::milliseconds ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ms.count()) / 1000.0);
+  return buf;
+}
+
+namespace {
 
 std::mutex current_mu;
 Settings current;

@@ -19,8 +19,8 @@ struct Settings {
   std::chrono::milliseconds heartbeat_timeout{5000};
   /// How long a started worker may take to connect.
   std::chrono::milliseconds start_timeout{60000};
-  /// Calls a worker holds ahead of the one it runs, so it never idles for
-  /// a round trip.
+  /// The fewest tasks a worker holds at once (the one it runs included); a
+  /// worker fed short tasks asks for more (worker/serve_loop.cpp).
   int prefetch = 2;
   bool verbose = false;
 };
@@ -32,6 +32,13 @@ using Getenv = std::function<const char*(const char*)>;
 /// fractional), FIBER_PREFETCH and FIBER_LOG. False with *err naming the
 /// variable and its bad value.
 bool ApplyEnvironment(const Getenv& getenv, Settings* settings, std::string* err);
+
+/// Parses text as seconds (fractions allowed) from min_seconds to one day;
+/// false with *err naming the variable name and the text.
+bool ParseSeconds(const char* name, const char* text, double min_seconds,
+                  std::chrono::milliseconds* out, std::string* err);
+/// ms as seconds in the form ParseSeconds reads, e.g. "0.500".
+std::string FormatSeconds(std::chrono::milliseconds ms);
 
 /// The settings of this process, resolved by fiber::init.
 Settings Current();

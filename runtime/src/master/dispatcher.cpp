@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <future>
+#include <optional>
 
 #include "log.hpp"
+#include "wire/task_batch.hpp"
 #include "wire/message.hpp"
 
 namespace fiber::detail {
@@ -51,6 +53,13 @@ bool Dispatcher::Start(std::string* err) {
     router_.set(zmq::sockopt::curve_server, 1);
     router_.set(zmq::sockopt::curve_secretkey, options_.credentials.server_secret);
     router_.set(zmq::sockopt::zap_domain, "fiber");
+    // ZeroMQ's own heartbeats (answered by libzmq's I/O thread, so a worker
+    // busy with a long task still answers) close the connection of a stopped
+    // worker; the TTL makes a worker close its side when the master stops.
+    const auto& s = options_.settings;
+    router_.set(zmq::sockopt::heartbeat_ivl, static_cast<int>(s.heartbeat_interval.count()));
+    router_.set(zmq::sockopt::heartbeat_timeout, static_cast<int>(s.heartbeat_timeout.count()));
+    router_.set(zmq::sockopt::heartbeat_ttl, static_cast<int>(s.heartbeat_timeout.count()));
     admission_->Watch(router_, context_);
     router_.bind("tcp://" + options_.settings.listen_host + ":0");
     endpoint_ = router_.get(zmq::sockopt::last_endpoint);
@@ -213,15 +222,20 @@ void Dispatcher::OnMessage(zmq::multipart_t& message) {
   wire::Header header;
   std::string err;
   auto it = workers_.find(id);
-  if (!wire::ParseHeader(message.front(), &header, &err)) {
+  if (message.size() != 1) {
+    err = "a message of " + std::to_string(message.size()) + " frames, not one";
+  } else if (wire::ParseHeader(message.front(), &header, &err)) {
+    err.clear();
+  }
+  if (!err.empty()) {
     if (++bad_messages_ <= 10 || bad_messages_ % 1000 == 0)
       log::Warning("dropped a malformed message from '" + id + "': " + err);
     if (it != workers_.end() && it->second.connected)
       LoseWorker(id, "it sent a malformed message (" + err + ")");
     return;
   }
-  message.pop();
-  if (header.type == Type::kHello) return OnHello(id, header.version, message);
+  const zmq::message_t& body = message.front();
+  if (header.type == Type::kHello) return OnHello(id, header.version, body);
   if (it == workers_.end() || !it->second.connected || header.version != wire::kProtocolVersion) {
     if (++bad_messages_ <= 10 || bad_messages_ % 1000 == 0)
       log::Warning(std::string("dropped ") + wire::TypeName(header.type) +
@@ -232,9 +246,9 @@ void Dispatcher::OnMessage(zmq::multipart_t& message) {
   worker.last_heard = Clock::now();
   switch (header.type) {
     case Type::kReady: {
+      wire::Reader r(body);
       std::uint32_t credit = 0;
-      if (message.size() != 1 || !wire::ReadU32(message.front(), &credit) || credit == 0 ||
-          credit > 1024)
+      if (!r.U32(&credit) || !r.AtEnd() || credit == 0 || credit > kMaxCredit)
         return LoseWorker(id, "it sent a malformed READY");
       worker.credit = static_cast<int>(credit);
       if (worker.state == Worker::State::kStarting) worker.state = Worker::State::kReady;
@@ -242,12 +256,11 @@ void Dispatcher::OnMessage(zmq::multipart_t& message) {
       Retire();
       return;
     }
-    case Type::kResult: return OnResult(id, worker, message);
+    case Type::kResult: return OnResult(id, worker, body);
     case Type::kHeartbeat: return;
     case Type::kInitFailed: {
-      const std::string why = message.empty() ? "unknown error" : message.front().to_string();
+      const std::string why(wire::Reader(body).Rest());
       const auto nl = why.find('\n');
-      broken_kind_ = Outcome::Kind::kRemoteError;
       return Break(Outcome::Kind::kRemoteError,
                    nl == std::string::npos
                        ? "unknown\nthe pool initializer failed: " + why
@@ -260,14 +273,10 @@ void Dispatcher::OnMessage(zmq::multipart_t& message) {
   }
 }
 
-void Dispatcher::OnHello(const std::string& id, std::uint8_t version, zmq::multipart_t& message) {
+void Dispatcher::OnHello(const std::string& id, std::uint8_t version, const zmq::message_t& body) {
   auto refuse = [&](const std::string& reason) {
     log::Warning("refused worker '" + id + "': " + reason);
-    zmq::multipart_t reply;
-    reply.addstr(id);
-    reply.add(wire::MakeHeader(Type::kRefuse, version));
-    reply.addstr(reason);
-    Send(id, reply);
+    Send(id, wire::Writer(Type::kRefuse, version).Rest(reason).Finish());
   };
   if (version != wire::kProtocolVersion) {
     refuse("the worker speaks fiber protocol version " + std::to_string(version) +
@@ -277,116 +286,126 @@ void Dispatcher::OnHello(const std::string& id, std::uint8_t version, zmq::multi
     return;
   }
   auto it = workers_.find(id);
-  std::uint64_t pid = 0;
   if (it == workers_.end() || it->second.connected) {
     return refuse(it == workers_.end() ? "no worker of this pool has that id"
                                        : "a worker with that id is connected already");
   }
-  if (message.size() != 1 || !wire::ReadU64(message.front(), &pid))
-    return LoseWorker(id, "it sent a malformed HELLO");
+  wire::Reader r(body);
+  std::uint64_t pid = 0;
+  if (!r.U64(&pid) || !r.AtEnd()) return LoseWorker(id, "it sent a malformed HELLO");
   Worker& worker = it->second;
   worker.connected = true;
   worker.pid = static_cast<long>(pid);
   worker.last_heard = Clock::now();
-  zmq::multipart_t welcome;
-  welcome.addstr(id);
-  welcome.add(wire::MakeHeader(Type::kWelcome));
-  welcome.add(wire::U32Frame(static_cast<std::uint32_t>(options_.settings.heartbeat_interval.count())));
-  welcome.add(wire::U32Frame(static_cast<std::uint32_t>(options_.settings.heartbeat_timeout.count())));
-  welcome.add(wire::U32Frame(static_cast<std::uint32_t>(options_.settings.prefetch)));
-  welcome.addstr(options_.initializer.function);
-  welcome.addstr(options_.initializer.args);
-  Send(id, welcome);
+  Send(id, wire::Writer(Type::kWelcome)
+               .U32(static_cast<std::uint32_t>(options_.settings.prefetch))
+               .Bytes(options_.initializer.function)
+               .Bytes(options_.initializer.args)
+               .Finish());
   log::Info("worker " + id + " (pid " + std::to_string(pid) + ") connected");
 }
 
-void Dispatcher::OnResult(const std::string& id, Worker& worker, zmq::multipart_t& message) {
-  std::uint64_t task_id = 0;
-  if (message.empty() || !wire::ReadU64(message.front(), &task_id))
-    return LoseWorker(id, "it sent a RESULT without a task id");
-  message.pop();
-  auto lease = std::find(worker.leases.begin(), worker.leases.end(), task_id);
-  master::Task* task = tasks_.Find(task_id);
-  if (lease == worker.leases.end() || !task)
-    return LoseWorker(id, "it sent a result for task " + std::to_string(task_id) +
-                              ", which it does not hold");
-  if (message.size() != task->calls.size())
-    return LoseWorker(id, "its result for task " + std::to_string(task_id) + " has " +
-                              std::to_string(message.size()) + " outcomes for " +
-                              std::to_string(task->calls.size()) + " calls");
-  std::vector<Outcome> outcomes(message.size());
-  for (std::size_t i = 0; i < outcomes.size(); ++i) {
-    const zmq::message_t& frame = message[i];
-    const auto* bytes = static_cast<const char*>(frame.data());
-    if (frame.size() < 1 || static_cast<std::uint8_t>(bytes[0]) > 3)
-      return LoseWorker(id, "its result for task " + std::to_string(task_id) +
-                                " holds a malformed outcome");
-    outcomes[i].kind = static_cast<Outcome::Kind>(bytes[0]);
-    outcomes[i].data.assign(bytes + 1, frame.size() - 1);
+void Dispatcher::OnResult(const std::string& id, Worker& worker, const zmq::message_t& body) {
+  std::uint32_t credit = 0;
+  std::vector<wire::ResultView> results;
+  std::string err;
+  if (!wire::ReadResults(body, &credit, &results, &err)) return LoseWorker(id, "it sent " + err);
+  if (credit == 0 || credit > kMaxCredit)
+    return LoseWorker(id, "it asked for a credit of " + std::to_string(credit));
+  // Checked whole before any of it counts: a faulty worker's message is
+  // dropped with the worker, and its tasks run again elsewhere.
+  for (const auto& result : results) {
+    const master::Task* task = tasks_.Find(result.id);
+    if (!task || task->worker != id)
+      return LoseWorker(id, "it sent a result for task " + std::to_string(result.id) +
+                                ", which it does not hold");
+    if (result.outcomes.size() != task->calls.size())
+      return LoseWorker(id, "its result for task " + std::to_string(result.id) + " has " +
+                                std::to_string(result.outcomes.size()) + " outcomes for " +
+                                std::to_string(task->calls.size()) + " calls");
+    for (const auto& outcome : result.outcomes)
+      if (outcome.kind > static_cast<std::uint8_t>(Outcome::Kind::kNotRegistered))
+        return LoseWorker(id, "its result for task " + std::to_string(result.id) +
+                                  " holds an outcome of unknown kind " +
+                                  std::to_string(outcome.kind));
   }
-  worker.leases.erase(lease);
-  tasks_.Finish(task_id, std::move(outcomes));
+  worker.credit = static_cast<int>(credit);
+  for (const auto& result : results) {
+    std::vector<Outcome> outcomes(result.outcomes.size());
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+      outcomes[i].kind = static_cast<Outcome::Kind>(result.outcomes[i].kind);
+      outcomes[i].data.assign(result.outcomes[i].data);
+    }
+    std::erase(worker.leases, result.id);
+    tasks_.Finish(result.id, std::move(outcomes));
+  }
   if (worker.state == Worker::State::kRetiring && worker.leases.empty() && !worker.stop_sent)
     SendControl(id, Type::kStop);
   CheckFinished();
 }
 
 void Dispatcher::Dispatch() {
-  while (tasks_.HasPending()) {
-    // The ready worker with the most free credit: spreads a round of tasks
-    // over idle workers before queueing behind busy ones.
-    Worker* best = nullptr;
-    const std::string* best_id = nullptr;
-    int best_free = 0;
-    for (auto& [id, w] : workers_) {
-      if (w.state != Worker::State::kReady) continue;
-      const int free = w.credit - static_cast<int>(w.leases.size());
-      if (free > best_free) {
-        best = &w;
-        best_id = &id;
-        best_free = free;
-        if (w.leases.empty()) break;
-      }
-    }
-    if (!best) return;
-    const std::uint64_t task_id = tasks_.LeaseNext(*best_id);
-    best->leases.push_back(task_id);
-    const master::Task& task = *tasks_.Find(task_id);
-    zmq::multipart_t message;
-    message.addstr(*best_id);
-    message.add(wire::MakeHeader(Type::kTask));
-    message.add(wire::U64Frame(task_id));
-    message.addstr(task.function);
-    for (const auto& call : task.calls) message.addstr(call);
-    if (!Send(*best_id, message)) {
-      LoseWorker(*best_id, "it is no longer connected");
-    } else {
-      best->last_sent = Clock::now();
+  // Ready workers with free credit, idle ones first.
+  std::vector<std::pair<const std::string*, Worker*>> free;
+  for (auto& [id, w] : workers_)
+    if (w.state == Worker::State::kReady && static_cast<int>(w.leases.size()) < w.credit)
+      free.emplace_back(&id, &w);
+  std::stable_sort(free.begin(), free.end(), [](const auto& a, const auto& b) {
+    return a.second->leases.size() < b.second->leases.size();
+  });
+  // Deal pending tasks one per worker per pass, so a round of tasks spreads
+  // over idle workers before any queues behind a busy one; each worker then
+  // gets its share in one message.
+  std::vector<std::optional<wire::Writer>> messages(free.size());
+  bool dealt = true;
+  while (tasks_.HasPending() && dealt) {
+    dealt = false;
+    for (std::size_t i = 0; i < free.size() && tasks_.HasPending(); ++i) {
+      auto& [id, w] = free[i];
+      if (static_cast<int>(w->leases.size()) >= w->credit) continue;
+      const std::uint64_t task_id = tasks_.LeaseNext(*id);
+      w->leases.push_back(task_id);
+      const master::Task& task = *tasks_.Find(task_id);
+      if (!messages[i]) messages[i].emplace(Type::kTask);
+      wire::AppendTask(*messages[i], task_id, task.function, task.calls);
+      dealt = true;
     }
   }
+  std::vector<std::string> unreachable;
+  for (std::size_t i = 0; i < free.size(); ++i) {
+    if (!messages[i]) continue;
+    auto& [id, w] = free[i];
+    if (Send(*id, messages[i]->Finish())) {
+      w->last_sent = Clock::now();
+    } else {
+      unreachable.push_back(*id);
+    }
+  }
+  // Their tasks go back to the queue, and to the workers still there.
+  for (const auto& id : unreachable) LoseWorker(id, "it is no longer connected");
 }
 
-bool Dispatcher::Send(const std::string& id, zmq::multipart_t& message) {
+bool Dispatcher::Send(const std::string& id, zmq::message_t message) {
   try {
-    return message.send(router_, ZMQ_DONTWAIT);
+    zmq::message_t to(id.data(), id.size());
+    return router_.send(to, zmq::send_flags::sndmore | zmq::send_flags::dontwait) &&
+           router_.send(message, zmq::send_flags::dontwait);
   } catch (const zmq::error_t& e) {
     log::Info("cannot send to worker " + id + ": " + e.what());
     return false;
   }
 }
 
-void Dispatcher::SendControl(const std::string& id, Type type) {
-  zmq::multipart_t message;
-  message.addstr(id);
-  message.add(wire::MakeHeader(type));
-  Send(id, message);
+bool Dispatcher::SendControl(const std::string& id, Type type) {
+  const bool sent = Send(id, wire::Control(type));
   auto it = workers_.find(id);
-  if (it == workers_.end()) return;
+  if (it == workers_.end()) return sent;
   it->second.last_sent = Clock::now();
   if (type == Type::kStop) {
     it->second.stop_sent = true;
     it->second.stop_sent_at = Clock::now();
   }
+  return sent;
 }
 
 int Dispatcher::LiveWorkers() const {
@@ -408,6 +427,8 @@ void Dispatcher::StartWorkers() {
         {"FIBER_WORKER_ID", id},
         {"FIBER_SERVER_KEY", options_.credentials.server_public},
         {"FIBER_CLIENT_KEY", options_.credentials.client_secret},
+        {"FIBER_HEARTBEAT_INTERVAL", config::FormatSeconds(options_.settings.heartbeat_interval)},
+        {"FIBER_HEARTBEAT_TIMEOUT", config::FormatSeconds(options_.settings.heartbeat_timeout)},
     };
     std::string err;
     if (!backend_->Start(launch, &err)) {
@@ -510,7 +531,8 @@ void Dispatcher::Tick() {
                                   Seconds(options_.settings.start_timeout));
       continue;
     }
-    if (now - w.last_heard > options_.settings.heartbeat_timeout) {
+    const bool silent = now - w.last_heard > options_.settings.heartbeat_timeout;
+    if (silent && w.leases.empty()) {
       lost.emplace_back(id, "no heartbeat for " + Seconds(options_.settings.heartbeat_timeout));
       continue;
     }
@@ -518,7 +540,13 @@ void Dispatcher::Tick() {
       backend_->Kill(id);  // asked to stop but still running: end it
       continue;
     }
-    if (now - w.last_sent >= options_.settings.heartbeat_interval) SendControl(id, Type::kHeartbeat);
+    // A worker running a long task is silent but its connection lives on
+    // ZeroMQ heartbeats; once they stop, the connection closes and a send
+    // to it fails.
+    if (now - w.last_sent >= options_.settings.heartbeat_interval &&
+        !SendControl(id, Type::kHeartbeat))
+      lost.emplace_back(id, "its connection closed (no ZeroMQ heartbeat for " +
+                                Seconds(options_.settings.heartbeat_timeout) + ")");
   }
   for (const auto& [id, why] : lost) LoseWorker(id, why);
   CheckFinished();

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 #include <zmq.hpp>
+#include <zmq_addon.hpp>
 
 #include "backend/backend.hpp"
 #include "config/settings.hpp"
@@ -27,6 +28,9 @@ namespace fiber::detail {
 
 class Dispatcher {
  public:
+  /// The most tasks a worker may ask to hold.
+  static constexpr std::uint32_t kMaxCredit = 1024;
+
   struct Options {
     config::Settings settings;
     int processes = 1;
@@ -74,16 +78,17 @@ class Dispatcher {
   void Run();
   void RunPosted();
   void OnMessage(zmq::multipart_t& message);
-  void OnHello(const std::string& id, std::uint8_t version, zmq::multipart_t& message);
-  void OnResult(const std::string& id, Worker& worker, zmq::multipart_t& message);
+  void OnHello(const std::string& id, std::uint8_t version, const zmq::message_t& body);
+  void OnResult(const std::string& id, Worker& worker, const zmq::message_t& body);
   void Tick();
   void Dispatch();
   void StartWorkers();
   void Retire();
   void LoseWorker(const std::string& id, const std::string& why);
   void Break(detail::Outcome::Kind kind, const std::string& why);
-  bool Send(const std::string& id, zmq::multipart_t& message);
-  void SendControl(const std::string& id, wire::Type type);
+  /// False when the worker's connection is gone.
+  bool Send(const std::string& id, zmq::message_t message);
+  bool SendControl(const std::string& id, wire::Type type);
   int LiveWorkers() const;
   void CheckFinished();
 

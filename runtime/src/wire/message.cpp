@@ -19,16 +19,11 @@ const char* TypeName(Type type) {
   return "UNKNOWN";
 }
 
-zmq::message_t MakeHeader(Type type, std::uint8_t version) {
-  const std::uint8_t bytes[3] = {kMagic, version, static_cast<std::uint8_t>(type)};
-  return zmq::message_t(bytes, sizeof bytes);
-}
-
 bool ParseHeader(const zmq::message_t& frame, Header* header, std::string* err) {
   const auto* bytes = static_cast<const std::uint8_t*>(frame.data());
-  if (frame.size() != 3 || bytes[0] != kMagic) {
-    *err = "not a fiber message (bad header frame of " +
-           std::to_string(frame.size()) + " bytes)";
+  if (frame.size() < kHeaderSize || bytes[0] != kMagic) {
+    *err = "not a fiber message (" + std::to_string(frame.size()) +
+           " bytes without the fiber header)";
     return false;
   }
   const std::uint8_t type = bytes[2];
@@ -42,21 +37,87 @@ bool ParseHeader(const zmq::message_t& frame, Header* header, std::string* err) 
   return true;
 }
 
-// Integers travel little-endian, the byte order of every platform fiber
-// builds on; the frame length is checked on read.
-zmq::message_t U64Frame(std::uint64_t value) { return zmq::message_t(&value, sizeof value); }
-zmq::message_t U32Frame(std::uint32_t value) { return zmq::message_t(&value, sizeof value); }
+Writer::Writer(Type type, std::uint8_t version) {
+  buf_.reserve(64);
+  buf_.push_back(static_cast<char>(kMagic));
+  buf_.push_back(static_cast<char>(version));
+  buf_.push_back(static_cast<char>(type));
+}
 
-bool ReadU64(const zmq::message_t& frame, std::uint64_t* value) {
-  if (frame.size() != sizeof *value) return false;
-  std::memcpy(value, frame.data(), sizeof *value);
+// Integers travel little-endian, the byte order of every platform fiber
+// builds on.
+Writer& Writer::U8(std::uint8_t value) {
+  buf_.push_back(static_cast<char>(value));
+  return *this;
+}
+
+Writer& Writer::U32(std::uint32_t value) {
+  buf_.append(reinterpret_cast<const char*>(&value), sizeof value);
+  return *this;
+}
+
+Writer& Writer::U64(std::uint64_t value) {
+  buf_.append(reinterpret_cast<const char*>(&value), sizeof value);
+  return *this;
+}
+
+Writer& Writer::Bytes(std::string_view bytes) {
+  U32(static_cast<std::uint32_t>(bytes.size()));
+  buf_.append(bytes);
+  return *this;
+}
+
+Writer& Writer::Rest(std::string_view bytes) {
+  buf_.append(bytes);
+  return *this;
+}
+
+Reader::Reader(const zmq::message_t& message)
+    : pos_(static_cast<const char*>(message.data())),
+      end_(static_cast<const char*>(message.data()) + message.size()) {
+  pos_ += message.size() < kHeaderSize ? message.size() : kHeaderSize;
+}
+
+bool Reader::Take(std::size_t n, const char** out) {
+  if (static_cast<std::size_t>(end_ - pos_) < n) return false;
+  *out = pos_;
+  pos_ += n;
   return true;
 }
 
-bool ReadU32(const zmq::message_t& frame, std::uint32_t* value) {
-  if (frame.size() != sizeof *value) return false;
-  std::memcpy(value, frame.data(), sizeof *value);
+bool Reader::U8(std::uint8_t* value) {
+  const char* p;
+  if (!Take(1, &p)) return false;
+  *value = static_cast<std::uint8_t>(*p);
   return true;
+}
+
+bool Reader::U32(std::uint32_t* value) {
+  const char* p;
+  if (!Take(sizeof *value, &p)) return false;
+  std::memcpy(value, p, sizeof *value);
+  return true;
+}
+
+bool Reader::U64(std::uint64_t* value) {
+  const char* p;
+  if (!Take(sizeof *value, &p)) return false;
+  std::memcpy(value, p, sizeof *value);
+  return true;
+}
+
+bool Reader::Bytes(std::string_view* bytes) {
+  std::uint32_t n = 0;
+  const char* p;
+  if (!U32(&n) || !Take(n, &p)) return false;
+  *bytes = std::string_view(p, n);
+  return true;
+}
+
+std::string_view Reader::Rest() {
+  std::string_view rest(pos_, static_cast<std::size_t>(end_ - pos_));
+  pos_ = end_;
+  return rest;
 }
 
 }  // namespace fiber::wire

@@ -2,6 +2,7 @@
 // fiber::init serve instead of return. Read once, checked whole.
 #pragma once
 
+#include <chrono>
 #include <string>
 
 #include "config/settings.hpp"
@@ -14,6 +15,9 @@ struct Bootstrap {
   std::string server_public;  // Z85
   std::string client_public;
   std::string client_secret;
+  /// The run's timing, as the master uses it.
+  std::chrono::milliseconds heartbeat_interval{0};
+  std::chrono::milliseconds heartbeat_timeout{0};
   long parent_pid = 0;  // set by the local backend only
 };
 

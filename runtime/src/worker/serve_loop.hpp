@@ -1,7 +1,8 @@
 // A worker's life: connect to the master, run the pool initializer, then run
-// tasks until told to stop. Two threads, each owning its sockets: the link
-// thread talks to the master (and keeps heartbeats going while a task runs);
-// the calling thread runs the user's functions.
+// tasks until told to stop. One thread owns the socket and runs the user's
+// functions; results of short tasks share a message, and the worker asks for
+// about kWorkAhead of work at a time so it never idles waiting for a round
+// trip. A MasterWatch ends the process if the master goes away mid-task.
 #pragma once
 
 #include "worker/bootstrap.hpp"
@@ -9,7 +10,7 @@
 namespace fiber::worker {
 
 /// Serves until the master says STOP; returns the process exit status. Ends
-/// the process itself (status 1) when the master goes silent, and (status 3)
+/// the process itself (status 1) when the master goes away, and (status 3)
 /// when the master refuses this worker.
 int Serve(const Bootstrap& bootstrap);
 

@@ -1,0 +1,68 @@
+#include "wire/task_batch.hpp"
+
+namespace fiber::wire {
+
+// Counts are never used to reserve memory: a lying count fails when the
+// bytes run out, after allocating only for what is really there.
+void AppendTask(Writer& w, std::uint64_t id, std::string_view function,
+                const std::vector<std::string>& calls) {
+  w.U64(id).Bytes(function).U32(static_cast<std::uint32_t>(calls.size()));
+  for (const auto& call : calls) w.Bytes(call);
+}
+
+bool ReadTasks(const zmq::message_t& message, std::vector<TaskView>* tasks, std::string* err) {
+  Reader r(message);
+  tasks->clear();
+  while (!r.AtEnd()) {
+    TaskView task;
+    std::uint32_t calls = 0;
+    if (!r.U64(&task.id) || !r.Bytes(&task.function) || !r.U32(&calls)) {
+      *err = "a TASK message ends inside a task's header";
+      return false;
+    }
+    for (std::uint32_t i = 0; i < calls; ++i) {
+      std::string_view args;
+      if (!r.Bytes(&args)) {
+        *err = "a TASK message ends inside the calls of task " + std::to_string(task.id);
+        return false;
+      }
+      task.calls.push_back(args);
+    }
+    tasks->push_back(std::move(task));
+  }
+  return true;
+}
+
+void AppendResultHead(Writer& w, std::uint64_t id, std::uint32_t calls) { w.U64(id).U32(calls); }
+
+void AppendOutcome(Writer& w, std::uint8_t kind, std::string_view data) { w.U8(kind).Bytes(data); }
+
+bool ReadResults(const zmq::message_t& message, std::uint32_t* credit,
+                 std::vector<ResultView>* results, std::string* err) {
+  Reader r(message);
+  results->clear();
+  if (!r.U32(credit)) {
+    *err = "a RESULT message without a credit";
+    return false;
+  }
+  while (!r.AtEnd()) {
+    ResultView result;
+    std::uint32_t calls = 0;
+    if (!r.U64(&result.id) || !r.U32(&calls)) {
+      *err = "a RESULT message ends inside a result's header";
+      return false;
+    }
+    for (std::uint32_t i = 0; i < calls; ++i) {
+      OutcomeView outcome;
+      if (!r.U8(&outcome.kind) || !r.Bytes(&outcome.data)) {
+        *err = "a RESULT message ends inside the outcomes of task " + std::to_string(result.id);
+        return false;
+      }
+      result.outcomes.push_back(outcome);
+    }
+    results->push_back(std::move(result));
+  }
+  return true;
+}
+
+}  // namespace fiber::wire
