@@ -6,9 +6,12 @@
 //    Floors: the same sleeps one after another in this process (serial), and
 //    5 threads of this process sleeping in step, released and joined each
 //    round through a std::barrier (perfect parallel workers);
-//  - apply: the synchronous round trip of a no-op task, per call;
+//  - apply: the synchronous round trip of a no-op task, per call, beside a
+//    raw ZeroMQ REQ/REP ping-pong with a forked child, plain and with CURVE;
 //  - throughput: no-op tasks through imap_unordered with chunksize 1, and
 //    through map with its default chunking.
+// Floors and fiber alternate (round by round, block by block) so a noisy
+// minute on a shared machine weighs on both sides of each ratio alike.
 // Prints one JSON object on stdout. --quick (or FIBER_BENCH_QUICK=1) divides
 // every count by 10.
 #include <fiber/fiber.hpp>
@@ -20,6 +23,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "raw_pingpong.hpp"
 
 using bench::Clock;
 using bench::Json;
@@ -56,43 +60,49 @@ std::vector<double> serial_floor(int us, int rounds) {
 }
 
 // 5 threads sleeping in step: released by one barrier, joined by another.
-std::vector<double> parallel_floor(int us, int rounds) {
-  std::barrier start(kWorkers + 1), done(kWorkers + 1);
-  std::atomic<bool> stop{false};
-  std::vector<double> out;
-  {
-    std::vector<std::jthread> threads;
+class ParallelFloor {
+ public:
+  explicit ParallelFloor(int us) : us_(us) {
     for (int i = 0; i < kWorkers; ++i)
-      threads.emplace_back([&] {
+      threads_.emplace_back([this] {
         for (;;) {
-          start.arrive_and_wait();
-          if (stop) return;
-          nap(us);
-          done.arrive_and_wait();
+          start_.arrive_and_wait();
+          if (stop_) return;
+          nap(us_);
+          done_.arrive_and_wait();
         }
       });
-    for (int r = 0; r < rounds; ++r) {
-      const auto t0 = Clock::now();
-      start.arrive_and_wait();
-      done.arrive_and_wait();
-      out.push_back(bench::seconds_since(t0));
-    }
-    stop = true;
-    start.arrive_and_wait();
-  }  // joins the threads
-  return out;
+  }
+  ~ParallelFloor() {
+    stop_ = true;
+    start_.arrive_and_wait();
+  }  // then joins the threads
+  double Round() {
+    const auto t0 = Clock::now();
+    start_.arrive_and_wait();
+    done_.arrive_and_wait();
+    return bench::seconds_since(t0);
+  }
+
+ private:
+  int us_;
+  std::barrier<> start_{kWorkers + 1}, done_{kWorkers + 1};
+  std::atomic<bool> stop_{false};
+  std::vector<std::jthread> threads_;
+};
+
+double fiber_round(fiber::Pool& pool, int us) {
+  const auto t0 = Clock::now();
+  std::vector<fiber::AsyncResult<void>> results;
+  for (int i = 0; i < kWorkers; ++i) results.push_back(pool.apply_async(nap, us));
+  for (auto& result : results) result.get();
+  return bench::seconds_since(t0);
 }
 
-std::vector<double> fiber_rounds(fiber::Pool& pool, int us, int rounds) {
-  std::vector<double> out;
-  for (int r = 0; r < rounds; ++r) {
-    const auto t0 = Clock::now();
-    std::vector<fiber::AsyncResult<void>> results;
-    for (int i = 0; i < kWorkers; ++i) results.push_back(pool.apply_async(nap, us));
-    for (auto& result : results) result.get();
-    out.push_back(bench::seconds_since(t0));
-  }
-  return out;
+Json stats_us(const std::vector<double>& us) {
+  const bench::Stats st = bench::summarize(us);
+  return Json().num("calls", static_cast<double>(us.size())).num("mean_us", st.mean)
+      .num("median_us", st.median).num("min_us", st.min);
 }
 
 void wait_ready(fiber::Pool& pool, std::size_t n) {
@@ -110,6 +120,7 @@ void wait_ready(fiber::Pool& pool, std::size_t n) {
 int main(int argc, char** argv) {
   fiber::init(argc, argv);  // a worker serves tasks here and never returns
   const int div = bench::quick(argc, argv) ? 10 : 1;
+  bench::RawPingPong raw(false), raw_curve(true);  // before any ZeroMQ context
 
   fiber::Pool pool(kWorkers);
   wait_ready(pool, kWorkers);
@@ -120,26 +131,41 @@ int main(int argc, char** argv) {
     const int tasks = kWorkers * 1000 / ms / div;
     const int n = tasks / kWorkers;
     std::cerr << "rounds of " << ms << " ms sleeps: " << n << " rounds\n";
+    std::vector<double> fiber_s, floor_s;
+    {
+      ParallelFloor floor(ms * 1000);
+      for (int r = 0; r < n; ++r) {
+        floor_s.push_back(floor.Round());
+        fiber_s.push_back(fiber_round(pool, ms * 1000));
+      }
+    }
     rounds.obj(std::to_string(ms) + "ms",
                Json()
                    .num("sleep_ms", ms)
                    .num("tasks", tasks)
                    .num("rounds", n)
-                   .obj("fiber", times(fiber_rounds(pool, ms * 1000, n)))
-                   .obj("parallel_floor", times(parallel_floor(ms * 1000, n)))
+                   .obj("fiber", times(fiber_s))
+                   .obj("parallel_floor", times(floor_s))
                    .obj("serial_floor", times(serial_floor(ms * 1000, n))));
   }
 
-  std::cerr << "apply round trip\n";
-  const int calls = 5000 / div;
-  for (int i = 0; i < 200; ++i) pool.apply(noop, i);
-  std::vector<double> rtt;
-  for (int i = 0; i < calls; ++i) {
-    const auto t0 = Clock::now();
+  std::cerr << "apply round trip, beside raw ZeroMQ\n";
+  const int blocks = 50 / div, block = 100;
+  for (int i = 0; i < 200; ++i) {  // warm-up
     pool.apply(noop, i);
-    rtt.push_back(1e6 * bench::seconds_since(t0));
+    raw.RoundTripUs();
+    raw_curve.RoundTripUs();
   }
-  const bench::Stats rt = bench::summarize(rtt);
+  std::vector<double> rtt, raw_rtt, curve_rtt;
+  for (int b = 0; b < blocks; ++b) {
+    for (int i = 0; i < block; ++i) raw_rtt.push_back(raw.RoundTripUs());
+    for (int i = 0; i < block; ++i) {
+      const auto t0 = Clock::now();
+      pool.apply(noop, i);
+      rtt.push_back(1e6 * bench::seconds_since(t0));
+    }
+    for (int i = 0; i < block; ++i) curve_rtt.push_back(raw_curve.RoundTripUs());
+  }
 
   std::cerr << "throughput\n";
   const int n = 20000 / div;
@@ -163,11 +189,8 @@ int main(int argc, char** argv) {
   std::cout << Json()
                    .num("workers", kWorkers)
                    .obj("rounds", rounds)
-                   .obj("apply", Json()
-                                     .num("calls", calls)
-                                     .num("mean_us", rt.mean)
-                                     .num("median_us", rt.median)
-                                     .num("min_us", rt.min))
+                   .obj("apply", stats_us(rtt))
+                   .obj("raw_zmq", Json().obj("tcp", stats_us(raw_rtt)).obj("tcp_curve", stats_us(curve_rtt)))
                    .obj("throughput", Json()
                                           .num("tasks", n)
                                           .num("imap_unordered_chunksize1_per_s", n / imap_s)

@@ -4,8 +4,8 @@ ratios (on stdout) and one JSON file. Called by bench/run:
 
   report.py OUT.json QUICK DIR
 
-where DIR holds zmq_tcp.json, zmq_curve.json, fiber.json, mp.json,
-memory_<N>.json and zmq_memory_<N>.json as bench/run wrote them.
+where DIR holds fiber.json (with the raw ZeroMQ floor measured beside it),
+mp.json, memory_<N>.json and zmq_memory_<N>.json as bench/run wrote them.
 """
 import datetime
 import glob
@@ -35,8 +35,8 @@ def machine():
 
 def main():
     out_path, quick, d = sys.argv[1], sys.argv[2] == "1", sys.argv[3]
-    zmq = {"tcp": load(f"{d}/zmq_tcp.json"), "tcp_curve": load(f"{d}/zmq_curve.json")}
     fib, mp = load(f"{d}/fiber.json"), load(f"{d}/mp.json")
+    zmq = fib["raw_zmq"]
     memory = sorted((load(p) for p in glob.glob(f"{d}/memory_*.json")),
                     key=lambda m: m["workers"])
     zmq_memory = sorted((load(p) for p in glob.glob(f"{d}/zmq_memory_*.json")),
@@ -63,9 +63,10 @@ def main():
           f"{cell(r['parallel_floor']):>15} {cell(r['fiber']):>15} {cell(m):>16} "
           f"{f'{f_over:.0f} us = {f_over / raw:.1f} RT':>20} "
           f"{f'{m_over:.0f} us = {m_over / raw:.1f} RT':>20}")
-    p("  (RT = one raw ZeroMQ round trip, mean, below)")
+    p("  (floor and fiber rounds alternate; RT = one raw ZeroMQ round trip, mean, below)")
     p("")
     p("Round trip of one call, us: mean / median / min, and mean as a multiple of raw ZeroMQ")
+    p("  (raw ZeroMQ and fiber measured in alternating blocks of 100 calls)")
     rows = [("raw ZeroMQ REQ/REP, tcp", zmq["tcp"]),
             ("raw ZeroMQ REQ/REP, tcp+CURVE", zmq["tcp_curve"]),
             ("fiber apply(noop)", fib["apply"]),
@@ -124,7 +125,7 @@ def main():
     report = {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "quick": quick, "machine": machine(),
-        "zmq_pingpong": zmq, "fiber": fib, "multiprocessing": mp, "memory": memory, "zmq_memory_floor": zmq_memory,
+        "fiber": fib, "multiprocessing": mp, "memory": memory, "zmq_memory_floor": zmq_memory,
         "ratios": {"rounds_over_parallel_floor": over,
                    "memory_slope_kb_per_worker": slope},
         "targets": results, "table": text,

@@ -1,6 +1,8 @@
 #include "master/admission.hpp"
 
-#include <atomic>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
 #include <cstring>
 #include <zmq_addon.hpp>
 
@@ -12,16 +14,13 @@ namespace {
 std::atomic<std::uint64_t> next_monitor_id{1};
 }
 
-Admission::Admission(zmq::context_t& context, const std::string& client_public)
+Admission::Admission(zmq::context_t& context, zmq::socket_t& router,
+                     const std::string& client_public)
     : zap_(context, zmq::socket_type::rep) {
   zap_.set(zmq::sockopt::linger, 0);
   zap_.bind("inproc://zeromq.zap.01");
   zmq_z85_decode(client_key_, client_public.c_str());
-}
-
-void Admission::Watch(zmq::socket_t& router, zmq::context_t& context) {
-  monitor_id_ = next_monitor_id++;
-  const std::string endpoint = "inproc://fiber-admission-" + std::to_string(monitor_id_);
+  const std::string endpoint = "inproc://fiber-admission-" + std::to_string(next_monitor_id++);
   if (zmq_socket_monitor(router.handle(), endpoint.c_str(),
                          ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
                              ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
@@ -30,6 +29,32 @@ void Admission::Watch(zmq::socket_t& router, zmq::context_t& context) {
   monitor_ = zmq::socket_t(context, zmq::socket_type::pair);
   monitor_.set(zmq::sockopt::linger, 0);
   monitor_.connect(endpoint);
+  stop_fd_ = eventfd(0, EFD_CLOEXEC);
+  if (stop_fd_ < 0) throw zmq::error_t();
+  thread_ = std::thread([this] { Run(); });
+}
+
+Admission::~Admission() {
+  const std::uint64_t one = 1;
+  if (::write(stop_fd_, &one, sizeof one) < 0) {
+    // Cannot fail for an eventfd counter far from its limit.
+  }
+  thread_.join();
+  ::close(stop_fd_);
+}
+
+void Admission::Run() {
+  for (;;) {
+    zmq::pollitem_t items[] = {
+        {zap_.handle(), 0, ZMQ_POLLIN, 0},
+        {monitor_.handle(), 0, ZMQ_POLLIN, 0},
+        {nullptr, stop_fd_, ZMQ_POLLIN, 0},
+    };
+    zmq::poll(items, 3, std::chrono::milliseconds(-1));
+    if (items[2].revents & ZMQ_POLLIN) return;
+    if (items[0].revents & ZMQ_POLLIN) HandleZap();
+    if (items[1].revents & ZMQ_POLLIN) HandleMonitor();
+  }
 }
 
 void Admission::HandleZap() {

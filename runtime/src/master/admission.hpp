@@ -1,38 +1,41 @@
 // Who may talk to a master: only peers that prove the run's client key in the
 // CurveZMQ handshake. Serves the context's ZAP endpoint and watches the
 // ROUTER socket's failed handshakes, logging every refusal (rate-limited so
-// a flood cannot fill the log). Owned by the master's I/O thread.
+// a flood cannot fill the log). Runs on a thread of its own that owns both
+// sockets, so the master's I/O loop polls nothing but its ROUTER and inbox.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <zmq.hpp>
 
 namespace fiber::master {
 
 class Admission {
  public:
-  /// Binds the ZAP endpoint of context; client_public is the run's Z85 key.
-  Admission(zmq::context_t& context, const std::string& client_public);
-  /// Starts watching handshakes on the socket that will do CURVE.
-  void Watch(zmq::socket_t& router, zmq::context_t& context);
-
-  zmq::socket_t& zap() { return zap_; }
-  zmq::socket_t& monitor() { return monitor_; }
-  /// Answers one pending ZAP request.
-  void HandleZap();
-  /// Reads one monitor event.
-  void HandleMonitor();
-  std::uint64_t refused() const { return refused_; }
+  /// Binds the ZAP endpoint of context and watches router's handshakes
+  /// (call before router binds); client_public is the run's Z85 key. Its
+  /// thread answers from then on. Throws zmq::error_t.
+  Admission(zmq::context_t& context, zmq::socket_t& router, const std::string& client_public);
+  /// Stops the thread; before the context ends.
+  ~Admission();
+  Admission(const Admission&) = delete;
+  Admission& operator=(const Admission&) = delete;
 
  private:
+  void Run();
+  void HandleZap();
+  void HandleMonitor();
   void LogRefusal(const std::string& what);
 
   zmq::socket_t zap_;
   zmq::socket_t monitor_;
   std::uint8_t client_key_[32];
   std::uint64_t refused_ = 0;
-  std::uint64_t monitor_id_ = 0;
+  int stop_fd_ = -1;
+  std::thread thread_;
 };
 
 }  // namespace fiber::master

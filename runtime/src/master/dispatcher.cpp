@@ -44,7 +44,6 @@ bool Dispatcher::Start(std::string* err) {
     return false;
   }
   try {
-    admission_ = std::make_unique<master::Admission>(context_, options_.credentials.client_public);
     router_ = zmq::socket_t(context_, zmq::socket_type::router);
     router_.set(zmq::sockopt::linger, 0);
     router_.set(zmq::sockopt::router_mandatory, 1);
@@ -60,7 +59,8 @@ bool Dispatcher::Start(std::string* err) {
     router_.set(zmq::sockopt::heartbeat_ivl, static_cast<int>(s.heartbeat_interval.count()));
     router_.set(zmq::sockopt::heartbeat_timeout, static_cast<int>(s.heartbeat_timeout.count()));
     router_.set(zmq::sockopt::heartbeat_ttl, static_cast<int>(s.heartbeat_timeout.count()));
-    admission_->Watch(router_, context_);
+    admission_ = std::make_unique<master::Admission>(context_, router_,
+                                                     options_.credentials.client_public);
     router_.bind("tcp://" + options_.settings.listen_host + ":0");
     endpoint_ = router_.get(zmq::sockopt::last_endpoint);
   } catch (const zmq::error_t& e) {
@@ -187,16 +187,12 @@ void Dispatcher::Run() {
   for (;;) {
     zmq::pollitem_t items[] = {
         {router_.handle(), 0, ZMQ_POLLIN, 0},
-        {admission_->zap().handle(), 0, ZMQ_POLLIN, 0},
-        {admission_->monitor().handle(), 0, ZMQ_POLLIN, 0},
         {nullptr, wake_fd_, ZMQ_POLLIN, 0},
     };
     const auto wait = std::max<Clock::duration>(
         Clock::duration::zero(), last_tick_ + tick - Clock::now());
-    zmq::poll(items, 4, std::chrono::duration_cast<std::chrono::milliseconds>(wait));
-    if (items[3].revents & ZMQ_POLLIN) RunPosted();
-    if (items[1].revents & ZMQ_POLLIN) admission_->HandleZap();
-    if (items[2].revents & ZMQ_POLLIN) admission_->HandleMonitor();
+    zmq::poll(items, 2, std::chrono::duration_cast<std::chrono::milliseconds>(wait));
+    if (items[1].revents & ZMQ_POLLIN) RunPosted();
     if (items[0].revents & ZMQ_POLLIN) {
       // Drain a bounded batch so timers and posted work keep their turn.
       for (int i = 0; i < 1024; ++i) {

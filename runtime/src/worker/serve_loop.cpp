@@ -129,13 +129,18 @@ class ServeLoop {
   // Takes every message that has arrived, waiting up to wait for the first.
   // False once the master said STOP.
   bool Receive(std::chrono::milliseconds wait) {
-    zmq::pollitem_t item{dealer_.handle(), 0, ZMQ_POLLIN, 0};
-    if (zmq::poll(&item, 1, wait) == 0) return true;
+    // A timed receive costs fewer system calls than a poll and a receive.
+    if (wait != receive_timeout_) {
+      dealer_.set(zmq::sockopt::rcvtimeo, static_cast<int>(wait.count()));
+      receive_timeout_ = wait;
+    }
+    zmq::message_t message;
+    if (!dealer_.recv(message)) return true;
     for (;;) {
-      zmq::message_t message;
-      if (!dealer_.recv(message, zmq::recv_flags::dontwait)) return true;
       quiet_since_ = Clock::now();
       if (!Handle(std::move(message))) return false;
+      message = zmq::message_t();
+      if (!dealer_.recv(message, zmq::recv_flags::dontwait)) return true;
     }
   }
 
@@ -255,6 +260,7 @@ class ServeLoop {
   std::uint32_t prefetch_ = 1;
   std::chrono::milliseconds interval_;
   std::chrono::milliseconds timeout_;
+  std::chrono::milliseconds receive_timeout_{-1};
   bool welcomed_ = false;
   Clock::time_point last_sent_ = Clock::now(), quiet_since_ = Clock::now();
 };
