@@ -4,6 +4,12 @@
 # The one pinned Kubernetes release; go.mod must agree.
 K8S_VERSION=1.34.4
 
+# The Go toolchain that builds it, fetched from the Go module proxy (where Go
+# publishes its toolchains as modules) and checked against this digest of
+# its zip, so a fresh machine needs no Go of its own.
+GO_TOOLCHAIN=go1.24.13
+GO_TOOLCHAIN_SHA256=d2b048367a3d1a748b87f756fa06df12ce3b419e1d5f2a3612acb8950d615f9f
+
 # Build cache and binaries: outside the repo, reused across runs.
 CACHE=${FIBER_CLUSTER_CACHE:-$HOME/.cache/fiber-cluster}
 BIN=$CACHE/bin/v$K8S_VERSION
