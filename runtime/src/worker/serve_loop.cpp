@@ -114,8 +114,10 @@ class ServeLoop {
   }
 
  private:
-  // Messages received and the tasks they hold, run in order.
+  // A TASK message and the tasks it holds, run in order. Never moved once
+  // parsed (std::deque keeps its elements in place).
   struct Received {
+    explicit Received(zmq::message_t m) : message(std::move(m)) {}
     zmq::message_t message;
     std::vector<wire::TaskView> tasks;
     std::size_t next = 0;
@@ -163,10 +165,12 @@ class ServeLoop {
     switch (header.type) {
       case Type::kWelcome: OnWelcome(message); return true;
       case Type::kTask: {
-        Received received{std::move(message), {}, 0};
+        // Parsed in place: the views point into the message's bytes, which
+        // a short message keeps inside itself and a move would relocate.
+        Received& received = queue_.emplace_back(std::move(message));
         if (!wire::ReadTasks(received.message, &received.tasks, &err))
           Die(b_, 1, "the master sent a malformed TASK (" + err + ")");
-        if (!received.tasks.empty()) queue_.push_back(std::move(received));
+        if (received.tasks.empty()) queue_.pop_back();
         return true;
       }
       case Type::kStop: return false;
