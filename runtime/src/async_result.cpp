@@ -24,6 +24,11 @@ void throw_outcome(const Outcome& outcome) {
   throw Error("internal error: a successful outcome was thrown");
 }
 
+void throw_undecodable(const char* why) {
+  throw Error(std::string("a task's result does not decode as the type the caller expects (") +
+              why + "); are master and workers the same build?");
+}
+
 Batch::Batch(std::size_t size) : slots_(size), done_(size, false) {
   completion_order_.reserve(size);
 }

@@ -80,10 +80,18 @@ class Batch {
   std::vector<std::size_t> completion_order_;
 };
 
+[[noreturn]] void throw_undecodable(const char* why);
+
 template <class T>
 T decode(const Outcome& outcome) {
   if (outcome.kind != Outcome::Kind::kValue) throw_outcome(outcome);
-  if constexpr (!std::is_void_v<T>) return from_bytes<T>(outcome.data);
+  if constexpr (!std::is_void_v<T>) {
+    try {
+      return from_bytes<T>(outcome.data);
+    } catch (const cereal::Exception& e) {
+      throw_undecodable(e.what());
+    }
+  }
 }
 
 }  // namespace fiber::detail
