@@ -7,7 +7,10 @@
 #include <fiber/fiber.hpp>
 
 #include <cstdio>
+#include <algorithm>
 #include <fstream>
+#include <mutex>
+#include <thread>
 #include <sstream>
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
@@ -15,6 +18,7 @@
 #include "master/dispatcher.hpp"
 #include "tasks.hpp"
 #include "wire/message.hpp"
+#include "wire/task_batch.hpp"
 
 namespace {
 
@@ -170,6 +174,127 @@ TEST_CASE("garbage from an admitted peer neither crashes nor stalls the master")
   for (int i = 0; i < 5 && refusal(answer).empty(); ++i) answer = reply(hostile, 10000);
   CHECK(refusal(answer) == "no worker of this pool has that id");
   CHECK(log.text().find("dropped a malformed message") != std::string::npos);
+}
+
+namespace {
+
+// A backend whose workers are played by the test: it records what each
+// launch was handed, and reports a worker it was told to kill as ended.
+class ScriptedBackend : public fiber::backend::Backend {
+ public:
+  struct State {
+    std::mutex mu;
+    std::vector<fiber::backend::Launch> launches;
+    std::vector<std::string> killed;
+  };
+  explicit ScriptedBackend(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  const char* name() const override { return "scripted"; }
+  bool Start(const fiber::backend::Launch& launch, std::string*) override {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->launches.push_back(launch);
+    return true;
+  }
+  void Kill(const std::string& id) override {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->killed.push_back(id);
+    ended_.push_back({id, "killed by signal 9"});
+  }
+  std::vector<fiber::backend::Exit> Poll() override { return std::exchange(ended_, {}); }
+  void KillAll() override {}
+
+ private:
+  std::shared_ptr<State> state_;
+  std::vector<fiber::backend::Exit> ended_;  // I/O thread only
+};
+
+// Plays the n-th worker the backend was asked for, up to READY.
+zmq::socket_t play_worker(zmq::context_t& ctx, ScriptedBackend::State& state, std::size_t n) {
+  fiber::backend::Launch launch;
+  for (int i = 0; i < 600; ++i) {
+    {
+      std::lock_guard<std::mutex> lock(state.mu);
+      if (state.launches.size() > n) launch = state.launches[n];
+    }
+    if (!launch.worker_id.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  REQUIRE(!launch.worker_id.empty());
+  fiber::wire::Credentials keys;
+  keys.server_public = launch.env.at("FIBER_SERVER_KEY");
+  keys.client_secret = launch.env.at("FIBER_CLIENT_KEY");
+  REQUIRE(fiber::wire::PublicKeyOf(keys.client_secret, &keys.client_public));
+  zmq::socket_t s = peer(ctx, launch.env.at("FIBER_MASTER"), launch.worker_id, &keys);
+  s.send(hello(), zmq::send_flags::none);
+  fiber::wire::Header h;
+  std::string err;
+  REQUIRE(fiber::wire::ParseHeader(reply(s, 10000), &h, &err));
+  REQUIRE(h.type == Type::kWelcome);
+  s.send(fiber::wire::Writer(Type::kReady).U32(1).Finish(), zmq::send_flags::none);
+  return s;
+}
+
+// The next TASK the peer is sent (HEARTBEATs skipped).
+fiber::wire::TaskView next_task(zmq::socket_t& s, zmq::message_t* holder) {
+  for (int i = 0; i < 100; ++i) {
+    *holder = reply(s, 10000);
+    fiber::wire::Header h;
+    std::string err;
+    REQUIRE(fiber::wire::ParseHeader(*holder, &h, &err));
+    if (h.type != Type::kTask) continue;
+    std::vector<fiber::wire::TaskView> tasks;
+    REQUIRE(fiber::wire::ReadTasks(*holder, &tasks, &err));
+    REQUIRE(tasks.size() == 1);
+    return tasks[0];
+  }
+  FAIL("no TASK arrived");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("a worker that answers for a task it does not hold is dropped; the task runs elsewhere") {
+  StderrCapture log;
+  auto state = std::make_shared<ScriptedBackend::State>();
+  fiber::wire::Credentials keys;
+  std::string err;
+  REQUIRE(fiber::wire::Credentials::Generate(&keys, &err));
+  fiber::detail::Dispatcher::Options options;
+  options.processes = 1;
+  options.credentials = keys;
+  fiber::detail::Dispatcher dispatcher(options, std::make_unique<ScriptedBackend>(state));
+  REQUIRE(dispatcher.Start(&err));
+  zmq::context_t ctx;
+  auto liar = play_worker(ctx, *state, 0);
+  auto batch = std::make_shared<fiber::detail::Batch>(1);
+  dispatcher.Submit("square", {fiber::detail::encode_args(square, 7)}, 1, batch);
+
+  zmq::message_t held;
+  const auto task = next_task(liar, &held);
+  fiber::wire::Writer lie(Type::kResult);
+  lie.U32(1);
+  fiber::wire::AppendResultHead(lie, task.id + 1000, 1);
+  fiber::wire::AppendOutcome(lie, 0, fiber::detail::to_bytes(0));
+  liar.send(lie.Finish(), zmq::send_flags::none);
+
+  // Its replacement gets the same call and answers it properly.
+  auto honest = play_worker(ctx, *state, 1);
+  const auto again = next_task(honest, &held);
+  CHECK(again.calls.size() == 1);
+  const int x = std::get<0>(fiber::detail::from_bytes<std::tuple<int>>(again.calls[0]));
+  fiber::wire::Writer answer(Type::kResult);
+  answer.U32(1);
+  fiber::wire::AppendResultHead(answer, again.id, 1);
+  fiber::wire::AppendOutcome(answer, 0, fiber::detail::to_bytes(x * x));
+  honest.send(answer.Finish(), zmq::send_flags::none);
+
+  REQUIRE(batch->wait_all(fiber::detail::deadline_after(std::chrono::seconds(30))));
+  CHECK(fiber::detail::decode<int>(batch->at(0)) == 49);
+  {
+    std::lock_guard<std::mutex> lock(state->mu);
+    CHECK(std::count(state->killed.begin(), state->killed.end(), "w0") >= 1);
+  }
+  CHECK(log.text().find("worker w0 lost: it sent a result for task " + std::to_string(task.id + 1000) +
+                        ", which it does not hold") != std::string::npos);
 }
 
 TEST_CASE("a pool keeps working while a stranger hammers its port") {
