@@ -78,6 +78,9 @@ bool Dispatcher::Post(std::function<void()> fn) {
     std::lock_guard<std::mutex> lock(mu_);
     if (finished_) return false;  // the I/O thread has stopped reading
     inbox_.push_back(std::move(fn));
+    // The I/O thread reads the eventfd before it takes the inbox, so work
+    // queued behind other work is taken with it: only the first needs a wake.
+    if (inbox_.size() > 1) return true;
   }
   const std::uint64_t one = 1;
   if (::write(wake_fd_, &one, sizeof one) < 0) {
