@@ -31,7 +31,7 @@ class OutputArchive : public cereal::OutputArchive<OutputArchive, cereal::AllowE
   explicit OutputArchive(std::string* out)
       : cereal::OutputArchive<OutputArchive, cereal::AllowEmptyClassElision>(this), out_(out) {}
   void saveBinary(const void* data, std::streamsize size) {
-    out_->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
+    if (size > 0) out_->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
   }
 
  private:
@@ -49,6 +49,7 @@ class InputArchive : public cereal::InputArchive<InputArchive, cereal::AllowEmpt
     if (n > bytes_.size())
       throw cereal::Exception("the bytes end " + std::to_string(n - bytes_.size()) +
                               " bytes short of the value");
+    if (n == 0) return;  // an empty container's data() may be null
     std::memcpy(data, bytes_.data(), n);
     bytes_.remove_prefix(n);
   }

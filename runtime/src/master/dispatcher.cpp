@@ -354,7 +354,8 @@ void Dispatcher::Dispatch() {
   });
   // Deal pending tasks one per worker per pass, so a round of tasks spreads
   // over idle workers before any queues behind a busy one; each worker then
-  // gets its share in one message.
+  // gets its share in one message, of at most about kMaxTaskBytes (big
+  // arguments wait for results to come back rather than pile up at once).
   std::vector<std::optional<wire::Writer>> messages(free.size());
   bool dealt = true;
   while (tasks_.HasPending() && dealt) {
@@ -362,6 +363,7 @@ void Dispatcher::Dispatch() {
     for (std::size_t i = 0; i < free.size() && tasks_.HasPending(); ++i) {
       auto& [id, w] = free[i];
       if (static_cast<int>(w->leases.size()) >= w->credit) continue;
+      if (messages[i] && messages[i]->size() >= kMaxTaskBytes) continue;
       const std::uint64_t task_id = tasks_.LeaseNext(*id);
       w->leases.push_back(task_id);
       const master::Task& task = *tasks_.Find(task_id);

@@ -30,6 +30,8 @@ class Dispatcher {
  public:
   /// The most tasks a worker may ask to hold.
   static constexpr std::uint32_t kMaxCredit = 1024;
+  /// A TASK message stops taking more tasks once it is this large.
+  static constexpr std::size_t kMaxTaskBytes = 4 << 20;
 
   struct Options {
     config::Settings settings;
