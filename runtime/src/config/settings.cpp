@@ -8,6 +8,8 @@
 
 namespace fiber::config {
 
+namespace {
+
 bool ParseSeconds(const char* name, const char* text, double min_seconds,
                   std::chrono::milliseconds* out, std::string* err) {
   char* end = nullptr;
@@ -23,10 +25,25 @@ bool ParseSeconds(const char* name, const char* text, double min_seconds,
   return true;
 }
 
+}  // namespace
+
 std::string FormatSeconds(std::chrono::milliseconds ms) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ms.count()) / 1000.0);
   return buf;
+}
+
+bool ApplyHeartbeat(const Getenv& getenv, std::chrono::milliseconds* interval,
+                    std::chrono::milliseconds* timeout, std::string* err) {
+  if (const char* v = getenv("FIBER_HEARTBEAT_INTERVAL"))
+    if (!ParseSeconds("FIBER_HEARTBEAT_INTERVAL", v, 0.01, interval, err)) return false;
+  if (const char* v = getenv("FIBER_HEARTBEAT_TIMEOUT"))
+    if (!ParseSeconds("FIBER_HEARTBEAT_TIMEOUT", v, 0.1, timeout, err)) return false;
+  if (*timeout <= 2 * *interval) {
+    *err = "FIBER_HEARTBEAT_TIMEOUT must be more than twice FIBER_HEARTBEAT_INTERVAL";
+    return false;
+  }
+  return true;
 }
 
 namespace {
@@ -51,18 +68,9 @@ bool ApplyEnvironment(const Getenv& getenv, Settings* s, std::string* err) {
     }
     s->listen_host = v;
   }
-  if (const char* v = getenv("FIBER_HEARTBEAT_INTERVAL"))
-    if (!ParseSeconds("FIBER_HEARTBEAT_INTERVAL", v, 0.01, &s->heartbeat_interval, err))
-      return false;
-  if (const char* v = getenv("FIBER_HEARTBEAT_TIMEOUT"))
-    if (!ParseSeconds("FIBER_HEARTBEAT_TIMEOUT", v, 0.1, &s->heartbeat_timeout, err))
-      return false;
+  if (!ApplyHeartbeat(getenv, &s->heartbeat_interval, &s->heartbeat_timeout, err)) return false;
   if (const char* v = getenv("FIBER_START_TIMEOUT"))
     if (!ParseSeconds("FIBER_START_TIMEOUT", v, 0.1, &s->start_timeout, err)) return false;
-  if (s->heartbeat_timeout <= 2 * s->heartbeat_interval) {
-    *err = "FIBER_HEARTBEAT_TIMEOUT must be more than twice FIBER_HEARTBEAT_INTERVAL";
-    return false;
-  }
   if (const char* v = getenv("FIBER_PREFETCH")) {
     char* end = nullptr;
     const long n = std::strtol(v, &end, 10);

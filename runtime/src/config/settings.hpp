@@ -33,11 +33,12 @@ using Getenv = std::function<const char*(const char*)>;
 /// variable and its bad value.
 bool ApplyEnvironment(const Getenv& getenv, Settings* settings, std::string* err);
 
-/// Parses text as seconds (fractions allowed) from min_seconds to one day;
-/// false with *err naming the variable name and the text.
-bool ParseSeconds(const char* name, const char* text, double min_seconds,
-                  std::chrono::milliseconds* out, std::string* err);
-/// ms as seconds in the form ParseSeconds reads, e.g. "0.500".
+/// Applies FIBER_HEARTBEAT_INTERVAL and FIBER_HEARTBEAT_TIMEOUT, where set,
+/// and checks the timeout is more than twice the interval; the master's
+/// settings and a worker's bootstrap both read them this way.
+bool ApplyHeartbeat(const Getenv& getenv, std::chrono::milliseconds* interval,
+                    std::chrono::milliseconds* timeout, std::string* err);
+/// ms as seconds in the form the FIBER_* time settings take, e.g. "0.500".
 std::string FormatSeconds(std::chrono::milliseconds ms);
 
 /// The settings of this process, resolved by fiber::init.

@@ -221,12 +221,9 @@ void Dispatcher::OnMessage(zmq::multipart_t& message) {
   wire::Header header;
   std::string err;
   auto it = workers_.find(id);
-  if (message.size() != 1) {
-    err = "a message of " + std::to_string(message.size()) + " frames, not one";
-  } else if (wire::ParseHeader(message.front(), &header, &err)) {
-    err.clear();
-  }
-  if (!err.empty()) {
+  const bool one_frame = message.size() == 1;
+  if (!one_frame) err = "a message of " + std::to_string(message.size()) + " frames, not one";
+  if (!one_frame || !wire::ParseHeader(message.front(), &header, &err)) {
     if (++bad_messages_ <= 10 || bad_messages_ % 1000 == 0)
       log::Warning("dropped a malformed message from '" + id + "': " + err);
     if (it != workers_.end() && it->second.connected)

@@ -56,18 +56,11 @@ bool ReadBootstrap(const config::Getenv& getenv, Bootstrap* out, std::string* er
     *err = "FIBER_CLIENT_KEY is not a 40-character Z85 CURVE key";  // value not shown: a secret
     return false;
   }
-  std::string interval, timeout;
-  if (!Require(getenv, "FIBER_HEARTBEAT_INTERVAL", &interval, err) ||
-      !config::ParseSeconds("FIBER_HEARTBEAT_INTERVAL", interval.c_str(), 0.01,
-                            &out->heartbeat_interval, err) ||
-      !Require(getenv, "FIBER_HEARTBEAT_TIMEOUT", &timeout, err) ||
-      !config::ParseSeconds("FIBER_HEARTBEAT_TIMEOUT", timeout.c_str(), 0.1,
-                            &out->heartbeat_timeout, err))
+  std::string unused;
+  if (!Require(getenv, "FIBER_HEARTBEAT_INTERVAL", &unused, err) ||
+      !Require(getenv, "FIBER_HEARTBEAT_TIMEOUT", &unused, err) ||
+      !config::ApplyHeartbeat(getenv, &out->heartbeat_interval, &out->heartbeat_timeout, err))
     return false;
-  if (out->heartbeat_timeout <= 2 * out->heartbeat_interval) {
-    *err = "FIBER_HEARTBEAT_TIMEOUT must be more than twice FIBER_HEARTBEAT_INTERVAL";
-    return false;
-  }
   if (const char* parent = getenv("FIBER_PARENT_PID")) out->parent_pid = std::atol(parent);
   return true;
 }
