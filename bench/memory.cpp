@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   while (ready < static_cast<std::size_t>(n)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     ready = 0;
-    for (const auto& w : pool.workers()) ready += w.state == "ready";
+    for (const auto& w : pool.workers()) ready += w.state == fiber::WorkerState::kReady;
     if (bench::seconds_since(t0) > 300) {
       std::cerr << "only " << ready << " of " << n << " workers ready after 300 s\n";
       return 1;

@@ -109,7 +109,7 @@ void wait_ready(fiber::Pool& pool, std::size_t n) {
   for (;;) {
     const auto workers = pool.workers();
     std::size_t ready = 0;
-    for (const auto& w : workers) ready += w.state == "ready";
+    for (const auto& w : workers) ready += w.state == fiber::WorkerState::kReady;
     if (ready >= n) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

@@ -75,7 +75,8 @@ const std::map<std::string, std::string> kGood = {
     {"FIBER_ROLE", "worker"},        {"FIBER_MASTER", "tcp://127.0.0.1:1"},
     {"FIBER_WORKER_ID", "w0"},       {"FIBER_SERVER_KEY", kKey},
     {"FIBER_CLIENT_KEY", kKey},      {"FIBER_HEARTBEAT_INTERVAL", "0.5"},
-    {"FIBER_HEARTBEAT_TIMEOUT", "5"},
+    {"FIBER_HEARTBEAT_TIMEOUT", "5"}, {"FIBER_START_TIMEOUT", "60"},
+    {"FIBER_RUN_ID", "test"},
 };
 
 void check_refused(const std::string& var, const std::string& value, const std::string& says) {
@@ -100,6 +101,21 @@ TEST_CASE("a worker with missing or garbage FIBER_ settings exits with one clear
   check_refused("FIBER_HEARTBEAT_INTERVAL", "", "FIBER_HEARTBEAT_INTERVAL is not set");
   check_refused("FIBER_HEARTBEAT_TIMEOUT", "soon", "FIBER_HEARTBEAT_TIMEOUT='soon' is not a number");
   check_refused("FIBER_HEARTBEAT_TIMEOUT", "0.6", "must be more than twice FIBER_HEARTBEAT_INTERVAL");
+  check_refused("FIBER_START_TIMEOUT", "", "FIBER_START_TIMEOUT is not set");
+  check_refused("FIBER_RUN_ID", "", "FIBER_RUN_ID is not set");
+  check_refused("FIBER_PARENT_PID", "12abc", "FIBER_PARENT_PID='12abc' is not a process id");
+  check_refused("FIBER_PARENT_PID", "-5", "FIBER_PARENT_PID='-5' is not a process id");
+}
+
+TEST_CASE("a worker that cannot reach its master gives up after FIBER_START_TIMEOUT") {
+  auto env = kGood;
+  env["FIBER_MASTER"] = "tcp://127.0.0.1:9";  // nothing listens on the discard port
+  env["FIBER_START_TIMEOUT"] = "1.5";
+  Child worker = spawn({built_program("hold_pool")}, env);
+  const std::string err = read_all(worker.stderr_fd);
+  CHECK(wait_exit(worker) == 1);
+  CHECK_MESSAGE(err.find("fiber worker w0: error: ") == 0, err);
+  CHECK_MESSAGE(err.find("for 1.5 s); exiting") != std::string::npos, err);
 }
 
 TEST_CASE("the client key never appears in a worker's error message") {
@@ -108,7 +124,7 @@ TEST_CASE("the client key never appears in a worker's error message") {
   Child worker = spawn({built_program("hold_pool")}, env);
   const std::string err = read_all(worker.stderr_fd);
   CHECK(wait_exit(worker) == 2);
-  CHECK(err.find("secret-that") == std::string::npos);
+  CHECK(err.find("secret") == std::string::npos);
 }
 
 TEST_CASE("a master with bad settings says which one and exits") {

@@ -1,131 +1,52 @@
 // Only workers of a run get in: a peer without the run's key is refused and
 // logged, and garbage from any peer never crashes or stalls the master.
+// Workers are played by the test (test/support) against an in-process master.
 #include <doctest/doctest.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <fiber/fiber.hpp>
 
-#include <cstdio>
 #include <algorithm>
-#include <fstream>
-#include <mutex>
-#include <thread>
-#include <sstream>
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
-#include "master/dispatcher.hpp"
+#include "support/scripted_peer.hpp"
+#include "support/stderr_capture.hpp"
+#include "support/test_master.hpp"
 #include "tasks.hpp"
-#include "wire/message.hpp"
-#include "wire/task_batch.hpp"
+#include "wire/codec.hpp"
+
+using fiber::testing::RefusalIn;
+using fiber::testing::ScriptedBackend;
+using fiber::testing::ScriptedPeer;
+using fiber::testing::StderrCapture;
+using fiber::testing::TestMaster;
+using fiber::wire::Type;
 
 namespace {
 
-using fiber::wire::Type;
-
-// Captures what this process writes to stderr while alive.
-class StderrCapture {
- public:
-  StderrCapture() : path_("/tmp/fiber-stderr-" + std::to_string(getpid())) {
-    std::fflush(stderr);
-    saved_ = dup(2);
-    const int fd = open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    dup2(fd, 2);
-    close(fd);
-  }
-  ~StderrCapture() { restore(); unlink(path_.c_str()); }
-  std::string text() {
-    restore();
-    std::ifstream in(path_);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-
- private:
-  void restore() {
-    if (saved_ < 0) return;
-    std::fflush(stderr);
-    dup2(saved_, 2);
-    close(saved_);
-    saved_ = -1;
-  }
-  std::string path_;
-  int saved_ = -1;
-};
-
-struct Master {
-  fiber::wire::Credentials keys;
-  std::unique_ptr<fiber::detail::Dispatcher> dispatcher;
-  Master() {
-    std::string err;
-    REQUIRE(fiber::wire::Credentials::Generate(&keys, &err));
-    fiber::detail::Dispatcher::Options options;
-    options.processes = 0;  // no workers: only the peers a test makes
-    options.credentials = keys;
-    std::string backend_err;
-    dispatcher = std::make_unique<fiber::detail::Dispatcher>(
-        options, fiber::backend::Make("local", &backend_err));
-    REQUIRE(dispatcher->Start(&err));
-  }
-};
-
-zmq::socket_t peer(zmq::context_t& ctx, const std::string& endpoint, const std::string& id,
-                   const fiber::wire::Credentials* keys, bool own_keys = false) {
-  zmq::socket_t s(ctx, zmq::socket_type::dealer);
-  s.set(zmq::sockopt::linger, 0);
-  s.set(zmq::sockopt::routing_id, id);
-  if (keys) {
-    std::string pub = keys->client_public, sec = keys->client_secret;
-    if (own_keys) {
-      char p[41], k[41];
-      zmq_curve_keypair(p, k);
-      pub = p;
-      sec = k;
-    }
-    fiber::wire::MakeCurveClient(s, keys->server_public, pub, sec);
-  }
-  s.connect(endpoint);
-  return s;
-}
-
 zmq::message_t hello(std::uint8_t version = fiber::wire::kProtocolVersion) {
-  return fiber::wire::Writer(Type::kHello, version).U64(42).Finish();
+  return fiber::wire::Writer(Type::kHello, fiber::wire::kRunChannel, version).U64(42).Finish();
 }
 
-// The reply to a message, or an empty message after timeout_ms.
-zmq::message_t reply(zmq::socket_t& s, int timeout_ms) {
-  zmq::pollitem_t item{s.handle(), 0, ZMQ_POLLIN, 0};
-  zmq::message_t m;
-  if (zmq::poll(&item, 1, std::chrono::milliseconds(timeout_ms)) > 0) (void)s.recv(m);
-  return m;
-}
-
-std::string refusal(const zmq::message_t& m) {
-  fiber::wire::Header h;
-  std::string err;
-  if (!fiber::wire::ParseHeader(m, &h, &err) || h.type != Type::kRefuse) return "";
-  return std::string(fiber::wire::Reader(m).Rest());
-}
+std::string square_call(int x) { return fiber::detail::encode_args(square, x); }
 
 }  // namespace
 
 TEST_CASE("a peer without CURVE, or with another run's key, is refused and logged") {
   StderrCapture log;
-  Master master;
+  TestMaster master;
   zmq::context_t ctx;
-  auto plain = peer(ctx, master.dispatcher->endpoint(), "w0", nullptr);
-  auto stranger = peer(ctx, master.dispatcher->endpoint(), "w0", &master.keys, true);
-  plain.send(hello(), zmq::send_flags::none);
-  stranger.send(hello(), zmq::send_flags::none);
-  CHECK(reply(plain, 1500).size() == 0);
-  CHECK(reply(stranger, 500).size() == 0);
+  const std::string endpoint = master.dispatcher->endpoint();
+  ScriptedPeer plain(ctx, endpoint, "w0", nullptr);
+  ScriptedPeer stranger(ctx, endpoint, "w0", &master.keys, true);
+  plain.Send(hello());
+  stranger.Send(hello());
+  CHECK(plain.Receive(1500).size() == 0);
+  CHECK(stranger.Receive(500).size() == 0);
   // A peer holding the run's key is answered (refused only for its unknown id).
-  auto member = peer(ctx, master.dispatcher->endpoint(), "w99", &master.keys);
-  member.send(hello(), zmq::send_flags::none);
-  auto answer = reply(member, 10000);
-  CHECK(refusal(answer) == "no worker of this pool has that id");
+  ScriptedPeer member(ctx, endpoint, "w99", &master.keys);
+  member.Send(hello());
+  CHECK(RefusalIn(member.Receive(10000)) == "no worker of this run has that id");
   const std::string text = log.text();
   CHECK(text.find("refused connection from 127.0.0.1: its CURVE key is not this run's") !=
         std::string::npos);
@@ -134,158 +55,73 @@ TEST_CASE("a peer without CURVE, or with another run's key, is refused and logge
 
 TEST_CASE("a worker of another protocol version is refused with a clear message") {
   StderrCapture log;
-  Master master;
+  TestMaster master;
   zmq::context_t ctx;
-  auto old = peer(ctx, master.dispatcher->endpoint(), "w0", &master.keys);
-  old.send(hello(9), zmq::send_flags::none);
-  auto answer = reply(old, 10000);
-  CHECK(refusal(answer).find("speaks fiber protocol version 9 but this master speaks version 2") !=
+  ScriptedPeer old(ctx, master.dispatcher->endpoint(), "w0", &master.keys);
+  old.Send(hello(9));
+  CHECK(RefusalIn(old.Receive(10000))
+            .find("speaks fiber protocol version 9 but this master speaks version 3") !=
         std::string::npos);
 }
 
 TEST_CASE("garbage from an admitted peer neither crashes nor stalls the master") {
   StderrCapture log;
-  Master master;
+  TestMaster master;
   zmq::context_t ctx;
-  auto hostile = peer(ctx, master.dispatcher->endpoint(), "w7", &master.keys);
+  ScriptedPeer hostile(ctx, master.dispatcher->endpoint(), "w7", &master.keys);
   const std::string v(1, static_cast<char>(fiber::wire::kProtocolVersion));
+  const std::string channel1("\x01\0\0\0", 4);
   std::vector<std::vector<std::string>> garbage = {
       {""},
       {"\xff\xfe\xfd"},
       {"F", "x"},
-      {"F" + v + "\x63"},                                    // unknown type
-      {"F" + v + "\x06"},                                    // RESULT, no body, not a worker
-      {"F" + v + std::string("\x06\x01\0\0\0", 5) + "12345678"},  // RESULT from a stranger
-      {"F" + v + "\x04" + "toolong-credit"},                 // READY, malformed
-      {"F" + v + "\x01"},                                    // HELLO without pid
-      {"F" + v + "\x01", "12345678"},                        // HELLO in two frames
+      {"F" + v + "\x63" + channel1},                                   // unknown type
+      {"F" + v + "\x06" + channel1},                                   // RESULT, not a worker
+      {"F" + v + "\x06" + channel1 + std::string("\x01\0\0\0", 4) + "12345678"},
+      {"F" + v + "\x04" + channel1 + "toolong-credit"},                // READY, malformed
+      {"F" + v + "\x01" + channel1},                                   // HELLO without pid
+      {"F" + v + "\x01" + channel1, "12345678"},                       // HELLO in two frames
       {std::string(1 << 20, 'G')},
   };
   for (const auto& frames : garbage) {
     zmq::multipart_t m;
     for (const auto& f : frames) m.addstr(f);
-    m.send(hostile);
+    m.send(hostile.socket);
   }
   for (int i = 0; i < 2000; ++i)  // a flood
-    hostile.send(zmq::buffer(std::to_string(i)), zmq::send_flags::none);
+    hostile.socket.send(zmq::buffer(std::to_string(i)), zmq::send_flags::none);
   // Still answering, with a proper refusal for the id it does not know.
-  hostile.send(hello(), zmq::send_flags::none);
-  zmq::message_t answer;
-  for (int i = 0; i < 5 && refusal(answer).empty(); ++i) answer = reply(hostile, 10000);
-  CHECK(refusal(answer) == "no worker of this pool has that id");
+  hostile.Send(hello());
+  std::string refusal;
+  for (int i = 0; i < 5 && refusal.empty(); ++i) refusal = RefusalIn(hostile.Receive(10000));
+  CHECK(refusal == "no worker of this run has that id");
   CHECK(log.text().find("dropped a malformed message") != std::string::npos);
 }
-
-namespace {
-
-// A backend whose workers are played by the test: it records what each
-// launch was handed, and reports a worker it was told to kill as ended.
-class ScriptedBackend : public fiber::backend::Backend {
- public:
-  struct State {
-    std::mutex mu;
-    std::vector<fiber::backend::Launch> launches;
-    std::vector<std::string> killed;
-  };
-  explicit ScriptedBackend(std::shared_ptr<State> state) : state_(std::move(state)) {}
-  const char* name() const override { return "scripted"; }
-  bool Start(const fiber::backend::Launch& launch, std::string*) override {
-    std::lock_guard<std::mutex> lock(state_->mu);
-    state_->launches.push_back(launch);
-    return true;
-  }
-  void Kill(const std::string& id) override {
-    std::lock_guard<std::mutex> lock(state_->mu);
-    state_->killed.push_back(id);
-    ended_.push_back({id, "killed by signal 9"});
-  }
-  std::vector<fiber::backend::Exit> Poll() override { return std::exchange(ended_, {}); }
-  void KillAll() override {}
-
- private:
-  std::shared_ptr<State> state_;
-  std::vector<fiber::backend::Exit> ended_;  // I/O thread only
-};
-
-// Plays the n-th worker the backend was asked for, up to READY.
-zmq::socket_t play_worker(zmq::context_t& ctx, ScriptedBackend::State& state, std::size_t n) {
-  fiber::backend::Launch launch;
-  for (int i = 0; i < 600; ++i) {
-    {
-      std::lock_guard<std::mutex> lock(state.mu);
-      if (state.launches.size() > n) launch = state.launches[n];
-    }
-    if (!launch.worker_id.empty()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  REQUIRE(!launch.worker_id.empty());
-  fiber::wire::Credentials keys;
-  keys.server_public = launch.env.at("FIBER_SERVER_KEY");
-  keys.client_secret = launch.env.at("FIBER_CLIENT_KEY");
-  REQUIRE(fiber::wire::PublicKeyOf(keys.client_secret, &keys.client_public));
-  zmq::socket_t s = peer(ctx, launch.env.at("FIBER_MASTER"), launch.worker_id, &keys);
-  s.send(hello(), zmq::send_flags::none);
-  fiber::wire::Header h;
-  std::string err;
-  REQUIRE(fiber::wire::ParseHeader(reply(s, 10000), &h, &err));
-  REQUIRE(h.type == Type::kWelcome);
-  s.send(fiber::wire::Writer(Type::kReady).U32(1).Finish(), zmq::send_flags::none);
-  return s;
-}
-
-// The next TASK the peer is sent (HEARTBEATs skipped).
-fiber::wire::TaskView next_task(zmq::socket_t& s, zmq::message_t* holder) {
-  for (int i = 0; i < 100; ++i) {
-    *holder = reply(s, 10000);
-    fiber::wire::Header h;
-    std::string err;
-    REQUIRE(fiber::wire::ParseHeader(*holder, &h, &err));
-    if (h.type != Type::kTask) continue;
-    std::vector<fiber::wire::TaskView> tasks;
-    REQUIRE(fiber::wire::ReadTasks(*holder, &tasks, &err));
-    REQUIRE(tasks.size() == 1);
-    return tasks[0];
-  }
-  FAIL("no TASK arrived");
-  return {};
-}
-
-}  // namespace
 
 TEST_CASE("a worker that answers for a task it does not hold is dropped; the task runs elsewhere") {
   StderrCapture log;
   auto state = std::make_shared<ScriptedBackend::State>();
-  fiber::wire::Credentials keys;
-  std::string err;
-  REQUIRE(fiber::wire::Credentials::Generate(&keys, &err));
-  fiber::detail::Dispatcher::Options options;
-  options.processes = 1;
-  options.credentials = keys;
-  fiber::detail::Dispatcher dispatcher(options, std::make_unique<ScriptedBackend>(state));
-  REQUIRE(dispatcher.Start(&err));
+  TestMaster master;
+  const auto channel = master.AddPool(1, state);
   zmq::context_t ctx;
-  auto liar = play_worker(ctx, *state, 0);
+  ScriptedPeer liar(ctx, ScriptedBackend::WaitForLaunch(*state, 0));
+  REQUIRE(liar.Join() == channel);
   auto batch = std::make_shared<fiber::detail::Batch>(1);
-  dispatcher.Submit("square", {fiber::detail::encode_args(square, 7)}, 1, batch);
-
+  master.OnIoThread([&] {
+    master.dispatcher->FindPool(channel)->Submit("square", {square_call(7)}, 1, batch,
+                                                 fiber::master::Clock::now());
+  });
   zmq::message_t held;
-  const auto task = next_task(liar, &held);
-  fiber::wire::Writer lie(Type::kResult);
-  lie.U32(1);
-  fiber::wire::AppendResultHead(lie, task.id + 1000, 1);
-  fiber::wire::AppendOutcome(lie, 0, fiber::detail::to_bytes(0));
-  liar.send(lie.Finish(), zmq::send_flags::none);
+  const auto task = liar.NextTasks(&held).at(0);
+  liar.Answer(channel, task.id + 1000, {fiber::detail::to_bytes(0)});
 
   // Its replacement gets the same call and answers it properly.
-  auto honest = play_worker(ctx, *state, 1);
-  const auto again = next_task(honest, &held);
-  CHECK(again.calls.size() == 1);
+  ScriptedPeer honest(ctx, ScriptedBackend::WaitForLaunch(*state, 1));
+  honest.Join();
+  const auto again = honest.NextTasks(&held).at(0);
+  REQUIRE(again.calls.size() == 1);
   const int x = std::get<0>(fiber::detail::from_bytes<std::tuple<int>>(again.calls[0]));
-  fiber::wire::Writer answer(Type::kResult);
-  answer.U32(1);
-  fiber::wire::AppendResultHead(answer, again.id, 1);
-  fiber::wire::AppendOutcome(answer, 0, fiber::detail::to_bytes(x * x));
-  honest.send(answer.Finish(), zmq::send_flags::none);
+  honest.Answer(channel, again.id, {fiber::detail::to_bytes(x * x)});
 
   REQUIRE(batch->wait_all(fiber::detail::deadline_after(std::chrono::seconds(30))));
   CHECK(fiber::detail::decode<int>(batch->at(0)) == 49);
@@ -293,8 +129,33 @@ TEST_CASE("a worker that answers for a task it does not hold is dropped; the tas
     std::lock_guard<std::mutex> lock(state->mu);
     CHECK(std::count(state->killed.begin(), state->killed.end(), "w0") >= 1);
   }
-  CHECK(log.text().find("worker w0 lost: it sent a result for task " + std::to_string(task.id + 1000) +
-                        ", which it does not hold") != std::string::npos);
+  CHECK(log.text().find("worker w0 lost: it sent a result for task " +
+                        std::to_string(task.id + 1000) + ", which it does not hold") !=
+        std::string::npos);
+}
+
+TEST_CASE("a worker writing to a pool it does not belong to is dropped as hostile") {
+  StderrCapture log;
+  auto a_state = std::make_shared<ScriptedBackend::State>();
+  auto b_state = std::make_shared<ScriptedBackend::State>();
+  TestMaster master;
+  const auto a = master.AddPool(1, a_state);
+  const auto b = master.AddPool(1, b_state);
+  REQUIRE(a != b);
+  zmq::context_t ctx;
+  ScriptedPeer of_a(ctx, ScriptedBackend::WaitForLaunch(*a_state, 0));
+  ScriptedPeer of_b(ctx, ScriptedBackend::WaitForLaunch(*b_state, 0));
+  CHECK(of_a.Join() == a);
+  CHECK(of_b.Join() == b);
+  // Both pools' workers reached the one endpoint with the one set of keys.
+  CHECK(ScriptedBackend::WaitForLaunch(*a_state, 0).bootstrap.master ==
+        ScriptedBackend::WaitForLaunch(*b_state, 0).bootstrap.master);
+  of_a.Send(fiber::wire::Encode(fiber::wire::Ready{1}, b));
+  // Pool a replaces it: its worker was lost for writing to pool b.
+  const auto replacement = ScriptedBackend::WaitForLaunch(*a_state, 1);
+  CHECK(replacement.bootstrap.worker_id != "w0");
+  CHECK(log.text().find("lost: it sent READY for pool " + std::to_string(b) +
+                        ", which it does not belong to") != std::string::npos);
 }
 
 TEST_CASE("a pool keeps working while a stranger hammers its port") {
@@ -302,18 +163,18 @@ TEST_CASE("a pool keeps working while a stranger hammers its port") {
   const std::string endpoint = pool.apply(getenv_task, std::string("FIBER_MASTER"));
   REQUIRE(endpoint.rfind("tcp://127.0.0.1:", 0) == 0);
   zmq::context_t ctx;
-  std::vector<zmq::socket_t> strangers;
+  std::vector<ScriptedPeer> strangers;
   {
     StderrCapture log;
     for (int i = 0; i < 20; ++i) {
-      strangers.push_back(peer(ctx, endpoint, "w" + std::to_string(i % 3), nullptr));
-      strangers.back().send(hello(), zmq::send_flags::none);
+      strangers.emplace_back(ctx, endpoint, "w" + std::to_string(i % 3), nullptr);
+      strangers.back().Send(hello());
     }
     std::vector<int> xs(500);
     for (int i = 0; i < 500; ++i) xs[i] = i;
     const auto ys = pool.map(square, xs, 1);
     for (int i = 0; i < 500; ++i) REQUIRE(ys[i] == i * i);
-    for (auto& s : strangers) CHECK(reply(s, 10).size() == 0);
+    for (auto& s : strangers) CHECK(s.Receive(10).size() == 0);
   }
   // The worker's copy of the run's secret is gone from its environment.
   CHECK(pool.apply(getenv_task, std::string("FIBER_CLIENT_KEY")).empty());

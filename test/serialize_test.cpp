@@ -53,7 +53,7 @@ TEST_CASE("bytes that end early are refused, not read past") {
 }
 
 TEST_CASE("a result that does not decode is a fiber::Error naming the cause") {
-  fiber::detail::Outcome outcome{fiber::detail::Outcome::Kind::kValue, length_prefix(1u << 30)};
+  fiber::detail::Outcome outcome{fiber::detail::Outcome::Kind::kValue, length_prefix(1u << 30), {}};
   CHECK_THROWS_WITH_AS(fiber::detail::decode<std::string>(outcome),
                        doctest::Contains("does not decode"), fiber::Error);
 }

@@ -2,7 +2,10 @@
 // being misread.
 #include <doctest/doctest.h>
 
+#include "wire/codec.hpp"
 #include "wire/credentials.hpp"
+#include "wire/frames.hpp"
+#include "wire/limits.hpp"
 #include "wire/message.hpp"
 #include "wire/task_batch.hpp"
 
@@ -12,20 +15,21 @@ namespace {
 zmq::message_t bytes(const std::string& s) { return zmq::message_t(s.data(), s.size()); }
 }  // namespace
 
-TEST_CASE("a header round-trips every message type") {
-  for (int t = 1; t <= 9; ++t) {
+TEST_CASE("a header round-trips every message type and its channel") {
+  for (int t = 1; t <= kLastType; ++t) {
     Header h;
     std::string err;
-    REQUIRE(ParseHeader(Control(static_cast<Type>(t)), &h, &err));
+    REQUIRE(ParseHeader(EncodeControl(static_cast<Type>(t), 77), &h, &err));
     CHECK(static_cast<int>(h.type) == t);
     CHECK(h.version == kProtocolVersion);
+    CHECK(h.channel == 77);
   }
 }
 
 TEST_CASE("a foreign version still parses, so the master can refuse it by name") {
   Header h;
   std::string err;
-  REQUIRE(ParseHeader(Writer(Type::kHello, 7).U64(1).Finish(), &h, &err));
+  REQUIRE(ParseHeader(Writer(Type::kHello, kRunChannel, 7).U64(1).Finish(), &h, &err));
   CHECK(h.version == 7);
 }
 
@@ -36,9 +40,10 @@ TEST_CASE("malformed headers are refused with the fault named") {
   CHECK(err.find("0 bytes") != std::string::npos);
   CHECK_FALSE(ParseHeader(bytes("XY\x01"), &h, &err));
   CHECK_FALSE(ParseHeader(bytes(std::string("F\x01", 2)), &h, &err));
-  CHECK_FALSE(ParseHeader(bytes(std::string("F\x01\x00", 3)), &h, &err));
+  CHECK_FALSE(ParseHeader(bytes(std::string("F\x03\x00\0\0\0\0", 7)), &h, &err));
   CHECK(err == "unknown message type 0");
-  CHECK_FALSE(ParseHeader(bytes(std::string("F\x01\x0a", 3)), &h, &err));
+  CHECK_FALSE(ParseHeader(bytes(std::string("F\x03\x0a\0\0\0\0", 7)), &h, &err));
+  CHECK_FALSE(ParseHeader(bytes(std::string("F\x03\x01\0\0\0", 6)), &h, &err));
 }
 
 TEST_CASE("fields round-trip, and a short message fails the read that overruns it") {
@@ -86,8 +91,8 @@ TEST_CASE("tasks and results travel several to a message") {
   Writer results(Type::kResult);
   results.U32(12);
   AppendResultHead(results, 7, 2);
-  AppendOutcome(results, 0, "A");
-  AppendOutcome(results, 1, "std::invalid_argument\nbad");
+  AppendOutcome(results, {OutcomeKind::kValue, "A", {}});
+  AppendOutcome(results, {OutcomeKind::kRaised, {}, {"std::invalid_argument", "bad"}});
   const auto r = results.Finish();
   std::uint32_t credit = 0;
   std::vector<ResultView> outs;
@@ -96,8 +101,10 @@ TEST_CASE("tasks and results travel several to a message") {
   REQUIRE(outs.size() == 1);
   CHECK(outs[0].id == 7);
   REQUIRE(outs[0].outcomes.size() == 2);
-  CHECK(outs[0].outcomes[1].kind == 1);
-  CHECK(outs[0].outcomes[1].data == "std::invalid_argument\nbad");
+  CHECK(outs[0].outcomes[0].value == "A");
+  CHECK(outs[0].outcomes[1].kind == OutcomeKind::kRaised);
+  CHECK(outs[0].outcomes[1].raised.type == "std::invalid_argument");
+  CHECK(outs[0].outcomes[1].raised.message == "bad");
 }
 
 TEST_CASE("a task batch that lies about its counts is refused, not trusted") {
@@ -115,6 +122,11 @@ TEST_CASE("a task batch that lies about its counts is refused, not trusted") {
   CHECK_FALSE(ReadResults(Writer(Type::kResult).U32(1).U64(3).U32(2).U8(0).Bytes("ok").Finish(),
                           &credit, &results, &err));
   CHECK(err.find("outcomes of task 3") != std::string::npos);
+  CHECK_FALSE(ReadResults(Writer(Type::kResult).U32(1).U64(3).U32(1).U8(9).Bytes("x").Finish(),
+                          &credit, &results, &err));
+  CHECK(err.find("unknown kind 9") != std::string::npos);
+  CHECK_FALSE(ReadResults(Writer(Type::kResult).U32(kMaxCredit + 1).Finish(), &credit, &results, &err));
+  CHECK(err.find("credit of 257") != std::string::npos);
 }
 
 TEST_CASE("run credentials are fresh, well-formed and consistent") {
@@ -129,4 +141,71 @@ TEST_CASE("run credentials are fresh, well-formed and consistent") {
   CHECK(pub == a.client_public);
   CHECK_FALSE(PublicKeyOf("not a key", &pub));
   CHECK_FALSE(IsZ85Key(std::string(40, ' ')));
+}
+
+TEST_CASE("every small message round-trips through the one codec") {
+  std::string err;
+  Hello hello;
+  REQUIRE(Decode(Encode(Hello{4242}), &hello, &err));
+  CHECK(hello.pid == 4242);
+  const auto welcome_message = Encode(Welcome{5, 7, "init", "args"});
+  Welcome welcome;
+  REQUIRE(Decode(welcome_message, &welcome, &err));
+  CHECK(welcome.channel == 5);
+  CHECK(welcome.prefetch == 7);
+  CHECK(welcome.init_function == "init");
+  CHECK(welcome.init_args == "args");
+  const auto refuse_message = Encode(Refuse{"go away"}, 9);
+  Refuse refuse;
+  REQUIRE(Decode(refuse_message, &refuse, &err));
+  CHECK(refuse.reason == "go away");
+  Ready ready;
+  REQUIRE(Decode(Encode(Ready{3}, 5), &ready, &err));
+  CHECK(ready.credit == 3);
+  const auto failed_message = Encode(InitFailed{{"std::runtime_error", "no"}}, 5);
+  InitFailed failed;
+  REQUIRE(Decode(failed_message, &failed, &err));
+  CHECK(failed.error.type == "std::runtime_error");
+  CHECK(failed.error.message == "no");
+}
+
+TEST_CASE("the codec refuses a wrong type, a short or long body, and credits out of range") {
+  std::string err;
+  Hello hello;
+  CHECK_FALSE(Decode(Encode(Ready{3}, 5), &hello, &err));
+  CHECK(err == "a READY where HELLO was expected");
+  CHECK_FALSE(Decode(Writer(Type::kHello).U32(1).Finish(), &hello, &err));
+  CHECK(err == "a malformed HELLO");
+  CHECK_FALSE(Decode(Writer(Type::kHello).U64(1).U8(0).Finish(), &hello, &err));
+  Ready ready;
+  CHECK_FALSE(Decode(Encode(Ready{0}, 5), &ready, &err));
+  CHECK_FALSE(Decode(Encode(Ready{kMaxCredit + 1}, 5), &ready, &err));
+  CHECK(Decode(Encode(Ready{kMaxCredit}, 5), &ready, &err));
+  Welcome welcome;
+  CHECK_FALSE(Decode(Encode(Welcome{5, kMaxCredit + 1, "", ""}), &welcome, &err));
+  CHECK_FALSE(Decode(Encode(Welcome{kRunChannel, 1, "", ""}), &welcome, &err));
+  InitFailed failed;
+  CHECK_FALSE(Decode(Writer(Type::kInitFailed, 5).Bytes("only a type").Finish(), &failed, &err));
+}
+
+TEST_CASE("a message larger than a frame crosses a socket in pieces and arrives whole") {
+  zmq::context_t ctx;
+  zmq::socket_t a(ctx, zmq::socket_type::pair), b(ctx, zmq::socket_type::pair);
+  LimitFrames(a);
+  LimitFrames(b);
+  a.bind("inproc://frames");
+  b.connect("inproc://frames");
+  std::string big(3 * kMaxFrameBytes + 12345, 'x');
+  for (std::size_t i = 0; i < big.size(); i += 4099) big[i] = static_cast<char>(i);
+  REQUIRE(SendMessage(a, {}, zmq::message_t(big.data(), big.size())));
+  zmq::message_t got;
+  std::string err;
+  REQUIRE(ReceiveMessage(b, false, nullptr, &got, &err) == Receipt::kMessage);
+  CHECK(got.to_string() == big);
+  // Pieces of any other size are refused.
+  zmq::message_t first(std::string(10, 'a')), second(std::string(10, 'b'));
+  (void)a.send(first, zmq::send_flags::sndmore);
+  (void)a.send(second, zmq::send_flags::none);
+  CHECK(ReceiveMessage(b, false, nullptr, &got, &err) == Receipt::kMalformed);
+  CHECK(err.find("frame 1 holds 10 bytes") != std::string::npos);
 }

@@ -11,11 +11,7 @@ namespace fiber::detail {
 
 void throw_outcome(const Outcome& outcome) {
   switch (outcome.kind) {
-    case Outcome::Kind::kRemoteError: {
-      const auto nl = outcome.data.find('\n');
-      if (nl == std::string::npos) throw RemoteError("unknown", outcome.data);
-      throw RemoteError(outcome.data.substr(0, nl), outcome.data.substr(nl + 1));
-    }
+    case Outcome::Kind::kRemoteError: throw RemoteError(outcome.error_type, outcome.data);
     case Outcome::Kind::kWorkerLost: throw WorkerLost(outcome.data);
     case Outcome::Kind::kNotRegistered: throw NotRegistered(outcome.data);
     case Outcome::Kind::kPoolClosed: throw PoolClosed(outcome.data);

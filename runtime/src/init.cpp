@@ -10,6 +10,7 @@
 
 #include "backend/local/local_backend.hpp"
 #include "config/settings.hpp"
+#include "demangle.hpp"
 #include "init_state.hpp"
 #include "log.hpp"
 #include "worker/bootstrap.hpp"
@@ -18,31 +19,45 @@
 namespace fiber {
 
 namespace {
+
 std::atomic<bool> initialized{false};
+
+// A worker serves and exits here; it never returns to main.
+[[noreturn]] void ServeAsWorker(const config::Getenv& env) {
+  worker::Bootstrap bootstrap;
+  std::string err;
+  if (!worker::ReadBootstrap(env, &bootstrap, &err)) {
+    std::fprintf(stderr, "fiber worker: %s\n", err.c_str());
+    std::_Exit(worker::kBadBootstrap);
+  }
+  log::SetWorker(bootstrap.worker_id);
+  // Children of the worker must not inherit the run's secret.
+  ::unsetenv(worker::kSecretVariable);
+  // A local worker dies with its master at once; elsewhere heartbeats
+  // catch a dead master.
+  if (bootstrap.parent_pid > 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != bootstrap.parent_pid) std::_Exit(worker::kMasterLost);
+  }
+  int status = worker::kInternalError;
+  try {
+    status = worker::Serve(bootstrap);
+  } catch (const std::exception& e) {
+    log::Error("internal error (" + CurrentExceptionType() + ": " + e.what() + "); exiting");
+  } catch (...) {
+    log::Error("internal error (" + CurrentExceptionType() + "); exiting");
+  }
+  std::exit(status);
 }
+
+}  // namespace
 
 bool detail::initialized() { return fiber::initialized; }
 
 void init(int argc, char** argv) {
   backend::SetCommandLine(argc, argv);
   const config::Getenv env = [](const char* name) -> const char* { return std::getenv(name); };
-  if (worker::IsWorkerProcess(env)) {
-    worker::Bootstrap bootstrap;
-    std::string err;
-    if (!worker::ReadBootstrap(env, &bootstrap, &err)) {
-      std::fprintf(stderr, "fiber worker: %s\n", err.c_str());
-      std::_Exit(2);
-    }
-    // Children of the worker must not inherit the run's secret.
-    ::unsetenv("FIBER_CLIENT_KEY");
-    // A local worker dies with its master at once; elsewhere heartbeats
-    // catch a dead master.
-    if (bootstrap.parent_pid > 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != bootstrap.parent_pid) std::_Exit(1);
-    }
-    std::exit(worker::Serve(bootstrap));
-  }
+  if (worker::IsWorkerProcess(env)) ServeAsWorker(env);
   config::Settings settings;
   std::string err;
   if (!config::ApplyEnvironment(env, &settings, &err)) {

@@ -2,11 +2,9 @@
 
 #include <thread>
 
-#include "backend/backend.hpp"
-#include "config/settings.hpp"
 #include "init_state.hpp"
-#include "master/dispatcher.hpp"
-#include "wire/credentials.hpp"
+#include "master/pool_handle.hpp"
+#include "master/run.hpp"
 
 namespace fiber {
 
@@ -27,22 +25,10 @@ Pool::Pool(PoolOptions options) : options_(std::move(options)) {
   if (options_.processes == 0)
     options_.processes = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   size_ = options_.processes;
-
-  detail::Dispatcher::Options dispatch;
-  dispatch.settings = config::Current();
-  if (!options_.backend.empty()) dispatch.settings.backend = options_.backend;
-  dispatch.processes = options_.processes;
-  dispatch.max_task_retries = options_.max_task_retries;
-  dispatch.initializer = options_.initializer;
-  std::string err;
-  if (!wire::Credentials::Generate(&dispatch.credentials, &err)) throw Error(err);
-  auto backend = backend::Make(dispatch.settings.backend, &err);
-  if (!backend) throw ConfigError(err);
-  dispatcher_ = std::make_unique<detail::Dispatcher>(std::move(dispatch), std::move(backend));
-  if (!dispatcher_->Start(&err)) throw Error(err);
+  handle_ = std::make_unique<master::PoolHandle>(master::Run::Get(), options_);
 }
 
-Pool::~Pool() = default;  // the dispatcher terminates what still runs
+Pool::~Pool() = default;  // the handle terminates what still runs
 
 std::shared_ptr<detail::Batch> Pool::submit(detail::FunctionKey fn, const char* where,
                                             std::vector<std::string> calls,
@@ -57,23 +43,23 @@ std::shared_ptr<detail::Batch> Pool::submit(detail::FunctionKey fn, const char* 
     const std::size_t workers = static_cast<std::size_t>(std::max(1, size()));
     chunksize = calls.size() / (workers * 4) + (calls.size() % (workers * 4) ? 1 : 0);
   }
-  dispatcher_->Submit(name, std::move(calls), chunksize, batch);
+  handle_->Submit(name, std::move(calls), chunksize, batch);
   return batch;
 }
 
 void Pool::close() {
   closed_ = true;
-  dispatcher_->Close();
+  handle_->Close();
 }
 
 void Pool::terminate() {
   closed_ = true;
-  dispatcher_->Terminate();
+  handle_->Terminate();
 }
 
 void Pool::join() {
   if (!closed_) throw Error("Pool::join: call close() or terminate() first");
-  dispatcher_->Join();
+  handle_->Join();
 }
 
 void Pool::resize(int processes) {
@@ -81,11 +67,20 @@ void Pool::resize(int processes) {
                                        std::to_string(processes));
   if (closed_) throw PoolClosed("Pool::resize: the pool is closed");
   size_ = processes;
-  dispatcher_->Resize(processes);
+  handle_->Resize(processes);
 }
 
 int Pool::size() const { return size_; }
 
-std::vector<WorkerInfo> Pool::workers() const { return dispatcher_->Workers(); }
+const char* to_string(WorkerState state) {
+  switch (state) {
+    case WorkerState::kStarting: return "starting";
+    case WorkerState::kReady: return "ready";
+    case WorkerState::kRetiring: return "retiring";
+  }
+  return "unknown";
+}
+
+std::vector<WorkerInfo> Pool::workers() const { return handle_->Workers(); }
 
 }  // namespace fiber

@@ -1,6 +1,5 @@
 // The process-wide table of FIBER_TASK functions: by address for the master
 // (which function did the user pass?) and by name for the worker.
-#include <cxxabi.h>
 #include <dlfcn.h>
 
 #include <cstdio>
@@ -10,6 +9,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "demangle.hpp"
 #include "fiber/errors.hpp"
 #include "fiber/task.hpp"
 
@@ -35,10 +35,7 @@ Registry& registry() {
 std::string describe(FunctionKey key) {
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(key), &info) && info.dli_sname) {
-    int status = 0;
-    std::unique_ptr<char, void (*)(void*)> demangled(
-        abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status), std::free);
-    std::string name = status == 0 ? demangled.get() : info.dli_sname;
+    const std::string name = Demangle(info.dli_sname);
     const auto paren = name.find('(');
     return paren == std::string::npos ? name : name.substr(0, paren);
   }

@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
     for (;;) {
       auto workers = pool.workers();
       int ok = 0;
-      for (const auto& w : workers) ok += w.state == "ready" && (!running || w.running > 0);
+      for (const auto& w : workers) ok += w.state == fiber::WorkerState::kReady && (!running || w.running > 0);
       if (ok == n) return workers;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }

@@ -22,15 +22,10 @@ namespace fiber::detail {
 
 /// What became of one call.
 struct Outcome {
-  enum class Kind : std::uint8_t {
-    kValue = 0,        // data: encoded result
-    kRemoteError = 1,  // data: "<type>\n<message>"
-    kWorkerLost = 2,   // data: message
-    kNotRegistered = 3,
-    kPoolClosed = 4,
-  };
+  enum class Kind { kValue, kRemoteError, kWorkerLost, kNotRegistered, kPoolClosed };
   Kind kind = Kind::kValue;
-  std::string data;
+  std::string data;        // the encoded value, or the error's message
+  std::string error_type;  // kRemoteError: the type of the exception
 };
 
 /// Throws the fiber error an unsuccessful outcome stands for.

@@ -30,20 +30,32 @@ struct PoolOptions {
   /// fiber::call(seed_rng, 42).
   Call initializer;
   /// "local" (worker processes on this machine); empty means the configured
-  /// default.
+  /// default. An unknown name throws ConfigError.
   std::string backend;
 };
 
+/// Where a worker is in its life, as the master sees it.
+enum class WorkerState {
+  kStarting,  // started by its backend, not ready for tasks yet
+  kReady,     // taking tasks
+  kRetiring,  // finishing what it holds, then stopping (resize, close)
+};
+/// "starting", "ready", "retiring".
+const char* to_string(WorkerState state);
+
 /// One worker as the master sees it.
 struct WorkerInfo {
-  std::string id;     // e.g. "w3"
-  long pid = 0;       // as reported by the worker (0 before it connects)
-  std::string state;  // starting, ready, retiring
-  int running = 0;    // calls leased to it right now
+  std::string id;  // e.g. "w3", unique within the run
+  long pid = 0;    // as reported by the worker (0 before it connects)
+  WorkerState state = WorkerState::kStarting;
+  int running = 0;  // calls leased to it right now
 };
 
+namespace master {
+class PoolHandle;
+}
+
 namespace detail {
-class Dispatcher;
 template <class R>
 R decode_first(const Batch& batch) {
   return decode<R>(batch.at(0));
@@ -170,7 +182,7 @@ class Pool {
   PoolOptions options_;
   std::atomic<bool> closed_{false};
   std::atomic<int> size_{0};
-  std::unique_ptr<detail::Dispatcher> dispatcher_;
+  std::unique_ptr<master::PoolHandle> handle_;
 };
 
 }  // namespace fiber

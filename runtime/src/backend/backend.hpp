@@ -1,21 +1,19 @@
 // A backend starts, stops and observes workers. It never carries task data:
-// it hands a worker the few settings it needs (as environment variables) and
-// reports how it ended.
+// it hands a worker its bootstrap (worker/bootstrap.hpp) and reports how it
+// ended. Every backend is driven from the master's I/O thread only.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "worker/bootstrap.hpp"
 
 namespace fiber::backend {
 
 /// What a backend needs to start one worker.
 struct Launch {
-  std::string worker_id;
-  /// FIBER_* variables that make fiber::init serve; FIBER_CLIENT_KEY among
-  /// them is a secret and must not be shown.
-  std::map<std::string, std::string> env;
+  worker::Bootstrap bootstrap;  // bootstrap.worker_id names the worker
 };
 
 /// A worker the backend saw end.
@@ -29,7 +27,7 @@ class Backend {
   virtual ~Backend() = default;
   virtual const char* name() const = 0;
   /// Starts a worker; false with *err when it could not be started at all.
-  virtual bool Start(const Launch& launch, std::string* err) = 0;
+  [[nodiscard]] virtual bool Start(const Launch& launch, std::string* err) = 0;
   /// Ends a worker now (e.g. SIGKILL); its exit is still reported by Poll.
   virtual void Kill(const std::string& worker_id) = 0;
   /// Workers that ended since the last call; never blocks.
@@ -38,7 +36,11 @@ class Backend {
   virtual void KillAll() = 0;
 };
 
-/// The backend called name ("local"); nullptr with *err for an unknown one.
+/// The one list of backend names: false with *err ("'x' is not a known
+/// backend (known: ...)") for any other.
+[[nodiscard]] bool CheckName(const std::string& name, std::string* err);
+
+/// The backend called name; nullptr with *err for an unknown one.
 std::unique_ptr<Backend> Make(const std::string& name, std::string* err);
 
 }  // namespace fiber::backend

@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "backend/backend.hpp"
+#include "wire/limits.hpp"
+
 namespace fiber::config {
 
 namespace {
@@ -25,6 +28,23 @@ bool ParseSeconds(const char* name, const char* text, double min_seconds,
   return true;
 }
 
+bool ParseWhole(const char* name, const char* text, long lo, long hi, int* out,
+                std::string* err) {
+  char* end = nullptr;
+  errno = 0;
+  const long n = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || errno != 0 || n < lo || n > hi) {
+    *err = std::string(name) + "='" + text + "' is not a whole number from " +
+           std::to_string(lo) + " to " + std::to_string(hi);
+    return false;
+  }
+  *out = static_cast<int>(n);
+  return true;
+}
+
+std::mutex current_mu;
+Settings current;
+
 }  // namespace
 
 std::string FormatSeconds(std::chrono::milliseconds ms) {
@@ -33,30 +53,26 @@ std::string FormatSeconds(std::chrono::milliseconds ms) {
   return buf;
 }
 
-bool ApplyHeartbeat(const Getenv& getenv, std::chrono::milliseconds* interval,
-                    std::chrono::milliseconds* timeout, std::string* err) {
-  if (const char* v = getenv("FIBER_HEARTBEAT_INTERVAL"))
-    if (!ParseSeconds("FIBER_HEARTBEAT_INTERVAL", v, 0.01, interval, err)) return false;
-  if (const char* v = getenv("FIBER_HEARTBEAT_TIMEOUT"))
-    if (!ParseSeconds("FIBER_HEARTBEAT_TIMEOUT", v, 0.1, timeout, err)) return false;
+bool ApplyTiming(const Getenv& getenv, std::chrono::milliseconds* interval,
+                 std::chrono::milliseconds* timeout, std::chrono::milliseconds* start_timeout,
+                 std::string* err) {
+  if (const char* v = getenv(kHeartbeatInterval))
+    if (!ParseSeconds(kHeartbeatInterval, v, 0.01, interval, err)) return false;
+  if (const char* v = getenv(kHeartbeatTimeout))
+    if (!ParseSeconds(kHeartbeatTimeout, v, 0.1, timeout, err)) return false;
+  if (const char* v = getenv(kStartTimeout))
+    if (!ParseSeconds(kStartTimeout, v, 0.1, start_timeout, err)) return false;
   if (*timeout <= 2 * *interval) {
-    *err = "FIBER_HEARTBEAT_TIMEOUT must be more than twice FIBER_HEARTBEAT_INTERVAL";
+    *err = std::string(kHeartbeatTimeout) + " must be more than twice " + kHeartbeatInterval;
     return false;
   }
   return true;
 }
 
-namespace {
-
-std::mutex current_mu;
-Settings current;
-
-}  // namespace
-
 bool ApplyEnvironment(const Getenv& getenv, Settings* s, std::string* err) {
   if (const char* v = getenv("FIBER_BACKEND")) {
-    if (std::string(v) != "local") {
-      *err = std::string("FIBER_BACKEND='") + v + "' is not a known backend (known: local)";
+    if (!backend::CheckName(v, err)) {
+      *err = "FIBER_BACKEND=" + *err;
       return false;
     }
     s->backend = v;
@@ -68,18 +84,12 @@ bool ApplyEnvironment(const Getenv& getenv, Settings* s, std::string* err) {
     }
     s->listen_host = v;
   }
-  if (!ApplyHeartbeat(getenv, &s->heartbeat_interval, &s->heartbeat_timeout, err)) return false;
-  if (const char* v = getenv("FIBER_START_TIMEOUT"))
-    if (!ParseSeconds("FIBER_START_TIMEOUT", v, 0.1, &s->start_timeout, err)) return false;
-  if (const char* v = getenv("FIBER_PREFETCH")) {
-    char* end = nullptr;
-    const long n = std::strtol(v, &end, 10);
-    if (end == v || *end != '\0' || n < 1 || n > 1024) {
-      *err = std::string("FIBER_PREFETCH='") + v + "' is not a whole number from 1 to 1024";
-      return false;
-    }
-    s->prefetch = static_cast<int>(n);
-  }
+  if (const char* v = getenv("FIBER_LISTEN_PORT"))
+    if (!ParseWhole("FIBER_LISTEN_PORT", v, 0, 65535, &s->listen_port, err)) return false;
+  if (!ApplyTiming(getenv, &s->heartbeat_interval, &s->heartbeat_timeout, &s->start_timeout, err))
+    return false;
+  if (const char* v = getenv("FIBER_PREFETCH"))
+    if (!ParseWhole("FIBER_PREFETCH", v, 1, wire::kMaxCredit, &s->prefetch, err)) return false;
   if (const char* v = getenv("FIBER_LOG")) {
     const std::string level = v;
     if (level != "info" && level != "warning") {

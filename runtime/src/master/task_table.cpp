@@ -1,10 +1,12 @@
 #include "master/task_table.hpp"
 
+#include <algorithm>
+
 namespace fiber::master {
 
 std::uint64_t TaskTable::Add(Task task) {
   const std::uint64_t id = next_id_++;
-  tasks_.emplace(id, std::move(task));
+  tasks_.emplace(id, Entry{std::move(task), {}, 0});
   pending_.push_back(id);
   return id;
 }
@@ -12,41 +14,81 @@ std::uint64_t TaskTable::Add(Task task) {
 std::uint64_t TaskTable::LeaseNext(const std::string& worker) {
   const std::uint64_t id = pending_.front();
   pending_.pop_front();
-  tasks_.at(id).worker = worker;
+  tasks_.at(id).holder = worker;
+  leases_[worker].push_back(id);
   return id;
 }
 
-Task* TaskTable::Find(std::uint64_t id) {
+const Task* TaskTable::Find(std::uint64_t id) const {
   auto it = tasks_.find(id);
-  return it == tasks_.end() ? nullptr : &it->second;
+  return it == tasks_.end() ? nullptr : &it->second.task;
 }
 
-void TaskTable::Requeue(std::uint64_t id) {
-  tasks_.at(id).worker.clear();
-  pending_.push_front(id);
+bool TaskTable::HeldBy(std::uint64_t id, const std::string& worker) const {
+  auto it = tasks_.find(id);
+  return it != tasks_.end() && it->second.holder == worker;
+}
+
+std::size_t TaskTable::Leases(const std::string& worker) const {
+  auto it = leases_.find(worker);
+  return it == leases_.end() ? 0 : it->second.size();
+}
+
+int TaskTable::CallsLeasedTo(const std::string& worker) const {
+  auto it = leases_.find(worker);
+  if (it == leases_.end()) return 0;
+  std::size_t calls = 0;
+  for (std::uint64_t id : it->second) calls += tasks_.at(id).task.calls.size();
+  return static_cast<int>(calls);
 }
 
 void TaskTable::Finish(std::uint64_t id, std::vector<detail::Outcome>&& outcomes) {
   auto it = tasks_.find(id);
   if (it == tasks_.end()) return;
-  it->second.batch->complete(it->second.first, std::move(outcomes));
+  Entry& entry = it->second;
+  if (entry.holder.empty()) {
+    std::erase(pending_, id);
+  } else {
+    auto lease = leases_.find(entry.holder);
+    std::erase(lease->second, id);
+    if (lease->second.empty()) leases_.erase(lease);
+  }
+  entry.task.batch->complete(entry.task.first, std::move(outcomes));
   tasks_.erase(it);
 }
 
-void TaskTable::Fail(std::uint64_t id, detail::Outcome::Kind kind, const std::string& message) {
-  Task* task = Find(id);
-  if (!task) return;
-  std::vector<detail::Outcome> outcomes(task->calls.size(), detail::Outcome{kind, message});
-  if (task->worker.empty()) std::erase(pending_, id);
-  Finish(id, std::move(outcomes));
+void TaskTable::Fail(Entry& entry, const detail::Outcome& outcome) {
+  entry.task.batch->complete(entry.task.first,
+                             std::vector<detail::Outcome>(entry.task.calls.size(), outcome));
 }
 
-void TaskTable::FailAll(detail::Outcome::Kind kind, const std::string& message) {
-  pending_.clear();
-  for (auto& [id, task] : tasks_)
-    task.batch->complete(task.first, std::vector<detail::Outcome>(
-                                         task.calls.size(), detail::Outcome{kind, message}));
+void TaskTable::Lose(const std::string& worker, const std::string& why) {
+  auto lease = leases_.find(worker);
+  if (lease == leases_.end()) return;
+  const std::vector<std::uint64_t> held = std::move(lease->second);
+  leases_.erase(lease);
+  // Back to the front in reverse, so the queue keeps their order.
+  for (auto id = held.rbegin(); id != held.rend(); ++id) {
+    Entry& entry = tasks_.at(*id);
+    entry.holder.clear();
+    if (++entry.losses > max_retries_) {
+      Fail(entry, {detail::Outcome::Kind::kWorkerLost,
+                   "task '" + entry.task.function + "' was lost with its worker " +
+                       std::to_string(entry.losses) + " times (the last, " + worker + ": " + why +
+                       ")",
+                   {}});
+      tasks_.erase(*id);
+    } else {
+      pending_.push_front(*id);
+    }
+  }
+}
+
+void TaskTable::FailAll(const detail::Outcome& outcome) {
+  for (auto& [id, entry] : tasks_) Fail(entry, outcome);
   tasks_.clear();
+  pending_.clear();
+  leases_.clear();
 }
 
 }  // namespace fiber::master

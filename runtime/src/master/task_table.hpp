@@ -1,5 +1,7 @@
-// The master's record of every unfinished task: pending ones in dispatch
-// order, leased ones with the worker that holds them. Owned by the I/O thread.
+// The master's record of one pool's unfinished tasks: pending ones in
+// dispatch order, leased ones with the worker that holds them, and how often
+// each was lost. The one place a lease or a retry count is kept. Not
+// thread-safe: owned by the I/O thread.
 #pragma once
 
 #include <cstdint>
@@ -19,29 +21,49 @@ struct Task {
   std::vector<std::string> calls;  // encoded argument tuples
   std::shared_ptr<detail::Batch> batch;
   std::size_t first = 0;  // slot of calls[0] in batch
-  int losses = 0;         // times its worker died holding it
-  std::string worker;     // lease holder; empty while pending
 };
 
 class TaskTable {
  public:
+  /// A task may be lost with its worker max_retries times and run again.
+  explicit TaskTable(int max_retries) : max_retries_(max_retries) {}
+
   std::uint64_t Add(Task task);
   bool HasPending() const { return !pending_.empty(); }
-  /// Leases the oldest pending task to worker and returns its id.
+  /// Leases the first pending task to worker and returns its id.
   std::uint64_t LeaseNext(const std::string& worker);
-  Task* Find(std::uint64_t id);
-  /// Back to the front of the queue, e.g. after its worker died.
-  void Requeue(std::uint64_t id);
+  const Task* Find(std::uint64_t id) const;
+  /// True when worker holds task id.
+  bool HeldBy(std::uint64_t id, const std::string& worker) const;
+  /// How many tasks worker holds.
+  std::size_t Leases(const std::string& worker) const;
+  /// How many calls the tasks worker holds make.
+  int CallsLeasedTo(const std::string& worker) const;
+
   /// Delivers outcomes to the waiting caller and forgets the task.
   void Finish(std::uint64_t id, std::vector<detail::Outcome>&& outcomes);
-  /// Finishes the task with the same failure for every call.
-  void Fail(std::uint64_t id, detail::Outcome::Kind kind, const std::string& message);
-  void FailAll(detail::Outcome::Kind kind, const std::string& message);
+  /// Worker was lost (why says how): each task it held goes back to the
+  /// front of the queue, in order, or fails with WorkerLost once it has been
+  /// lost more than max_retries times.
+  void Lose(const std::string& worker, const std::string& why);
+  /// Finishes every task with the same failure for every call.
+  void FailAll(const detail::Outcome& outcome);
+
   std::size_t size() const { return tasks_.size(); }
+  std::size_t pending() const { return pending_.size(); }
 
  private:
-  std::unordered_map<std::uint64_t, Task> tasks_;
+  struct Entry {
+    Task task;
+    std::string holder;  // empty while pending
+    int losses = 0;
+  };
+  static void Fail(Entry& entry, const detail::Outcome& outcome);
+
+  int max_retries_;
+  std::unordered_map<std::uint64_t, Entry> tasks_;
   std::deque<std::uint64_t> pending_;
+  std::unordered_map<std::string, std::vector<std::uint64_t>> leases_;  // by holder
   std::uint64_t next_id_ = 1;
 };
 

@@ -15,11 +15,11 @@ struct Credentials {
   std::string client_secret;
 
   /// Fresh keys; false when libzmq lacks CURVE support.
-  static bool Generate(Credentials* out, std::string* err);
+  [[nodiscard]] static bool Generate(Credentials* out, std::string* err);
 };
 
 /// Z85 public key for a Z85 secret key; false when secret is malformed.
-bool PublicKeyOf(const std::string& secret, std::string* public_key);
+[[nodiscard]] bool PublicKeyOf(const std::string& secret, std::string* public_key);
 /// True for a well-formed 40-character Z85 key.
 bool IsZ85Key(const std::string& key);
 

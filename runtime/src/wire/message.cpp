@@ -27,25 +27,26 @@ bool ParseHeader(const zmq::message_t& frame, Header* header, std::string* err) 
     return false;
   }
   const std::uint8_t type = bytes[2];
-  if (type < static_cast<std::uint8_t>(Type::kHello) ||
-      type > static_cast<std::uint8_t>(Type::kInitFailed)) {
+  if (type < static_cast<std::uint8_t>(Type::kHello) || type > kLastType) {
     *err = "unknown message type " + std::to_string(type);
     return false;
   }
   header->version = bytes[1];
   header->type = static_cast<Type>(type);
+  std::memcpy(&header->channel, bytes + 3, sizeof header->channel);
   return true;
-}
-
-Writer::Writer(Type type, std::uint8_t version) {
-  buf_.reserve(64);
-  buf_.push_back(static_cast<char>(kMagic));
-  buf_.push_back(static_cast<char>(version));
-  buf_.push_back(static_cast<char>(type));
 }
 
 // Integers travel little-endian, the byte order of every platform fiber
 // builds on.
+Writer::Writer(Type type, Channel channel, std::uint8_t version) {
+  buf_.reserve(64);
+  buf_.push_back(static_cast<char>(kMagic));
+  buf_.push_back(static_cast<char>(version));
+  buf_.push_back(static_cast<char>(type));
+  U32(channel);
+}
+
 Writer& Writer::U8(std::uint8_t value) {
   buf_.push_back(static_cast<char>(value));
   return *this;

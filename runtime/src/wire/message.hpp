@@ -1,7 +1,8 @@
-// The messages between a master and its workers. Each message is one ZeroMQ
-// frame: a 3-byte header (magic, protocol version, type), then the body's
-// fields in order. One frame per message keeps CURVE to one encryption per
-// message. PROTOCOL.md beside this file is the reference.
+// The framing of every message between a master and its workers: a 7-byte
+// header (magic, protocol version, type, channel), then the body's fields in
+// order. codec.hpp and task_batch.hpp build and read the bodies; frames.hpp
+// moves a message over a socket. PROTOCOL.md beside this file is the
+// reference.
 #pragma once
 
 #include <cstdint>
@@ -12,38 +13,48 @@
 namespace fiber::wire {
 
 /// Bumped whenever a message's layout changes.
-constexpr std::uint8_t kProtocolVersion = 2;
+constexpr std::uint8_t kProtocolVersion = 3;
 constexpr std::uint8_t kMagic = 'F';
-constexpr std::size_t kHeaderSize = 3;
+/// Magic, version and type (the first three bytes, the same in every
+/// version), then the channel.
+constexpr std::size_t kHeaderSize = 7;
 
 enum class Type : std::uint8_t {
-  kHello = 1,       // worker -> master: pid u64
-  kWelcome = 2,     // master -> worker: prefetch u32, init fn, init args
-  kRefuse = 3,      // master -> worker: reason (rest of frame); layout fixed across versions
-  kReady = 4,       // worker -> master: credit u32
-  kTask = 5,        // master -> worker: count u32, then per task: id u64, fn, calls u32, args...
-  kResult = 6,      // worker -> master: credit u32, count u32, then per task: id u64, outcomes...
-  kHeartbeat = 7,   // both ways: no body
-  kStop = 8,        // master -> worker: no body
-  kInitFailed = 9,  // worker -> master: "type\nmessage" (rest of frame)
+  kHello = 1,
+  kWelcome = 2,
+  kRefuse = 3,
+  kReady = 4,
+  kTask = 5,
+  kResult = 6,
+  kHeartbeat = 7,
+  kStop = 8,
+  kInitFailed = 9,
 };
+constexpr std::uint8_t kLastType = static_cast<std::uint8_t>(Type::kInitFailed);
 
 const char* TypeName(Type type);
+
+/// A channel names what a message is for within the run: 0 is the run
+/// itself (HELLO, REFUSE), any other one pool.
+using Channel = std::uint32_t;
+constexpr Channel kRunChannel = 0;
 
 struct Header {
   std::uint8_t version = 0;
   Type type = Type::kHeartbeat;
+  Channel channel = kRunChannel;
 };
 
 /// False (with *err naming the fault) for anything that does not start with
 /// a header of some version; the caller decides what a foreign version means.
-bool ParseHeader(const zmq::message_t& frame, Header* header, std::string* err);
+[[nodiscard]] bool ParseHeader(const zmq::message_t& frame, Header* header, std::string* err);
 
 /// Builds one message: the header, then fields appended in order. Integers
 /// are little-endian; Bytes is a u32 length and the bytes.
 class Writer {
  public:
-  explicit Writer(Type type, std::uint8_t version = kProtocolVersion);
+  explicit Writer(Type type, Channel channel = kRunChannel,
+                  std::uint8_t version = kProtocolVersion);
   Writer& U8(std::uint8_t value);
   Writer& U32(std::uint32_t value);
   Writer& U64(std::uint64_t value);
@@ -63,10 +74,10 @@ class Writer {
 class Reader {
  public:
   explicit Reader(const zmq::message_t& message);
-  bool U8(std::uint8_t* value);
-  bool U32(std::uint32_t* value);
-  bool U64(std::uint64_t* value);
-  bool Bytes(std::string_view* bytes);
+  [[nodiscard]] bool U8(std::uint8_t* value);
+  [[nodiscard]] bool U32(std::uint32_t* value);
+  [[nodiscard]] bool U64(std::uint64_t* value);
+  [[nodiscard]] bool Bytes(std::string_view* bytes);
   /// Everything not read yet.
   std::string_view Rest();
   bool AtEnd() const { return pos_ == end_; }
@@ -76,8 +87,5 @@ class Reader {
   const char* pos_;
   const char* end_;
 };
-
-/// A message with a header and no body (HEARTBEAT, STOP).
-inline zmq::message_t Control(Type type) { return Writer(type).Finish(); }
 
 }  // namespace fiber::wire

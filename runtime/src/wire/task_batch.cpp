@@ -1,5 +1,7 @@
 #include "wire/task_batch.hpp"
 
+#include "wire/limits.hpp"
+
 namespace fiber::wire {
 
 // Counts are never used to reserve memory: a lying count fails when the
@@ -35,7 +37,31 @@ bool ReadTasks(const zmq::message_t& message, std::vector<TaskView>* tasks, std:
 
 void AppendResultHead(Writer& w, std::uint64_t id, std::uint32_t calls) { w.U64(id).U32(calls); }
 
-void AppendOutcome(Writer& w, std::uint8_t kind, std::string_view data) { w.U8(kind).Bytes(data); }
+void AppendOutcome(Writer& w, const OutcomeView& outcome) {
+  w.U8(static_cast<std::uint8_t>(outcome.kind));
+  if (outcome.kind == OutcomeKind::kRaised) {
+    w.Bytes(outcome.raised.type).Bytes(outcome.raised.message);
+  } else {
+    w.Bytes(outcome.value);
+  }
+}
+
+namespace {
+
+bool ReadOutcome(Reader& r, OutcomeView* outcome, std::string* why) {
+  std::uint8_t kind = 0;
+  if (!r.U8(&kind)) return false;
+  if (kind > kLastOutcomeKind) {
+    *why = "an outcome of unknown kind " + std::to_string(kind);
+    return false;
+  }
+  outcome->kind = static_cast<OutcomeKind>(kind);
+  if (outcome->kind == OutcomeKind::kRaised)
+    return r.Bytes(&outcome->raised.type) && r.Bytes(&outcome->raised.message);
+  return r.Bytes(&outcome->value);
+}
+
+}  // namespace
 
 bool ReadResults(const zmq::message_t& message, std::uint32_t* credit,
                  std::vector<ResultView>* results, std::string* err) {
@@ -43,6 +69,10 @@ bool ReadResults(const zmq::message_t& message, std::uint32_t* credit,
   results->clear();
   if (!r.U32(credit)) {
     *err = "a RESULT message without a credit";
+    return false;
+  }
+  if (*credit == 0 || *credit > kMaxCredit) {
+    *err = "a RESULT asking for a credit of " + std::to_string(*credit);
     return false;
   }
   while (!r.AtEnd()) {
@@ -54,8 +84,11 @@ bool ReadResults(const zmq::message_t& message, std::uint32_t* credit,
     }
     for (std::uint32_t i = 0; i < calls; ++i) {
       OutcomeView outcome;
-      if (!r.U8(&outcome.kind) || !r.Bytes(&outcome.data)) {
-        *err = "a RESULT message ends inside the outcomes of task " + std::to_string(result.id);
+      std::string why;
+      if (!ReadOutcome(r, &outcome, &why)) {
+        *err = "a RESULT message with " +
+               (why.empty() ? std::string("an end inside") : why + " among") +
+               " the outcomes of task " + std::to_string(result.id);
         return false;
       }
       result.outcomes.push_back(outcome);

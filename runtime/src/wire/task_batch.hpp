@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "wire/codec.hpp"
 #include "wire/message.hpp"
 
 namespace fiber::wire {
@@ -20,10 +21,18 @@ struct TaskView {
   std::vector<std::string_view> calls;
 };
 
-/// One call's outcome in RESULT: kind (detail::Outcome::Kind) and data.
+/// What became of one call in a worker, as RESULT carries it.
+enum class OutcomeKind : std::uint8_t {
+  kValue = 0,          // value: the encoded result
+  kRaised = 1,         // raised: the exception
+  kNotRegistered = 2,  // value: why (the worker has no such function)
+};
+constexpr std::uint8_t kLastOutcomeKind = static_cast<std::uint8_t>(OutcomeKind::kNotRegistered);
+
 struct OutcomeView {
-  std::uint8_t kind = 0;
-  std::string_view data;
+  OutcomeKind kind = OutcomeKind::kValue;
+  std::string_view value;
+  Raised raised;
 };
 
 /// The outcomes of one task of a RESULT message, one per call.
@@ -35,14 +44,16 @@ struct ResultView {
 /// TASK body: tasks one after another to the end of the message.
 void AppendTask(Writer& w, std::uint64_t id, std::string_view function,
                 const std::vector<std::string>& calls);
-bool ReadTasks(const zmq::message_t& message, std::vector<TaskView>* tasks, std::string* err);
+[[nodiscard]] bool ReadTasks(const zmq::message_t& message, std::vector<TaskView>* tasks,
+                             std::string* err);
 
 /// RESULT body: the worker's credit (u32), then results to the end of the
 /// message. Call AppendResultHead once per task, then AppendOutcome once per
 /// call.
 void AppendResultHead(Writer& w, std::uint64_t id, std::uint32_t calls);
-void AppendOutcome(Writer& w, std::uint8_t kind, std::string_view data);
-bool ReadResults(const zmq::message_t& message, std::uint32_t* credit,
-                 std::vector<ResultView>* results, std::string* err);
+void AppendOutcome(Writer& w, const OutcomeView& outcome);
+/// Checks the credit against kMaxCredit and every outcome's kind.
+[[nodiscard]] bool ReadResults(const zmq::message_t& message, std::uint32_t* credit,
+                               std::vector<ResultView>* results, std::string* err);
 
 }  // namespace fiber::wire

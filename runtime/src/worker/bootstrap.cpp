@@ -1,17 +1,21 @@
 #include "worker/bootstrap.hpp"
 
+#include <cerrno>
 #include <cstdlib>
 
 #include "wire/credentials.hpp"
+#include "wire/limits.hpp"
 
 namespace fiber::worker {
 
-bool IsWorkerProcess(const config::Getenv& getenv) {
-  const char* role = getenv("FIBER_ROLE");
-  return role && std::string(role) == "worker";
-}
-
 namespace {
+
+constexpr const char* kRole = "FIBER_ROLE";
+constexpr const char* kRunId = "FIBER_RUN_ID";
+constexpr const char* kMaster = "FIBER_MASTER";
+constexpr const char* kWorkerId = "FIBER_WORKER_ID";
+constexpr const char* kServerKey = "FIBER_SERVER_KEY";
+constexpr const char* kParentPid = "FIBER_PARENT_PID";
 
 bool Require(const config::Getenv& getenv, const char* name, std::string* out, std::string* err) {
   const char* value = getenv(name);
@@ -33,36 +37,77 @@ bool IsTcpEndpoint(const std::string& endpoint) {
   return *end == '\0' && port >= 1 && port <= 65535;
 }
 
+bool ReadParentPid(const config::Getenv& getenv, long* out, std::string* err) {
+  const char* value = getenv(kParentPid);
+  if (!value) return true;
+  char* end = nullptr;
+  errno = 0;
+  const long pid = std::strtol(value, &end, 10);
+  if (end == value || *end != '\0' || errno != 0 || pid < 1) {
+    *err = std::string(kParentPid) + "='" + value + "' is not a process id";
+    return false;
+  }
+  *out = pid;
+  return true;
+}
+
 }  // namespace
 
+std::map<std::string, std::string> ToEnvironment(const Bootstrap& b) {
+  std::map<std::string, std::string> env = {
+      {kRole, "worker"},
+      {kRunId, b.run_id},
+      {kMaster, b.master},
+      {kWorkerId, b.worker_id},
+      {kServerKey, b.server_public},
+      {kSecretVariable, b.client_secret},
+      {config::kHeartbeatInterval, config::FormatSeconds(b.heartbeat_interval)},
+      {config::kHeartbeatTimeout, config::FormatSeconds(b.heartbeat_timeout)},
+      {config::kStartTimeout, config::FormatSeconds(b.start_timeout)},
+  };
+  if (b.parent_pid > 0) env[kParentPid] = std::to_string(b.parent_pid);
+  return env;
+}
+
+bool IsWorkerProcess(const config::Getenv& getenv) {
+  const char* role = getenv(kRole);
+  return role && std::string(role) == "worker";
+}
+
 bool ReadBootstrap(const config::Getenv& getenv, Bootstrap* out, std::string* err) {
-  if (!Require(getenv, "FIBER_MASTER", &out->master, err)) return false;
+  if (!Require(getenv, kRunId, &out->run_id, err)) return false;
+  if (!Require(getenv, kMaster, &out->master, err)) return false;
   if (!IsTcpEndpoint(out->master)) {
-    *err = "FIBER_MASTER='" + out->master + "' is not an endpoint of the form tcp://host:port";
+    *err = std::string(kMaster) + "='" + out->master +
+           "' is not an endpoint of the form tcp://host:port";
     return false;
   }
-  if (!Require(getenv, "FIBER_WORKER_ID", &out->worker_id, err)) return false;
-  if (out->worker_id.size() > 255) {
-    *err = "FIBER_WORKER_ID is longer than 255 characters";
+  if (!Require(getenv, kWorkerId, &out->worker_id, err)) return false;
+  if (out->worker_id.size() > wire::kMaxWorkerIdBytes) {
+    *err = std::string(kWorkerId) + " is longer than " +
+           std::to_string(wire::kMaxWorkerIdBytes) + " characters";
     return false;
   }
-  if (!Require(getenv, "FIBER_SERVER_KEY", &out->server_public, err)) return false;
+  if (!Require(getenv, kServerKey, &out->server_public, err)) return false;
   if (!wire::IsZ85Key(out->server_public)) {
-    *err = "FIBER_SERVER_KEY is not a 40-character Z85 CURVE key";
+    *err = std::string(kServerKey) + " is not a 40-character Z85 CURVE key";
     return false;
   }
-  if (!Require(getenv, "FIBER_CLIENT_KEY", &out->client_secret, err)) return false;
+  if (!Require(getenv, kSecretVariable, &out->client_secret, err)) return false;
   if (!wire::PublicKeyOf(out->client_secret, &out->client_public)) {
-    *err = "FIBER_CLIENT_KEY is not a 40-character Z85 CURVE key";  // value not shown: a secret
+    *err = std::string(kSecretVariable) + " is not a 40-character Z85 CURVE key";  // not shown
     return false;
   }
+  // The master hands over its timing whole; a worker never falls back to
+  // defaults of its own.
   std::string unused;
-  if (!Require(getenv, "FIBER_HEARTBEAT_INTERVAL", &unused, err) ||
-      !Require(getenv, "FIBER_HEARTBEAT_TIMEOUT", &unused, err) ||
-      !config::ApplyHeartbeat(getenv, &out->heartbeat_interval, &out->heartbeat_timeout, err))
+  for (const char* name : {config::kHeartbeatInterval, config::kHeartbeatTimeout,
+                           config::kStartTimeout})
+    if (!Require(getenv, name, &unused, err)) return false;
+  if (!config::ApplyTiming(getenv, &out->heartbeat_interval, &out->heartbeat_timeout,
+                           &out->start_timeout, err))
     return false;
-  if (const char* parent = getenv("FIBER_PARENT_PID")) out->parent_pid = std::atol(parent);
-  return true;
+  return ReadParentPid(getenv, &out->parent_pid, err);
 }
 
 }  // namespace fiber::worker

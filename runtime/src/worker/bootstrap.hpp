@@ -1,8 +1,12 @@
-// What a backend hands a worker: the FIBER_* environment variables that make
-// fiber::init serve instead of return. Read once, checked whole.
+// The contract between a backend and the worker it starts: the few settings
+// a worker needs, handed over as FIBER_* environment variables. This file is
+// the only place that spells them: the master fills a Bootstrap, a backend
+// turns it into an environment with ToEnvironment, and fiber::init in the
+// worker reads it back with ReadBootstrap. PROTOCOL.md lists the variables.
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <string>
 
 #include "config/settings.hpp"
@@ -10,22 +14,31 @@
 namespace fiber::worker {
 
 struct Bootstrap {
+  std::string run_id;
   std::string master;  // tcp://host:port
   std::string worker_id;
   std::string server_public;  // Z85
-  std::string client_public;
-  std::string client_secret;
+  std::string client_public;  // derived from client_secret; not handed over
+  std::string client_secret;  // a secret: never logged or shown
   /// The run's timing, as the master uses it.
   std::chrono::milliseconds heartbeat_interval{0};
   std::chrono::milliseconds heartbeat_timeout{0};
-  long parent_pid = 0;  // set by the local backend only
+  /// How long the worker may take to reach the master at first.
+  std::chrono::milliseconds start_timeout{0};
+  long parent_pid = 0;  // 0: none; set by the local backend only
 };
 
-/// True when FIBER_ROLE=worker.
+/// The variable holding the secret, which a worker scrubs once read.
+inline constexpr const char* kSecretVariable = "FIBER_CLIENT_KEY";
+
+/// The variables that make fiber::init serve as this worker.
+std::map<std::string, std::string> ToEnvironment(const Bootstrap& bootstrap);
+
+/// True when the environment says this process is a worker.
 bool IsWorkerProcess(const config::Getenv& getenv);
 
-/// Reads and checks the worker's variables; false with *err naming the first
-/// missing or malformed one.
-bool ReadBootstrap(const config::Getenv& getenv, Bootstrap* out, std::string* err);
+/// Reads and checks a worker's variables; false with *err naming the first
+/// missing or malformed one (never showing the secret).
+[[nodiscard]] bool ReadBootstrap(const config::Getenv& getenv, Bootstrap* out, std::string* err);
 
 }  // namespace fiber::worker

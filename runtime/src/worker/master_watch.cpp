@@ -6,6 +6,9 @@
 #include <cstring>
 #include <zmq_addon.hpp>
 
+#include "log.hpp"
+#include "worker/serve_loop.hpp"
+
 namespace fiber::worker {
 
 namespace {
@@ -14,9 +17,9 @@ constexpr const char* kEndpoint = "inproc://fiber-master-watch";
 constexpr auto kPollStep = std::chrono::milliseconds(200);
 }  // namespace
 
-MasterWatch::MasterWatch(zmq::context_t& context, zmq::socket_t& dealer, std::string worker_id,
-                         std::string master, std::chrono::milliseconds timeout)
-    : worker_id_(std::move(worker_id)), master_(std::move(master)), timeout_ms_(timeout.count()) {
+MasterWatch::MasterWatch(zmq::context_t& context, zmq::socket_t& dealer, std::string master,
+                         std::chrono::milliseconds timeout)
+    : master_(std::move(master)), timeout_ms_(timeout.count()) {
   if (zmq_socket_monitor(dealer.handle(), kEndpoint,
                          ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED) != 0)
     throw zmq::error_t();
@@ -53,10 +56,9 @@ void MasterWatch::Run() {
     }
     const auto timeout = std::chrono::milliseconds(timeout_ms_.load());
     if (!up && !stop_ && Clock::now() - down_since > timeout) {
-      std::fprintf(stderr, "fiber worker %s: lost the master at %s (not connected for %.1f s); exiting\n",
-                   worker_id_.c_str(), master_.c_str(), timeout.count() / 1000.0);
-      std::fflush(stderr);
-      ::_exit(1);
+      log::Error("lost the master at " + master_ + " (not connected for " +
+                 log::Seconds(timeout) + "); exiting");
+      ::_exit(kMasterLost);
     }
   }
 }

@@ -19,8 +19,8 @@ class MasterWatch {
   /// Watches dealer, which must not be connected yet; master is its
   /// endpoint, for the exit message. Until SetTimeout, timeout is how long
   /// the first connection may take.
-  MasterWatch(zmq::context_t& context, zmq::socket_t& dealer, std::string worker_id,
-              std::string master, std::chrono::milliseconds timeout);
+  MasterWatch(zmq::context_t& context, zmq::socket_t& dealer, std::string master,
+              std::chrono::milliseconds timeout);
   /// Stops watching.
   ~MasterWatch();
   MasterWatch(const MasterWatch&) = delete;
@@ -33,7 +33,7 @@ class MasterWatch {
   void Run();
 
   zmq::socket_t events_;  // used by thread_ only
-  std::string worker_id_, master_;
+  std::string master_;
   std::atomic<long long> timeout_ms_;
   std::atomic<bool> stop_{false};
   std::thread thread_;

@@ -1,74 +1,66 @@
 #include "worker/serve_loop.hpp"
 
-#include <cxxabi.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <deque>
-#include <memory>
 #include <optional>
-#include <typeinfo>
 #include <zmq.hpp>
 
-#include "fiber/async_result.hpp"
+#include "demangle.hpp"
 #include "fiber/task.hpp"
+#include "log.hpp"
+#include "wire/codec.hpp"
 #include "wire/credentials.hpp"
-#include "wire/message.hpp"
+#include "wire/frames.hpp"
+#include "wire/limits.hpp"
 #include "wire/task_batch.hpp"
 #include "worker/master_watch.hpp"
 
 namespace fiber::worker {
 
 using Clock = std::chrono::steady_clock;
-using detail::Outcome;
+using wire::OutcomeKind;
 using wire::Type;
 
 namespace {
 
-// Until WELCOME tells the run's timing.
-constexpr auto kConnectTimeout = std::chrono::seconds(30);
 // Results wait to share a message only while the work done since the last
-// send is shorter than this, and only up to this many bytes.
+// send is shorter than this.
 constexpr auto kBatchWork = std::chrono::microseconds(200);
-constexpr std::size_t kBatchBytes = 1 << 20;
 // A worker asks for about this much work ahead, and never fewer tasks than
-// the prefetch setting nor more than kMaxCredit.
+// the prefetch setting nor more than wire::kMaxCredit.
 constexpr double kWorkAheadSeconds = 0.002;
-constexpr std::uint32_t kMaxCredit = 256;
 
-[[noreturn]] void Die(const Bootstrap& b, int status, const std::string& why) {
-  std::fprintf(stderr, "fiber worker %s: %s\n", b.worker_id.c_str(), why.c_str());
-  std::fflush(stderr);
+[[noreturn]] void Die(int status, const std::string& why) {
+  log::Error(why);
   ::_exit(status);
 }
 
-std::string CurrentExceptionType() {
-  const std::type_info* type = abi::__cxa_current_exception_type();
-  if (!type) return "unknown";
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> name(
-      abi::__cxa_demangle(type->name(), nullptr, nullptr, &status), std::free);
-  return status == 0 ? name.get() : type->name();
-}
+// One call's outcome; owns the bytes RESULT will carry.
+struct CallOutcome {
+  OutcomeKind kind = OutcomeKind::kValue;
+  std::string value, type, message;
+  wire::OutcomeView view() const { return {kind, value, {type, message}}; }
+};
 
-// Runs one call of function (nullptr: not registered here); its outcome as
-// RESULT carries it.
-std::pair<Outcome::Kind, std::string> RunCall(const Bootstrap& b, detail::Invoker invoker,
-                                              std::string_view function, std::string_view args) {
+// Runs one call of function (invoker nullptr: not registered here).
+CallOutcome RunCall(const Bootstrap& b, detail::Invoker invoker, std::string_view function,
+                    std::string_view args) {
   if (!invoker)
-    return {Outcome::Kind::kNotRegistered,
+    return {OutcomeKind::kNotRegistered,
             "worker " + b.worker_id + " has no task named '" + std::string(function) +
-                "'; is FIBER_TASK(" + std::string(function) + ") compiled into this executable?"};
+                "'; is FIBER_TASK(" + std::string(function) + ") compiled into this executable?",
+            {}, {}};
   try {
-    return {Outcome::Kind::kValue, invoker(args)};
+    return {OutcomeKind::kValue, invoker(args), {}, {}};
   } catch (const std::exception& e) {
-    return {Outcome::Kind::kRemoteError, CurrentExceptionType() + "\n" + e.what()};
+    return {OutcomeKind::kRaised, {}, CurrentExceptionType(), e.what()};
   } catch (...) {
-    return {Outcome::Kind::kRemoteError,
-            CurrentExceptionType() + "\nan exception that is not a std::exception"};
+    return {OutcomeKind::kRaised, {}, CurrentExceptionType(),
+            "an exception that is not a std::exception"};
   }
 }
 
@@ -78,38 +70,34 @@ class ServeLoop {
       : b_(b),
         context_(1),
         dealer_(context_, zmq::socket_type::dealer),
-        watch_(context_, dealer_, b.worker_id, b.master, kConnectTimeout),
-        interval_(b.heartbeat_interval),
-        timeout_(b.heartbeat_timeout) {
+        watch_(context_, dealer_, b.master, b.start_timeout),
+        interval_(b.heartbeat_interval) {
     dealer_.set(zmq::sockopt::routing_id, b.worker_id);
     dealer_.set(zmq::sockopt::linger, 2000);
-    dealer_.set(zmq::sockopt::sndhwm, 0);
-    dealer_.set(zmq::sockopt::rcvhwm, 0);
+    wire::LimitFrames(dealer_);
     // ZeroMQ's own heartbeats close the connection to a master that stopped
     // answering, even while a long task keeps this thread busy; the watch
     // then ends the process.
     dealer_.set(zmq::sockopt::heartbeat_ivl, static_cast<int>(interval_.count()));
-    dealer_.set(zmq::sockopt::heartbeat_timeout, static_cast<int>(timeout_.count()));
+    dealer_.set(zmq::sockopt::heartbeat_timeout, static_cast<int>(b.heartbeat_timeout.count()));
     wire::MakeCurveClient(dealer_, b.server_public, b.client_public, b.client_secret);
     dealer_.connect(b.master);
   }
 
   int Run() {
-    Send(wire::Writer(Type::kHello).U64(static_cast<std::uint64_t>(::getpid())).Finish());
+    Send(wire::Encode(wire::Hello{static_cast<std::uint64_t>(::getpid())}));
     for (;;) {
       const bool idle = queue_.empty();
       if (idle) Flush();
-      if (!Receive(idle ? interval_ : std::chrono::milliseconds(0))) return 0;
+      if (!Receive(idle ? interval_ : std::chrono::milliseconds(0))) return kStopped;
       if (!queue_.empty()) RunNextTask();
       const auto now = Clock::now();
-      if (now - last_sent_ >= interval_) Send(wire::Control(Type::kHeartbeat));
-      const auto quiet_limit = welcomed_ ? Clock::duration(timeout_) : kConnectTimeout;
-      if (queue_.empty() && now - quiet_since_ > quiet_limit) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.1f", std::chrono::duration<double>(quiet_limit).count());
-        Die(b_, 1, std::string(welcomed_ ? "lost the master at " : "cannot reach the master at ") +
-                       b_.master + " (no word for " + buf + " s); exiting");
-      }
+      if (now - last_sent_ >= interval_) Send(wire::EncodeControl(Type::kHeartbeat, channel_));
+      // Until WELCOME, the master may take the start timeout to answer.
+      const auto quiet_limit = welcomed_ ? b_.heartbeat_timeout : b_.start_timeout;
+      if (queue_.empty() && now - quiet_since_ > quiet_limit)
+        Die(kMasterLost, std::string(welcomed_ ? "lost the master at " : "cannot reach the master at ") +
+                             b_.master + " (no word for " + log::Seconds(quiet_limit) + "); exiting");
     }
   }
 
@@ -124,7 +112,8 @@ class ServeLoop {
   };
 
   void Send(zmq::message_t message) {
-    dealer_.send(message, zmq::send_flags::dontwait);
+    // A send fails only once the master is gone, which the watch handles.
+    (void)wire::SendMessage(dealer_, {}, std::move(message));
     last_sent_ = Clock::now();
   }
 
@@ -136,13 +125,19 @@ class ServeLoop {
       dealer_.set(zmq::sockopt::rcvtimeo, static_cast<int>(wait.count()));
       receive_timeout_ = wait;
     }
-    zmq::message_t message;
-    if (!dealer_.recv(message)) return true;
+    auto flags = zmq::recv_flags::none;
     for (;;) {
+      zmq::message_t message;
+      std::string err;
+      const auto receipt = wire::ReceiveMessage(dealer_, false, nullptr, &message, &err, flags);
+      if (receipt == wire::Receipt::kNone) return true;
       quiet_since_ = Clock::now();
-      if (!Handle(std::move(message))) return false;
-      message = zmq::message_t();
-      if (!dealer_.recv(message, zmq::recv_flags::dontwait)) return true;
+      if (receipt == wire::Receipt::kMalformed) {
+        log::Warning("ignored a malformed message from the master: " + err);
+      } else if (!Handle(std::move(message))) {
+        return false;
+      }
+      flags = zmq::recv_flags::dontwait;
     }
   }
 
@@ -150,18 +145,18 @@ class ServeLoop {
     wire::Header header;
     std::string err;
     if (!wire::ParseHeader(message, &header, &err)) {
-      std::fprintf(stderr, "fiber worker %s: ignored a malformed message from the master: %s\n",
-                   b_.worker_id.c_str(), err.c_str());
+      log::Warning("ignored a malformed message from the master: " + err);
       return true;
     }
     if (header.type == Type::kRefuse) {
-      wire::Reader r(message);
-      const std::string_view why = r.Rest();
-      Die(b_, 3, "refused by the master: " + (why.empty() ? std::string("no reason") : std::string(why)));
+      wire::Refuse refuse;
+      (void)wire::Decode(message, &refuse, &err);
+      Die(kRefused, "refused by the master: " +
+                        (refuse.reason.empty() ? std::string("no reason") : std::string(refuse.reason)));
     }
     if (header.version != wire::kProtocolVersion)
-      Die(b_, 3, "the master speaks fiber protocol version " + std::to_string(header.version) +
-                     ", this worker version " + std::to_string(wire::kProtocolVersion));
+      Die(kRefused, "the master speaks fiber protocol version " + std::to_string(header.version) +
+                        ", this worker version " + std::to_string(wire::kProtocolVersion));
     switch (header.type) {
       case Type::kWelcome: OnWelcome(message); return true;
       case Type::kTask: {
@@ -169,60 +164,63 @@ class ServeLoop {
         // a short message keeps inside itself and a move would relocate.
         Received& received = queue_.emplace_back(std::move(message));
         if (!wire::ReadTasks(received.message, &received.tasks, &err))
-          Die(b_, 1, "the master sent a malformed TASK (" + err + ")");
+          Die(kMasterLost, "the master sent a malformed TASK (" + err + ")");
         if (received.tasks.empty()) queue_.pop_back();
         return true;
       }
       case Type::kStop: return false;
       case Type::kHeartbeat: return true;
       default:
-        std::fprintf(stderr, "fiber worker %s: ignored %s, which only a worker sends\n",
-                     b_.worker_id.c_str(), wire::TypeName(header.type));
+        log::Warning(std::string("ignored ") + wire::TypeName(header.type) +
+                     ", which only a worker sends");
         return true;
     }
   }
 
   void OnWelcome(const zmq::message_t& message) {
-    wire::Reader r(message);
-    std::string_view init, init_args;
-    if (!r.U32(&prefetch_) || !r.Bytes(&init) || !r.Bytes(&init_args) || !r.AtEnd() ||
-        prefetch_ == 0)
-      Die(b_, 1, "the master sent a malformed WELCOME");
-    watch_.SetTimeout(timeout_);
+    wire::Welcome welcome;
+    std::string err;
+    if (!wire::Decode(message, &welcome, &err))
+      Die(kMasterLost, "the master sent " + err);
+    channel_ = welcome.channel;
+    prefetch_ = welcome.prefetch;
+    watch_.SetTimeout(b_.heartbeat_timeout);
     welcomed_ = true;
-    if (!init.empty()) {
-      auto [kind, data] = RunCall(b_, Lookup(init), init, init_args);
+    if (!welcome.init_function.empty()) {
+      const CallOutcome init =
+          RunCall(b_, Lookup(welcome.init_function), welcome.init_function, welcome.init_args);
       quiet_since_ = Clock::now();
-      if (kind != Outcome::Kind::kValue) {
-        if (kind == Outcome::Kind::kNotRegistered) data = "fiber::NotRegistered\n" + data;
-        Send(wire::Writer(Type::kInitFailed).Rest(data).Finish());
+      if (init.kind == OutcomeKind::kNotRegistered) {
+        Send(wire::Encode(wire::InitFailed{{"fiber::NotRegistered", init.value}}, channel_));
+        return;
+      }
+      if (init.kind == OutcomeKind::kRaised) {
+        Send(wire::Encode(wire::InitFailed{{init.type, init.message}}, channel_));
         return;
       }
     }
-    Send(wire::Writer(Type::kReady).U32(prefetch_).Finish());
+    Send(wire::Encode(wire::Ready{prefetch_}, channel_));
   }
 
   void RunNextTask() {
     Received& front = queue_.front();
     const wire::TaskView& task = front.tasks[front.next];
     if (!results_) {
-      results_.emplace(Type::kResult);
+      results_.emplace(Type::kResult, channel_);
       results_->U32(Credit());
     }
     wire::AppendResultHead(*results_, task.id, static_cast<std::uint32_t>(task.calls.size()));
     const detail::Invoker invoker = Lookup(task.function);
     const auto start = Clock::now();
-    for (std::string_view args : task.calls) {
-      const auto [kind, data] = RunCall(b_, invoker, task.function, args);
-      wire::AppendOutcome(*results_, static_cast<std::uint8_t>(kind), data);
-    }
+    for (std::string_view args : task.calls)
+      wire::AppendOutcome(*results_, RunCall(b_, invoker, task.function, args).view());
     const auto end = Clock::now();
     quiet_since_ = end;
     work_since_flush_ += end - start;
     const double seconds = std::chrono::duration<double>(end - start).count();
     task_seconds_ = task_seconds_ < 0 ? seconds : 0.8 * task_seconds_ + 0.2 * seconds;
     if (++front.next == front.tasks.size()) queue_.pop_front();
-    if (work_since_flush_ >= kBatchWork || results_->size() >= kBatchBytes) Flush();
+    if (work_since_flush_ >= kBatchWork || results_->size() >= wire::kMaxResultBatchBytes) Flush();
   }
 
   // The registered function called name; remembers the last one asked for,
@@ -235,13 +233,14 @@ class ServeLoop {
     return last_invoker_;
   }
 
-  // How many tasks to hold: about kWorkAheadSeconds of them, by the recent
-  // mean task time.
+  // How many tasks to hold: about kWorkAheadSeconds of them by the recent
+  // mean task time, from the prefetch (at most kMaxCredit, as WELCOME
+  // guarantees) up to kMaxCredit.
   std::uint32_t Credit() const {
     if (task_seconds_ <= 0) return prefetch_;
     const double ahead = std::ceil(kWorkAheadSeconds / task_seconds_);
     return static_cast<std::uint32_t>(
-        std::clamp(ahead, static_cast<double>(prefetch_), static_cast<double>(kMaxCredit)));
+        std::clamp(ahead, static_cast<double>(prefetch_), static_cast<double>(wire::kMaxCredit)));
   }
 
   void Flush() {
@@ -261,9 +260,9 @@ class ServeLoop {
   std::optional<wire::Writer> results_;  // RESULT being filled
   Clock::duration work_since_flush_{};
   double task_seconds_ = -1;  // mean run time of recent tasks; < 0: none yet
+  wire::Channel channel_ = wire::kRunChannel;
   std::uint32_t prefetch_ = 1;
   std::chrono::milliseconds interval_;
-  std::chrono::milliseconds timeout_;
   std::chrono::milliseconds receive_timeout_{-1};
   bool welcomed_ = false;
   Clock::time_point last_sent_ = Clock::now(), quiet_since_ = Clock::now();

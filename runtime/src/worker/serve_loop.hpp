@@ -1,17 +1,26 @@
 // A worker's life: connect to the master, run the pool initializer, then run
 // tasks until told to stop. One thread owns the socket and runs the user's
 // functions; results of short tasks share a message, and the worker asks for
-// about kWorkAhead of work at a time so it never idles waiting for a round
-// trip. A MasterWatch ends the process if the master goes away mid-task.
+// about 2 ms of work at a time so it never idles waiting for a round trip. A
+// MasterWatch ends the process if the master goes away mid-task.
 #pragma once
 
 #include "worker/bootstrap.hpp"
 
 namespace fiber::worker {
 
-/// Serves until the master says STOP; returns the process exit status. Ends
-/// the process itself (status 1) when the master goes away, and (status 3)
-/// when the master refuses this worker.
+/// How a worker process ends (its exit status), as PROTOCOL.md lists them.
+enum ExitStatus : int {
+  kStopped = 0,        // the master said STOP
+  kMasterLost = 1,     // the master could not be reached, or went silent
+  kBadBootstrap = 2,   // a FIBER_* variable is missing or malformed
+  kRefused = 3,        // the master refused this worker
+  kInternalError = 4,  // an error escaped the serve loop (a fiber bug)
+};
+
+/// Serves until the master says STOP; returns the exit status. Ends the
+/// process itself when the master goes away (kMasterLost) or refuses this
+/// worker (kRefused).
 int Serve(const Bootstrap& bootstrap);
 
 }  // namespace fiber::worker

@@ -38,16 +38,17 @@ bool LocalBackend::Start(const Launch& launch, std::string* err) {
     std::lock_guard<std::mutex> lock(command_line_mu);
     args = command_line;
   }
-  // The worker's environment: ours without stale FIBER_ worker variables,
-  // plus the launch's.
+  // The worker's environment: ours, with the bootstrap's variables in
+  // place of any we hold.
+  worker::Bootstrap bootstrap = launch.bootstrap;
+  bootstrap.parent_pid = getpid();
+  const auto vars = worker::ToEnvironment(bootstrap);
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     std::string entry = *e;
-    const std::string key = entry.substr(0, entry.find('='));
-    if (!launch.env.count(key) && key != "FIBER_PARENT_PID") env.push_back(std::move(entry));
+    if (!vars.count(entry.substr(0, entry.find('=')))) env.push_back(std::move(entry));
   }
-  for (const auto& [key, value] : launch.env) env.push_back(key + "=" + value);
-  env.push_back("FIBER_PARENT_PID=" + std::to_string(getpid()));
+  for (const auto& [key, value] : vars) env.push_back(key + "=" + value);
 
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());
@@ -61,7 +62,7 @@ bool LocalBackend::Start(const Launch& launch, std::string* err) {
     *err = std::string("cannot start worker process: ") + std::strerror(rc);
     return false;
   }
-  children_[launch.worker_id] = pid;
+  children_[launch.bootstrap.worker_id] = pid;
   return true;
 }
 

@@ -1,0 +1,88 @@
+#include "master/pool_handle.hpp"
+
+#include <future>
+
+#include "fiber/errors.hpp"
+
+namespace fiber::master {
+
+PoolHandle::PoolHandle(Run& run, const PoolOptions& options)
+    : dispatcher_(run.dispatcher()), channel_(dispatcher_.NewChannel()) {
+  PoolService::Options o;
+  o.channel = channel_;
+  o.processes = options.processes;
+  o.max_task_retries = options.max_task_retries;
+  o.initializer = options.initializer;
+  o.settings = run.settings();
+  if (!options.backend.empty()) o.settings.backend = options.backend;
+  o.bootstrap = run.bootstrap();
+  o.new_worker_id = [d = &dispatcher_] { return d->NewWorkerId(); };
+  o.on_finished = [finish = finish_] {
+    std::lock_guard<std::mutex> lock(finish->mu);
+    finish->done = true;
+    finish->cv.notify_all();
+  };
+  std::string err;
+  std::unique_ptr<backend::Backend> backend = backend::Make(o.settings.backend, &err);
+  if (!backend) throw ConfigError("PoolOptions.backend=" + err);
+  // Made here, handed over whole (std::function needs a copyable capture).
+  auto service = std::make_shared<std::unique_ptr<PoolService>>(
+      std::make_unique<PoolService>(std::move(o), std::move(backend), dispatcher_));
+  if (!dispatcher_.Post([d = &dispatcher_, service] { d->AddPool(std::move(*service)); }))
+    throw Error("the run's master has stopped");
+}
+
+PoolHandle::~PoolHandle() {
+  Terminate();
+  Join();
+  dispatcher_.Post([d = &dispatcher_, channel = channel_] { d->RemovePool(channel); });
+}
+
+bool PoolHandle::With(std::function<void(PoolService&)> fn) {
+  return dispatcher_.Post([d = &dispatcher_, channel = channel_, fn = std::move(fn)] {
+    if (PoolService* pool = d->FindPool(channel)) fn(*pool);
+  });
+}
+
+void PoolHandle::Submit(std::string function, std::vector<std::string> calls,
+                        std::size_t chunksize, std::shared_ptr<detail::Batch> batch) {
+  auto work = std::make_shared<std::vector<std::string>>(std::move(calls));
+  const std::size_t n = work->size();
+  if (!With([function = std::move(function), work, chunksize, batch](PoolService& pool) {
+        pool.Submit(function, std::move(*work), chunksize, batch, Clock::now());
+      }))
+    batch->complete(0, std::vector<detail::Outcome>(
+                           n, {detail::Outcome::Kind::kPoolClosed, "the run has ended", {}}));
+}
+
+void PoolHandle::Resize(int processes) {
+  With([processes](PoolService& pool) { pool.Resize(processes, Clock::now()); });
+}
+
+void PoolHandle::Close() {
+  With([](PoolService& pool) { pool.Close(Clock::now()); });
+}
+
+void PoolHandle::Terminate() {
+  With([](PoolService& pool) { pool.Terminate(Clock::now()); });
+}
+
+void PoolHandle::Join() {
+  std::unique_lock<std::mutex> lock(finish_->mu);
+  // A run that ended under us (at exit) finishes no pool: stop waiting then.
+  while (!finish_->done && dispatcher_.running())
+    finish_->cv.wait_for(lock, std::chrono::milliseconds(200));
+}
+
+std::vector<WorkerInfo> PoolHandle::Workers() {
+  auto promise = std::make_shared<std::promise<std::vector<WorkerInfo>>>();
+  auto future = promise->get_future();
+  if (!dispatcher_.Post([d = &dispatcher_, channel = channel_, promise] {
+        PoolService* pool = d->FindPool(channel);
+        promise->set_value(pool ? pool->Workers() : std::vector<WorkerInfo>{});
+      }))
+    return {};
+  return future.get();
+}
+
+}  // namespace fiber::master

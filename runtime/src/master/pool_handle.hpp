@@ -1,0 +1,51 @@
+// The user's side of one pool, what fiber::Pool holds: it hands each call
+// to the run's I/O thread, where the pool's PoolService lives, and waits
+// for answers there. Thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "fiber/pool.hpp"
+#include "master/run.hpp"
+
+namespace fiber::master {
+
+class PoolHandle {
+ public:
+  /// Adds a pool of options.processes workers to the run; throws ConfigError
+  /// for an unknown backend.
+  PoolHandle(Run& run, const PoolOptions& options);
+  /// Terminates what still runs, waits for the workers, removes the pool.
+  ~PoolHandle();
+  PoolHandle(const PoolHandle&) = delete;
+  PoolHandle& operator=(const PoolHandle&) = delete;
+
+  void Submit(std::string function, std::vector<std::string> calls, std::size_t chunksize,
+              std::shared_ptr<detail::Batch> batch);
+  void Resize(int processes);
+  void Close();
+  void Terminate();
+  /// Waits until every worker is gone (after Close or Terminate).
+  void Join();
+  std::vector<WorkerInfo> Workers();
+
+ private:
+  /// Runs fn on the pool's service in the I/O thread; false when the pool
+  /// or the run is gone.
+  bool With(std::function<void(PoolService&)> fn);
+
+  struct Finish {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+  };
+  Dispatcher& dispatcher_;
+  wire::Channel channel_;
+  std::shared_ptr<Finish> finish_ = std::make_shared<Finish>();
+};
+
+}  // namespace fiber::master

@@ -1,0 +1,329 @@
+#include "master/pool_service.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "log.hpp"
+#include "wire/limits.hpp"
+#include "wire/task_batch.hpp"
+
+namespace fiber::master {
+
+using detail::Outcome;
+using wire::Type;
+
+namespace {
+
+// The one place a worker's report of a call becomes what the caller sees.
+Outcome ToOutcome(const wire::OutcomeView& view) {
+  switch (view.kind) {
+    case wire::OutcomeKind::kValue: return {Outcome::Kind::kValue, std::string(view.value), {}};
+    case wire::OutcomeKind::kRaised:
+      return {Outcome::Kind::kRemoteError, std::string(view.raised.message),
+              std::string(view.raised.type)};
+    case wire::OutcomeKind::kNotRegistered:
+      return {Outcome::Kind::kNotRegistered, std::string(view.value), {}};
+  }
+  return {Outcome::Kind::kWorkerLost, "an outcome of unknown kind", {}};
+}
+
+}  // namespace
+
+PoolService::PoolService(Options options, std::unique_ptr<backend::Backend> backend,
+                         Outbox& outbox)
+    : options_(std::move(options)),
+      deadlines_{options_.settings.start_timeout, options_.settings.heartbeat_interval,
+                 options_.settings.heartbeat_timeout},
+      backend_(std::move(backend)),
+      outbox_(outbox),
+      tasks_(options_.max_task_retries),
+      target_(options_.processes) {}
+
+PoolService::~PoolService() { backend_->KillAll(); }
+
+void PoolService::Start(Clock::time_point now) { StartWorkers(now); }
+
+void PoolService::Submit(std::string function, std::vector<std::string> calls,
+                         std::size_t chunksize, std::shared_ptr<detail::Batch> batch,
+                         Clock::time_point now) {
+  if (broken_ || terminating_) {
+    const Outcome why = broken_ ? *broken_ : Outcome{Outcome::Kind::kPoolClosed, "pool terminated", {}};
+    batch->complete(0, std::vector<Outcome>(calls.size(), why));
+    return;
+  }
+  for (std::size_t first = 0; first < calls.size(); first += chunksize) {
+    Task task;
+    task.function = function;
+    task.batch = batch;
+    task.first = first;
+    const std::size_t end = std::min(calls.size(), first + chunksize);
+    task.calls.assign(std::make_move_iterator(calls.begin() + static_cast<std::ptrdiff_t>(first)),
+                      std::make_move_iterator(calls.begin() + static_cast<std::ptrdiff_t>(end)));
+    tasks_.Add(std::move(task));
+  }
+  Deal(now);
+}
+
+void PoolService::Resize(int processes, Clock::time_point now) {
+  if (closing_ || terminating_) return;
+  target_ = processes;
+  StartWorkers(now);
+  Retire(now);
+}
+
+void PoolService::Close(Clock::time_point now) {
+  closing_ = true;
+  CheckFinished(now);
+}
+
+void PoolService::Terminate(Clock::time_point now) {
+  if (terminating_) return;
+  terminating_ = closing_ = true;
+  tasks_.FailAll({Outcome::Kind::kPoolClosed, "pool terminated", {}});
+  for (const auto& [id, w] : workers_.all()) {
+    if (w.connected && !w.stop_sent) (void)SendControl(id, Type::kStop, now);
+    backend_->Kill(id);
+  }
+  CheckFinished(now);
+}
+
+bool PoolService::OnHello(const std::string& id, const wire::Hello& hello, Clock::time_point now) {
+  if (!workers_.Connect(id, static_cast<long>(hello.pid), now)) return false;
+  if (!outbox_.Send(id, wire::Encode(wire::Welcome{options_.channel,
+                                                   static_cast<std::uint32_t>(options_.settings.prefetch),
+                                                   options_.initializer.function,
+                                                   options_.initializer.args}))) {
+    LoseWorker(id, "it left before its WELCOME", now);
+    return true;
+  }
+  workers_.Find(id)->last_sent = now;
+  log::Info("worker " + id + " (pid " + std::to_string(hello.pid) + ") connected");
+  return true;
+}
+
+PoolService::Handler PoolService::HandlerFor(Type type) {
+  switch (type) {
+    case Type::kReady: return &PoolService::OnReady;
+    case Type::kResult: return &PoolService::OnResult;
+    case Type::kHeartbeat: return &PoolService::OnHeartbeat;
+    case Type::kInitFailed: return &PoolService::OnInitFailed;
+    default: return nullptr;  // what only a master sends, or HELLO again
+  }
+}
+
+bool PoolService::OnMessage(const std::string& id, Type type, const zmq::message_t& message,
+                            Clock::time_point now) {
+  Worker* worker = workers_.Find(id);
+  if (!worker || !worker->connected) return false;
+  worker->last_heard = now;
+  const Handler handler = HandlerFor(type);
+  if (!handler) {
+    LoseWorker(id, std::string("it sent ") + wire::TypeName(type) + ", which a worker never sends",
+               now);
+    return true;
+  }
+  (this->*handler)(id, *worker, message, now);
+  return true;
+}
+
+void PoolService::OnReady(const std::string& id, Worker& worker, const zmq::message_t& message,
+                          Clock::time_point now) {
+  wire::Ready ready;
+  std::string err;
+  if (!wire::Decode(message, &ready, &err)) return LoseWorker(id, "it sent " + err, now);
+  workers_.SetCredit(worker, static_cast<int>(ready.credit));
+  start_failures_ = 0;
+  Retire(now);
+}
+
+void PoolService::OnResult(const std::string& id, Worker& worker, const zmq::message_t& message,
+                           Clock::time_point now) {
+  std::uint32_t credit = 0;
+  std::vector<wire::ResultView> results;
+  std::string err;
+  if (!wire::ReadResults(message, &credit, &results, &err))
+    return LoseWorker(id, "it sent " + err, now);
+  // Checked whole before any of it counts: a faulty worker's message is
+  // dropped with the worker, and its tasks run again elsewhere.
+  std::set<std::uint64_t> seen;
+  for (const auto& result : results) {
+    if (!tasks_.HeldBy(result.id, id) || !seen.insert(result.id).second)
+      return LoseWorker(id, "it sent a result for task " + std::to_string(result.id) +
+                                ", which it does not hold",
+                        now);
+    const std::size_t calls = tasks_.Find(result.id)->calls.size();
+    if (result.outcomes.size() != calls)
+      return LoseWorker(id, "its result for task " + std::to_string(result.id) + " has " +
+                                std::to_string(result.outcomes.size()) + " outcomes for " +
+                                std::to_string(calls) + " calls",
+                        now);
+  }
+  workers_.SetCredit(worker, static_cast<int>(credit));
+  for (const auto& result : results) {
+    std::vector<Outcome> outcomes;
+    outcomes.reserve(result.outcomes.size());
+    for (const auto& view : result.outcomes) outcomes.push_back(ToOutcome(view));
+    tasks_.Finish(result.id, std::move(outcomes));
+  }
+  if (worker.state == WorkerState::kRetiring && tasks_.Leases(id) == 0 && !worker.stop_sent)
+    (void)SendControl(id, Type::kStop, now);
+  CheckFinished(now);
+}
+
+void PoolService::OnInitFailed(const std::string& id, Worker&, const zmq::message_t& message,
+                               Clock::time_point now) {
+  wire::InitFailed failed;
+  std::string err;
+  if (!wire::Decode(message, &failed, &err)) return LoseWorker(id, "it sent " + err, now);
+  Break({Outcome::Kind::kRemoteError,
+         "the pool initializer failed in worker " + id + ": " + std::string(failed.error.message),
+         std::string(failed.error.type)});
+  CheckFinished(now);
+}
+
+void PoolService::Deal(Clock::time_point now) {
+  if (!tasks_.HasPending()) return;
+  const std::vector<std::string> free = workers_.WithFreeCredit(tasks_);
+  // Deal pending tasks one per worker per pass, so a round of tasks spreads
+  // over idle workers before any queues behind a busy one; each worker then
+  // gets its share in one message of at most about kMaxTaskMessageBytes (big
+  // arguments wait for results to come back rather than pile up at once).
+  std::vector<std::optional<wire::Writer>> messages(free.size());
+  bool dealt = true;
+  while (tasks_.HasPending() && dealt) {
+    dealt = false;
+    for (std::size_t i = 0; i < free.size() && tasks_.HasPending(); ++i) {
+      const Worker& w = *workers_.Find(free[i]);
+      if (tasks_.Leases(free[i]) >= static_cast<std::size_t>(w.credit)) continue;
+      if (messages[i] && messages[i]->size() >= wire::kMaxTaskMessageBytes) continue;
+      const std::uint64_t task_id = tasks_.LeaseNext(free[i]);
+      const Task& task = *tasks_.Find(task_id);
+      if (!messages[i]) messages[i].emplace(Type::kTask, options_.channel);
+      wire::AppendTask(*messages[i], task_id, task.function, task.calls);
+      dealt = true;
+    }
+  }
+  std::vector<std::string> unreachable;
+  for (std::size_t i = 0; i < free.size(); ++i) {
+    if (!messages[i]) continue;
+    if (outbox_.Send(free[i], messages[i]->Finish())) {
+      workers_.Find(free[i])->last_sent = now;
+    } else {
+      unreachable.push_back(free[i]);
+    }
+  }
+  // Their tasks go back to the queue, and to the workers still there.
+  for (const auto& id : unreachable) LoseWorker(id, "it is no longer connected", now);
+}
+
+bool PoolService::SendControl(const std::string& id, Type type, Clock::time_point now) {
+  const bool sent = outbox_.Send(id, wire::EncodeControl(type, options_.channel));
+  if (Worker* w = workers_.Find(id)) {
+    w->last_sent = now;
+    if (type == Type::kStop) workers_.MarkStopSent(*w, now);
+  }
+  return sent;
+}
+
+void PoolService::StartWorkers(Clock::time_point now) {
+  if (closing_ || broken_) return;
+  while (workers_.Live() < target_) {
+    backend::Launch launch{options_.bootstrap};
+    launch.bootstrap.worker_id = options_.new_worker_id();
+    std::string err;
+    if (!backend_->Start(launch, &err)) {
+      Break({Outcome::Kind::kWorkerLost,
+             "the " + std::string(backend_->name()) + " backend cannot start workers: " + err,
+             {}});
+      return;
+    }
+    workers_.Add(launch.bootstrap.worker_id, now);
+  }
+}
+
+void PoolService::Retire(Clock::time_point now) {
+  for (const std::string& id : workers_.PickRetirees(target_, tasks_)) {
+    Worker& w = *workers_.Find(id);
+    workers_.Retire(w);
+    if (!w.connected) {
+      backend_->Kill(id);
+    } else if (tasks_.Leases(id) == 0) {
+      (void)SendControl(id, Type::kStop, now);
+    }
+  }
+}
+
+void PoolService::LoseWorker(const std::string& id, const std::string& why, Clock::time_point now) {
+  const Worker* found = workers_.Find(id);
+  if (!found) return;
+  const Worker worker = *found;
+  workers_.Remove(id);
+  backend_->Kill(id);
+  const bool retiring = worker.state == WorkerState::kRetiring;
+  if (!worker.connected && !terminating_ && !retiring) ++start_failures_;
+  if (!terminating_ && !(retiring && tasks_.Leases(id) == 0))
+    log::Warning("worker " + id + " lost: " + why);
+  tasks_.Lose(id, why);
+  if (start_failures_ > std::max(3, 2 * target_)) {
+    Break({Outcome::Kind::kWorkerLost,
+           std::to_string(start_failures_) +
+               " workers in a row ended before connecting to the master; the last: " + why,
+           {}});
+  } else {
+    StartWorkers(now);
+    Deal(now);
+  }
+  CheckFinished(now);
+}
+
+void PoolService::Break(Outcome outcome) {
+  if (broken_) return;
+  log::Error(outcome.data);
+  broken_ = outcome;
+  tasks_.FailAll(outcome);
+  for (const auto& [id, w] : workers_.all()) backend_->Kill(id);
+  for (const auto& [id, w] : workers_.all()) workers_.Retire(*workers_.Find(id));
+}
+
+void PoolService::Tick(Clock::time_point now) {
+  for (const backend::Exit& exit : backend_->Poll()) {
+    const Worker* w = workers_.Find(exit.worker_id);
+    if (!w) continue;
+    if (w->stop_sent && tasks_.Leases(exit.worker_id) == 0) {
+      workers_.Remove(exit.worker_id);  // retired as asked
+      continue;
+    }
+    LoseWorker(exit.worker_id, "its process ended (" + exit.how + ")", now);
+  }
+  const DueWork due = workers_.Due(now, deadlines_, tasks_);
+  for (const auto& [id, why] : due.lost) LoseWorker(id, why, now);
+  for (const auto& id : due.kill) backend_->Kill(id);  // asked to stop, still running
+  for (const auto& id : due.heartbeat)
+    if (workers_.Find(id) && !SendControl(id, Type::kHeartbeat, now))
+      LoseWorker(id, "its connection closed (no ZeroMQ heartbeat for " +
+                         log::Seconds(deadlines_.heartbeat_timeout) + ")",
+                 now);
+  CheckFinished(now);
+}
+
+void PoolService::CheckFinished(Clock::time_point now) {
+  if (!closing_ && !broken_) return;
+  if (tasks_.size() == 0) {
+    std::vector<std::string> ids;
+    for (const auto& [id, w] : workers_.all()) ids.push_back(id);
+    for (const auto& id : ids) {
+      Worker& w = *workers_.Find(id);
+      workers_.Retire(w);
+      if (!w.connected) {
+        backend_->Kill(id);
+      } else if (!w.stop_sent) {
+        (void)SendControl(id, Type::kStop, now);
+      }
+    }
+  }
+  if (finished_ || !workers_.empty() || tasks_.size() != 0) return;
+  finished_ = true;
+  if (options_.on_finished) options_.on_finished();
+}
+
+}  // namespace fiber::master

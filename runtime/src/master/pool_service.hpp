@@ -1,0 +1,113 @@
+// One Pool as the run's master serves it: its task table, its workers, its
+// backend, and the rules that tie them together (dealing tasks, retrying
+// lost ones, replacing lost workers, resizing, closing). Driven by the
+// dispatcher's I/O thread only, so not thread-safe; the time comes in as an
+// argument and messages go out through an Outbox, so tests drive it with no
+// socket, process or sleep.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "config/settings.hpp"
+#include "fiber/pool.hpp"
+#include "master/outbox.hpp"
+#include "master/task_table.hpp"
+#include "master/worker_set.hpp"
+#include "wire/codec.hpp"
+#include "wire/message.hpp"
+#include "worker/bootstrap.hpp"
+
+namespace fiber::master {
+
+class PoolService {
+ public:
+  struct Options {
+    wire::Channel channel = 1;
+    int processes = 1;
+    int max_task_retries = 3;
+    Call initializer;
+    config::Settings settings;
+    /// What every worker of the run is handed; worker_id is filled per worker.
+    worker::Bootstrap bootstrap;
+    /// A worker id unique within the run.
+    std::function<std::string()> new_worker_id;
+    /// Called once, when the pool has finished (closed and drained, or
+    /// terminated) and every worker is gone.
+    std::function<void()> on_finished;
+  };
+  PoolService(Options options, std::unique_ptr<backend::Backend> backend, Outbox& outbox);
+  /// Kills every worker still there.
+  ~PoolService();
+
+  wire::Channel channel() const { return options_.channel; }
+  bool finished() const { return finished_; }
+  std::vector<WorkerInfo> Workers() const { return workers_.Describe(tasks_); }
+
+  // From the pool's user (through the dispatcher's inbox).
+  void Start(Clock::time_point now);
+  /// Queues calls of function as tasks of chunksize calls each.
+  void Submit(std::string function, std::vector<std::string> calls, std::size_t chunksize,
+              std::shared_ptr<detail::Batch> batch, Clock::time_point now);
+  void Resize(int processes, Clock::time_point now);
+  /// Workers stop once every queued task is done.
+  void Close(Clock::time_point now);
+  /// Fails unfinished calls with PoolClosed and kills the workers.
+  void Terminate(Clock::time_point now);
+
+  // From the workers (through the dispatcher's socket).
+  bool Owns(const std::string& worker_id) const { return workers_.Find(worker_id) != nullptr; }
+  bool HasConnected(const std::string& worker_id) const {
+    const Worker* w = workers_.Find(worker_id);
+    return w && w->connected;
+  }
+  /// HELLO from one of its workers; false (to be refused) when that worker
+  /// is connected already.
+  bool OnHello(const std::string& id, const wire::Hello& hello, Clock::time_point now);
+  /// A message on this pool's channel; false when the sender is not a
+  /// connected worker of this pool.
+  bool OnMessage(const std::string& id, wire::Type type, const zmq::message_t& message,
+                 Clock::time_point now);
+  /// Ends a worker as faulty (a message it had no business sending).
+  void LoseWorker(const std::string& id, const std::string& why, Clock::time_point now);
+
+  /// Deals pending tasks to workers with free credit.
+  void Deal(Clock::time_point now);
+  /// Backend exits, deadlines and heartbeats; call a few times a second.
+  void Tick(Clock::time_point now);
+
+ private:
+  using Handler = void (PoolService::*)(const std::string&, Worker&, const zmq::message_t&,
+                                        Clock::time_point);
+  static Handler HandlerFor(wire::Type type);
+  void OnReady(const std::string& id, Worker& w, const zmq::message_t& m, Clock::time_point now);
+  void OnResult(const std::string& id, Worker& w, const zmq::message_t& m, Clock::time_point now);
+  void OnHeartbeat(const std::string&, Worker&, const zmq::message_t&, Clock::time_point) {}
+  void OnInitFailed(const std::string& id, Worker& w, const zmq::message_t& m,
+                    Clock::time_point now);
+
+  void StartWorkers(Clock::time_point now);
+  void Retire(Clock::time_point now);
+  /// The pool can run nothing more: every call, pending or new, gets outcome.
+  void Break(detail::Outcome outcome);
+  void CheckFinished(Clock::time_point now);
+  bool SendControl(const std::string& id, wire::Type type, Clock::time_point now);
+
+  Options options_;
+  Deadlines deadlines_;
+  std::unique_ptr<backend::Backend> backend_;
+  Outbox& outbox_;
+  TaskTable tasks_;
+  WorkerSet workers_;
+  int target_ = 0;
+  bool closing_ = false;
+  bool terminating_ = false;
+  bool finished_ = false;
+  std::optional<detail::Outcome> broken_;  // why the pool can run nothing more
+  int start_failures_ = 0;                 // workers lost in a row before connecting
+};
+
+}  // namespace fiber::master

@@ -1,0 +1,103 @@
+#include "master/worker_set.hpp"
+
+#include <algorithm>
+
+#include "log.hpp"
+
+namespace fiber::master {
+
+Worker& WorkerSet::Add(const std::string& id, Clock::time_point now) {
+  Worker& w = workers_[id];
+  w.started = w.last_heard = w.last_sent = now;
+  return w;
+}
+
+Worker* WorkerSet::Find(const std::string& id) {
+  auto it = workers_.find(id);
+  return it == workers_.end() ? nullptr : &it->second;
+}
+
+const Worker* WorkerSet::Find(const std::string& id) const {
+  auto it = workers_.find(id);
+  return it == workers_.end() ? nullptr : &it->second;
+}
+
+int WorkerSet::Live() const {
+  int n = 0;
+  for (const auto& [id, w] : workers_) n += w.state != WorkerState::kRetiring;
+  return n;
+}
+
+bool WorkerSet::Connect(const std::string& id, long pid, Clock::time_point now) {
+  Worker* w = Find(id);
+  if (!w || w->connected) return false;
+  w->connected = true;
+  w->pid = pid;
+  w->last_heard = now;
+  return true;
+}
+
+void WorkerSet::SetCredit(Worker& worker, int credit) {
+  worker.credit = credit;
+  if (worker.state == WorkerState::kStarting) worker.state = WorkerState::kReady;
+}
+
+std::vector<std::string> WorkerSet::WithFreeCredit(const TaskTable& tasks) const {
+  std::vector<std::pair<std::size_t, const std::string*>> free;
+  for (const auto& [id, w] : workers_) {
+    const std::size_t held = tasks.Leases(id);
+    if (w.state == WorkerState::kReady && held < static_cast<std::size_t>(w.credit))
+      free.emplace_back(held, &id);
+  }
+  std::stable_sort(free.begin(), free.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> ids;
+  ids.reserve(free.size());
+  for (const auto& [held, id] : free) ids.push_back(*id);
+  return ids;
+}
+
+std::vector<std::string> WorkerSet::PickRetirees(int target, const TaskTable& tasks) const {
+  // Starting workers (rank 0) before ready ones, then by tasks held.
+  std::vector<std::pair<std::pair<int, std::size_t>, const std::string*>> live;
+  for (const auto& [id, w] : workers_)
+    if (w.state != WorkerState::kRetiring)
+      live.push_back({{w.state == WorkerState::kReady, tasks.Leases(id)}, &id});
+  std::stable_sort(live.begin(), live.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> picked;
+  const std::size_t keep = static_cast<std::size_t>(std::max(target, 0));
+  for (std::size_t i = 0; i + keep < live.size(); ++i) picked.push_back(*live[i].second);
+  return picked;
+}
+
+DueWork WorkerSet::Due(Clock::time_point now, const Deadlines& d, const TaskTable& tasks) const {
+  DueWork due;
+  for (const auto& [id, w] : workers_) {
+    if (!w.connected) {
+      if (now - w.started > d.start_timeout)
+        due.lost.emplace_back(id, "it did not connect within " + log::Seconds(d.start_timeout));
+      continue;
+    }
+    if (now - w.last_heard > d.heartbeat_timeout && tasks.Leases(id) == 0) {
+      due.lost.emplace_back(id, "no heartbeat for " + log::Seconds(d.heartbeat_timeout));
+      continue;
+    }
+    if (w.stop_sent && now - *w.stop_sent > d.heartbeat_timeout) {
+      due.kill.push_back(id);
+      continue;
+    }
+    // A worker busy with a long task is silent, but ZeroMQ's heartbeats keep
+    // its connection; once they stop, a send to it fails.
+    if (now - w.last_sent >= d.heartbeat_interval) due.heartbeat.push_back(id);
+  }
+  return due;
+}
+
+std::vector<WorkerInfo> WorkerSet::Describe(const TaskTable& tasks) const {
+  std::vector<WorkerInfo> out;
+  for (const auto& [id, w] : workers_) out.push_back({id, w.pid, w.state, tasks.CallsLeasedTo(id)});
+  return out;
+}
+
+}  // namespace fiber::master

@@ -1,0 +1,73 @@
+// One pool's workers as the master sees them: each one's state, credit and
+// the times its deadlines run from. The one place a worker's state changes.
+// Not thread-safe: owned by the I/O thread.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fiber/pool.hpp"
+#include "master/task_table.hpp"
+
+namespace fiber::master {
+
+using Clock = std::chrono::steady_clock;
+
+struct Worker {
+  WorkerState state = WorkerState::kStarting;
+  bool connected = false;  // said HELLO
+  int credit = 0;          // tasks it may hold (READY, RESULT)
+  long pid = 0;
+  Clock::time_point started, last_heard, last_sent;
+  std::optional<Clock::time_point> stop_sent;  // told to STOP at
+};
+
+/// How long workers may be silent or slow, from the run's settings.
+struct Deadlines {
+  std::chrono::milliseconds start_timeout;
+  std::chrono::milliseconds heartbeat_interval;
+  std::chrono::milliseconds heartbeat_timeout;
+};
+
+/// What the deadlines call for at some moment (WorkerSet::Due).
+struct DueWork {
+  std::vector<std::pair<std::string, std::string>> lost;  // id, why
+  std::vector<std::string> kill;       // told to stop, still running
+  std::vector<std::string> heartbeat;  // nothing sent to for an interval
+};
+
+class WorkerSet {
+ public:
+  Worker& Add(const std::string& id, Clock::time_point now);
+  Worker* Find(const std::string& id);
+  const Worker* Find(const std::string& id) const;
+  void Remove(const std::string& id) { workers_.erase(id); }
+  bool empty() const { return workers_.empty(); }
+  /// Workers not retiring.
+  int Live() const;
+
+  /// HELLO from a worker started and not yet connected; false otherwise.
+  bool Connect(const std::string& id, long pid, Clock::time_point now);
+  /// READY or RESULT: the worker takes up to credit tasks.
+  void SetCredit(Worker& worker, int credit);
+  void Retire(Worker& worker) { worker.state = WorkerState::kRetiring; }
+  void MarkStopSent(Worker& worker, Clock::time_point now) { worker.stop_sent = now; }
+
+  /// Ready workers with free credit, those holding fewest tasks first.
+  std::vector<std::string> WithFreeCredit(const TaskTable& tasks) const;
+  /// Live workers to retire so that at most target stay: starting ones
+  /// first, then those holding fewest tasks.
+  std::vector<std::string> PickRetirees(int target, const TaskTable& tasks) const;
+  DueWork Due(Clock::time_point now, const Deadlines& deadlines, const TaskTable& tasks) const;
+
+  std::vector<WorkerInfo> Describe(const TaskTable& tasks) const;
+  const std::map<std::string, Worker>& all() const { return workers_; }
+
+ private:
+  std::map<std::string, Worker> workers_;
+};
+
+}  // namespace fiber::master

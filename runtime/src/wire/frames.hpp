@@ -1,0 +1,32 @@
+// How a message crosses a socket: as one ZeroMQ frame when it fits in
+// kMaxFrameBytes, else as several, every one but the last exactly
+// kMaxFrameBytes. Sockets refuse larger frames (ZMQ_MAXMSGSIZE), so a peer
+// that has not passed the handshake can make its receiver hold little,
+// while admitted peers still send payloads of any size.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <zmq.hpp>
+
+namespace fiber::wire {
+
+/// Sets the frame bound (and no high-water marks) on a socket of the run.
+void LimitFrames(zmq::socket_t& socket);
+
+/// Sends message, after a routing-id frame when routing_id is not empty
+/// (ROUTER). Never blocks; false when it could not be sent (peer gone).
+[[nodiscard]] bool SendMessage(zmq::socket_t& socket, std::string_view routing_id,
+                               zmq::message_t&& message);
+
+enum class Receipt { kNone, kMessage, kMalformed };
+
+/// Receives one message and joins its frames into *message; with routed,
+/// the first frame is the sender's routing id, into *routing_id. kNone when
+/// nothing arrived (flags dontwait, or the socket's receive timeout);
+/// kMalformed with *err when its frames are not laid out as above.
+[[nodiscard]] Receipt ReceiveMessage(zmq::socket_t& socket, bool routed, std::string* routing_id,
+                                     zmq::message_t* message, std::string* err,
+                                     zmq::recv_flags flags = zmq::recv_flags::none);
+
+}  // namespace fiber::wire

@@ -1,0 +1,49 @@
+#include "support/scripted_backend.hpp"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <thread>
+#include <utility>
+
+namespace fiber::testing {
+
+bool ScriptedBackend::Start(const backend::Launch& launch, std::string* err) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  if (state_->fail_starts) {
+    *err = "scripted failure";
+    return false;
+  }
+  state_->launches.push_back(launch);
+  return true;
+}
+
+void ScriptedBackend::Kill(const std::string& id) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->killed.push_back(id);
+  state_->exits.push_back({id, "killed by signal 9"});
+}
+
+std::vector<backend::Exit> ScriptedBackend::Poll() {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return std::exchange(state_->exits, {});
+}
+
+void ScriptedBackend::Crash(State& state, const std::string& id, const std::string& how) {
+  std::lock_guard<std::mutex> lock(state.mu);
+  state.exits.push_back({id, how});
+}
+
+backend::Launch ScriptedBackend::WaitForLaunch(State& state, std::size_t n) {
+  for (int i = 0; i < 600; ++i) {
+    {
+      std::lock_guard<std::mutex> lock(state.mu);
+      if (state.launches.size() > n) return state.launches[n];
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  FAIL("the master did not start worker " << n << " within 30 s");
+  return {};
+}
+
+}  // namespace fiber::testing

@@ -1,0 +1,41 @@
+// A backend whose workers are played by the test: it records every launch
+// (so a test can connect as that worker, or not), reports a worker it was
+// told to kill as ended, and lets the test end one as a crash would.
+// Thread-safe: the master drives it from its I/O thread, the test reads it.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backend/backend.hpp"
+
+namespace fiber::testing {
+
+class ScriptedBackend : public backend::Backend {
+ public:
+  struct State {
+    std::mutex mu;
+    std::vector<backend::Launch> launches;
+    std::vector<std::string> killed;
+    std::vector<backend::Exit> exits;  // reported by the next Poll
+    bool fail_starts = false;          // Start fails from now on
+  };
+  explicit ScriptedBackend(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  const char* name() const override { return "scripted"; }
+  bool Start(const backend::Launch& launch, std::string* err) override;
+  void Kill(const std::string& id) override;
+  std::vector<backend::Exit> Poll() override;
+  void KillAll() override {}
+
+  /// Ends worker id as a crash would (reported by the next Poll).
+  static void Crash(State& state, const std::string& id, const std::string& how);
+  /// The n-th launch, waiting (bounded) until the master asked for it.
+  static backend::Launch WaitForLaunch(State& state, std::size_t n);
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace fiber::testing

@@ -1,0 +1,43 @@
+// A peer of a master played by the test over a real socket: a worker of the
+// run (from its launch), or a stranger with other keys or none. It sends
+// what the test tells it and hands back what the master answers.
+#pragma once
+
+#include <string>
+#include <vector>
+#include <zmq.hpp>
+
+#include "backend/backend.hpp"
+#include "wire/credentials.hpp"
+#include "wire/message.hpp"
+#include "wire/task_batch.hpp"
+
+namespace fiber::testing {
+
+class ScriptedPeer {
+ public:
+  /// Connects as the worker a backend was asked to start.
+  ScriptedPeer(zmq::context_t& ctx, const backend::Launch& launch);
+  /// Connects to endpoint with routing id id: with the run's keys, with a
+  /// keypair of its own (own_keys), or without CURVE (keys null).
+  ScriptedPeer(zmq::context_t& ctx, const std::string& endpoint, const std::string& id,
+               const wire::Credentials* keys, bool own_keys = false);
+
+  void Send(zmq::message_t message);
+  /// The next message, or an empty one after timeout_ms.
+  zmq::message_t Receive(int timeout_ms);
+  /// HELLO, then WELCOME, then READY with credit; returns the pool's channel.
+  wire::Channel Join(std::uint32_t credit = 1);
+  /// The tasks of the next TASK (heartbeats skipped); *holder keeps the
+  /// message the views point into.
+  std::vector<wire::TaskView> NextTasks(zmq::message_t* holder);
+  /// RESULT for one task whose calls each return value.
+  void Answer(wire::Channel channel, std::uint64_t task, const std::vector<std::string>& values);
+
+  zmq::socket_t socket;
+};
+
+/// The reason of a REFUSE, or "" for any other message.
+std::string RefusalIn(const zmq::message_t& message);
+
+}  // namespace fiber::testing

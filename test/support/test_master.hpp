@@ -1,0 +1,25 @@
+// A master made by a test inside its own process: a Dispatcher with fresh
+// keys on loopback, to which the test adds pools whose workers it plays
+// (ScriptedBackend, ScriptedPeer).
+#pragma once
+
+#include <memory>
+
+#include "master/dispatcher.hpp"
+#include "support/scripted_backend.hpp"
+
+namespace fiber::testing {
+
+struct TestMaster {
+  TestMaster();
+  /// Adds a pool of processes scripted workers; returns its channel.
+  wire::Channel AddPool(int processes, std::shared_ptr<ScriptedBackend::State> state,
+                        int max_task_retries = 3);
+  /// Runs fn on the I/O thread and waits for it.
+  void OnIoThread(std::function<void()> fn);
+
+  wire::Credentials keys;
+  std::unique_ptr<master::Dispatcher> dispatcher;
+};
+
+}  // namespace fiber::testing
