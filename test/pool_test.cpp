@@ -133,6 +133,24 @@ TEST_CASE("payloads of several megabytes travel both ways intact") {
   CHECK(sizes == std::vector<std::size_t>(4, big.size()));
 }
 
+TEST_CASE("a payload of hundreds of megabytes travels both ways in pieces, intact") {
+  fiber::Pool pool(1);
+  std::string huge(std::size_t{200} << 20, '\0');
+  for (std::size_t i = 0; i < huge.size(); i += 4093) huge[i] = static_cast<char>(i % 251);
+  CHECK(pool.apply(echo_bytes, huge) == huge);
+}
+
+TEST_CASE("every pool of a program is served through the run's one endpoint") {
+  fiber::Pool a(1), b(1);
+  const std::string endpoint = a.apply(getenv_task, std::string("FIBER_MASTER"));
+  CHECK(endpoint.rfind("tcp://127.0.0.1:", 0) == 0);
+  CHECK(b.apply(getenv_task, std::string("FIBER_MASTER")) == endpoint);
+  CHECK(a.apply(getenv_task, std::string("FIBER_RUN_ID")) ==
+        b.apply(getenv_task, std::string("FIBER_RUN_ID")));
+  // Worker ids are unique within the run, not per pool.
+  CHECK(a.workers().at(0).id != b.workers().at(0).id);
+}
+
 TEST_CASE("a task's exception reaches the caller as RemoteError and the worker survives") {
   fiber::Pool pool(1);
   const long pid = pool.apply(worker_pid, 0);

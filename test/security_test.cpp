@@ -1,7 +1,14 @@
 // Only workers of a run get in: a peer without the run's key is refused and
 // logged, and garbage from any peer never crashes or stalls the master.
 // Workers are played by the test (test/support) against an in-process master.
+#include <arpa/inet.h>
 #include <doctest/doctest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <fstream>
 
 #include <fiber/fiber.hpp>
 
@@ -178,4 +185,71 @@ TEST_CASE("a pool keeps working while a stranger hammers its port") {
   }
   // The worker's copy of the run's secret is gone from its environment.
   CHECK(pool.apply(getenv_task, std::string("FIBER_CLIENT_KEY")).empty());
+}
+
+namespace {
+
+long ResidentKb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
+}
+
+// A raw TCP peer that speaks just enough ZMTP to get into the CURVE
+// handshake, then sends a command frame that declares 1 GiB and streams
+// bytes toward it. Returns how many bytes the master took before it hung up.
+std::size_t StreamHugeHandshake(int port, std::size_t most) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  const timeval timeout{10, 0};
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+  std::string greeting(64, '\0');
+  greeting[0] = '\xff';
+  greeting[9] = '\x7f';
+  greeting[10] = 3;  // ZMTP 3.0
+  greeting.replace(12, 5, "CURVE");
+  std::string frame = "\x06";  // command, 8-byte size
+  for (int shift = 56; shift >= 0; shift -= 8)
+    frame.push_back(static_cast<char>((std::uint64_t{1} << 30) >> shift));
+  frame += "\x05HELLO";
+  std::string all = greeting + frame;
+  signal(SIGPIPE, SIG_IGN);
+  std::size_t sent = 0;
+  const std::string chunk(1 << 16, 'A');
+  while (sent < most) {
+    const std::string& out = sent == 0 ? all : chunk;
+    const ssize_t n = send(fd, out.data(), out.size(), MSG_NOSIGNAL);
+    if (n <= 0) break;
+    sent += static_cast<std::size_t>(n);
+  }
+  close(fd);
+  return sent;
+}
+
+}  // namespace
+
+TEST_CASE("a peer that declares a huge handshake command is cut off before the master holds it") {
+  StderrCapture log;
+  TestMaster master;
+  const std::string endpoint = master.dispatcher->endpoint();
+  const int port = std::stoi(endpoint.substr(endpoint.rfind(':') + 1));
+  const long before = ResidentKb();
+  std::size_t most_taken = 0;
+  for (int i = 0; i < 4; ++i)
+    most_taken = std::max(most_taken, StreamHugeHandshake(port, std::size_t{256} << 20));
+  // Hung up long before 256 MB: what it took sat in socket buffers, not the master.
+  CHECK(most_taken < (std::size_t{64} << 20));
+  CHECK(ResidentKb() - before < 64 * 1024);
+  // And the master still serves the run's own peers.
+  zmq::context_t ctx;
+  ScriptedPeer member(ctx, endpoint, "w99", &master.keys);
+  member.Send(hello());
+  CHECK(RefusalIn(member.Receive(10000)) == "no worker of this run has that id");
 }

@@ -1,0 +1,200 @@
+// The rules of one pool, driven deterministically: scripted workers, a
+// recorded outbox and a clock that moves only when the test says so.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "support/pool_harness.hpp"
+#include "wire/codec.hpp"
+
+using fiber::WorkerState;
+using fiber::testing::PoolHarness;
+using fiber::testing::ScriptedBackend;
+using fiber::wire::Type;
+using std::chrono::milliseconds;
+
+namespace {
+bool Contains(const std::vector<Type>& types, Type type) {
+  return std::find(types.begin(), types.end(), type) != types.end();
+}
+}  // namespace
+
+TEST_CASE("a pool starts its workers and deals a round of tasks over idle workers first") {
+  PoolHarness h(3);
+  CHECK(h.Launched() == std::vector<std::string>{"w0", "w1", "w2"});
+  h.Connect("w0", 2);
+  h.Connect("w1", 2);
+  h.Connect("w2", 2);
+  auto batch = h.SubmitSquares(3);
+  CHECK(h.outbox.TaskIds("w0").size() == 1);
+  CHECK(h.outbox.TaskIds("w1").size() == 1);
+  CHECK(h.outbox.TaskIds("w2").size() == 1);
+}
+
+TEST_CASE("a worker never holds more tasks than its credit, and a result raises it") {
+  PoolHarness h(1);
+  h.Connect("w0", 2);
+  auto batch = h.SubmitSquares(10);
+  CHECK(h.outbox.TaskIds("w0") == std::vector<std::uint64_t>{1, 2});
+  h.Answer("w0", 1, {0}, 3);  // now it may hold 3: it holds 1, so gets 2 more
+  CHECK(h.outbox.TaskIds("w0") == std::vector<std::uint64_t>{1, 2, 3, 4});
+  CHECK(h.pool->Workers().at(0).running == 3);
+}
+
+TEST_CASE("a lost worker's tasks go back to the front of the queue, in order") {
+  PoolHarness h(2);
+  h.Connect("w0", 3);
+  auto batch = h.SubmitSquares(6);
+  CHECK(h.outbox.TaskIds("w0") == std::vector<std::uint64_t>{1, 2, 3});
+  ScriptedBackend::Crash(*h.backend, "w0", "killed by signal 9");
+  h.Advance(milliseconds(100));
+  CHECK(h.Launched().back() == "w2");  // replaced
+  h.Connect("w1", 3);
+  // Tasks 1-3 come before 4-6, which never left the queue.
+  CHECK(h.outbox.TaskIds("w1") == std::vector<std::uint64_t>{1, 2, 3});
+  for (std::uint64_t t = 1; t <= 3; ++t) h.Answer("w1", t, {static_cast<int>(t - 1) * static_cast<int>(t - 1)}, 3);
+  CHECK(h.outbox.TaskIds("w1") == std::vector<std::uint64_t>{1, 2, 3, 4, 5, 6});
+  for (std::uint64_t t = 4; t <= 6; ++t) h.Answer("w1", t, {static_cast<int>(t - 1) * static_cast<int>(t - 1)}, 3);
+  REQUIRE(batch->ready());
+  for (std::size_t i = 0; i < 6; ++i) CHECK(PoolHarness::Slot(*batch, i) == std::to_string(i * i));
+}
+
+TEST_CASE("a task lost more often than max_task_retries fails with WorkerLost") {
+  PoolHarness h(1, /*max_task_retries=*/1);
+  auto batch = h.SubmitSquares(1);
+  h.Connect("w0");
+  ScriptedBackend::Crash(*h.backend, "w0", "exit status 1");
+  h.Advance(milliseconds(100));
+  h.Connect("w1");
+  CHECK(h.outbox.TaskIds("w1") == std::vector<std::uint64_t>{1});  // one retry
+  ScriptedBackend::Crash(*h.backend, "w1", "killed by signal 9");
+  h.Advance(milliseconds(100));
+  REQUIRE(batch->ready());
+  CHECK_THROWS_WITH_AS(fiber::detail::decode<int>(batch->at(0)),
+                       "task 'square' was lost with its worker 2 times (the last, w1: its "
+                       "process ended (killed by signal 9))",
+                       fiber::WorkerLost);
+}
+
+TEST_CASE("a result for a task the worker does not hold, or a duplicate, loses the worker") {
+  PoolHarness h(1);
+  h.Connect("w0", 2);
+  auto batch = h.SubmitSquares(2);
+  h.Answer("w0", 1, {0}, 2);
+  REQUIRE(batch->wait_slot(0));
+  h.Answer("w0", 1, {99}, 2);  // again: it no longer holds task 1
+  CHECK(h.pool->Owns("w0") == false);
+  CHECK(PoolHarness::Slot(*batch, 0) == "0");  // the first answer stands
+  // Task 2 goes to the replacement.
+  h.Connect("w1", 2);
+  CHECK(h.outbox.TaskIds("w1") == std::vector<std::uint64_t>{2});
+}
+
+TEST_CASE("a result with the wrong number of outcomes loses the worker and counts nothing") {
+  PoolHarness h(1);
+  h.Connect("w0");
+  auto batch = h.SubmitSquares(4, 2);  // tasks of 2 calls
+  h.Answer("w0", 1, {0});
+  CHECK_FALSE(h.pool->Owns("w0"));
+  CHECK_FALSE(batch->ready());
+}
+
+TEST_CASE("resize while busy retires idle workers first and loses no task") {
+  PoolHarness h(3);
+  h.Connect("w0");
+  h.Connect("w1");
+  h.Connect("w2");
+  auto batch = h.SubmitSquares(2);  // w0 and w1 busy, w2 idle
+  h.pool->Resize(1, h.now);
+  CHECK(Contains(h.outbox.Types("w2"), Type::kStop));  // idle: stops at once
+  CHECK(h.pool->Workers().at(0).state == WorkerState::kRetiring);
+  CHECK(h.pool->Workers().at(1).state == WorkerState::kReady);
+  // The busy retiree finishes its task first, then is told to stop.
+  CHECK_FALSE(Contains(h.outbox.Types("w0"), Type::kStop));
+  h.Answer("w0", 1, {0});
+  CHECK(Contains(h.outbox.Types("w0"), Type::kStop));
+  h.Answer("w1", 2, {1});
+  CHECK_FALSE(Contains(h.outbox.Types("w1"), Type::kStop));
+  REQUIRE(batch->ready());
+  CHECK(PoolHarness::Slot(*batch, 1) == "1");
+}
+
+TEST_CASE("an idle worker silent past the heartbeat timeout is lost; a busy one is not") {
+  PoolHarness h(2);
+  h.Connect("w0");
+  h.Connect("w1");
+  auto batch = h.SubmitSquares(1);  // w0 busy
+  h.Advance(milliseconds(6000));
+  CHECK(h.pool->Owns("w0"));
+  CHECK_FALSE(h.pool->Owns("w1"));
+}
+
+TEST_CASE("a worker that never connects is replaced, and too many in a row break the pool") {
+  PoolHarness h(1);
+  auto batch = h.SubmitSquares(1);
+  for (int i = 0; i < 4; ++i) h.Advance(milliseconds(61000));
+  REQUIRE(batch->ready());
+  CHECK_THROWS_WITH_AS(fiber::detail::decode<int>(batch->at(0)),
+                       doctest::Contains("workers in a row ended before connecting"),
+                       fiber::WorkerLost);
+}
+
+TEST_CASE("a backend that cannot start workers fails the pool's calls with its reason") {
+  PoolHarness h(0);
+  h.backend->fail_starts = true;
+  h.pool->Resize(1, h.now);
+  auto batch = h.SubmitSquares(1);
+  REQUIRE(batch->ready());
+  CHECK(PoolHarness::Slot(*batch, 0) == "the scripted backend cannot start workers: scripted failure");
+}
+
+TEST_CASE("a closed pool stops its workers once drained and then finishes") {
+  PoolHarness h(2);
+  h.Connect("w0");
+  h.Connect("w1");
+  auto batch = h.SubmitSquares(1);
+  h.pool->Close(h.now);
+  CHECK_FALSE(Contains(h.outbox.Types("w0"), Type::kStop));
+  h.Answer("w0", 1, {0});
+  CHECK(Contains(h.outbox.Types("w0"), Type::kStop));
+  CHECK(Contains(h.outbox.Types("w1"), Type::kStop));
+  CHECK(h.finished == 0);
+  ScriptedBackend::Crash(*h.backend, "w0", "exit status 0");
+  ScriptedBackend::Crash(*h.backend, "w1", "exit status 0");
+  h.Advance(milliseconds(100));
+  CHECK(h.finished == 1);
+}
+
+TEST_CASE("terminate fails what is unfinished with PoolClosed and kills every worker") {
+  PoolHarness h(1);
+  h.Connect("w0");
+  auto batch = h.SubmitSquares(3);
+  h.pool->Terminate(h.now);
+  REQUIRE(batch->ready());
+  CHECK_THROWS_AS(fiber::detail::decode<int>(batch->at(2)), fiber::PoolClosed);
+  std::lock_guard<std::mutex> lock(h.backend->mu);
+  CHECK(std::count(h.backend->killed.begin(), h.backend->killed.end(), "w0") == 1);
+}
+
+TEST_CASE("an initializer that throws fails every call with its type and message") {
+  PoolHarness h(1, 3, fiber::Call{"init_throws", "x"});
+  auto batch = h.SubmitSquares(2);
+  REQUIRE(h.pool->OnHello("w0", fiber::wire::Hello{1}, h.now));
+  h.Deliver("w0", fiber::wire::Encode(fiber::wire::InitFailed{{"std::runtime_error", "no seed"}},
+                                      PoolHarness::kChannel));
+  REQUIRE(batch->ready());
+  try {
+    fiber::detail::decode<int>(batch->at(0));
+    FAIL("no error");
+  } catch (const fiber::RemoteError& e) {
+    CHECK(e.type() == "std::runtime_error");
+    CHECK(e.message() == "the pool initializer failed in worker w0: no seed");
+  }
+}
+
+TEST_CASE("a worker that sends what only a master sends is lost") {
+  PoolHarness h(1);
+  h.Connect("w0");
+  h.Deliver("w0", fiber::wire::EncodeControl(Type::kStop, PoolHarness::kChannel));
+  CHECK_FALSE(h.pool->Owns("w0"));
+}

@@ -1,0 +1,75 @@
+// The task table: leases, the queue's order, and retry counts.
+#include <doctest/doctest.h>
+
+#include "master/task_table.hpp"
+
+using fiber::detail::Batch;
+using fiber::detail::Outcome;
+using fiber::master::Task;
+using fiber::master::TaskTable;
+
+namespace {
+Task MakeTask(const std::shared_ptr<Batch>& batch, std::size_t first, std::size_t calls = 1) {
+  return Task{"f", std::vector<std::string>(calls, "x"), batch, first};
+}
+}  // namespace
+
+TEST_CASE("tasks are leased in the order they were added, and a lease is known by its holder") {
+  auto batch = std::make_shared<Batch>(3);
+  TaskTable table(3);
+  const auto a = table.Add(MakeTask(batch, 0));
+  const auto b = table.Add(MakeTask(batch, 1, 2));
+  CHECK(table.LeaseNext("w0") == a);
+  CHECK(table.LeaseNext("w0") == b);
+  CHECK_FALSE(table.HasPending());
+  CHECK(table.HeldBy(a, "w0"));
+  CHECK_FALSE(table.HeldBy(a, "w1"));
+  CHECK(table.Leases("w0") == 2);
+  CHECK(table.CallsLeasedTo("w0") == 3);
+  table.Finish(a, {Outcome{Outcome::Kind::kValue, "v", {}}});
+  CHECK(table.Leases("w0") == 1);
+  CHECK_FALSE(table.HeldBy(a, "w0"));
+  CHECK(batch->wait_slot(0));
+}
+
+TEST_CASE("a lost worker's tasks return to the front in their order") {
+  auto batch = std::make_shared<Batch>(4);
+  TaskTable table(3);
+  for (std::size_t i = 0; i < 4; ++i) table.Add(MakeTask(batch, i));
+  const auto first = table.LeaseNext("w0");
+  const auto second = table.LeaseNext("w0");
+  table.Lose("w0", "gone");
+  CHECK(table.Leases("w0") == 0);
+  CHECK(table.pending() == 4);
+  CHECK(table.LeaseNext("w1") == first);
+  CHECK(table.LeaseNext("w1") == second);
+}
+
+TEST_CASE("a task fails with WorkerLost once lost more than the retry limit") {
+  auto batch = std::make_shared<Batch>(1);
+  TaskTable table(1);
+  table.Add(MakeTask(batch, 0));
+  table.LeaseNext("w0");
+  table.Lose("w0", "first");
+  CHECK_FALSE(batch->ready());
+  table.LeaseNext("w1");
+  table.Lose("w1", "exit status 1");
+  REQUIRE(batch->ready());
+  CHECK(batch->at(0).kind == Outcome::Kind::kWorkerLost);
+  CHECK(batch->at(0).data == "task 'f' was lost with its worker 2 times (the last, w1: exit status 1)");
+  CHECK(table.size() == 0);
+}
+
+TEST_CASE("FailAll finishes every task, pending or leased, with one outcome") {
+  auto batch = std::make_shared<Batch>(2);
+  TaskTable table(3);
+  table.Add(MakeTask(batch, 0));
+  table.Add(MakeTask(batch, 1));
+  table.LeaseNext("w0");
+  table.FailAll({Outcome::Kind::kPoolClosed, "pool terminated", {}});
+  REQUIRE(batch->ready());
+  CHECK(batch->at(1).kind == Outcome::Kind::kPoolClosed);
+  CHECK(table.size() == 0);
+  CHECK(table.Leases("w0") == 0);
+  CHECK_FALSE(table.HasPending());
+}
