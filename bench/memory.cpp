@@ -12,16 +12,9 @@
 #include <thread>
 
 #include "common.hpp"
+#include "process_probe.hpp"
 
 namespace {
-
-long rss_kb() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  return -1;
-}
 
 }  // namespace
 
@@ -29,7 +22,7 @@ int main(int argc, char** argv) {
   fiber::init(argc, argv);  // a worker serves tasks here and never returns
   const int n = argc > 1 ? std::stoi(argv[1]) : 256;
 
-  const long before = rss_kb();
+  const long before = resident_kb();
   const auto t0 = bench::Clock::now();
   fiber::Pool pool(n);
   std::size_t ready = 0;
@@ -43,7 +36,7 @@ int main(int argc, char** argv) {
     }
   }
   const double start_s = bench::seconds_since(t0);
-  const long after = rss_kb();
+  const long after = resident_kb();
   pool.terminate();
   pool.join();
 

@@ -15,16 +15,9 @@
 #include <zmq_addon.hpp>
 
 #include "common.hpp"
+#include "process_probe.hpp"
 
 namespace {
-
-long rss_kb() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  return -1;
-}
 
 constexpr std::size_t kRecord = 128;  // one endpoint per atomic pipe write
 
@@ -66,7 +59,7 @@ int main(int argc, char** argv) {
   ::close(to_children[0]);
   ::close(hold[0]);
 
-  const long before = rss_kb();
+  const long before = resident_kb();
   long after = 0;
   {
     zmq::context_t context(1);
@@ -84,7 +77,7 @@ int main(int argc, char** argv) {
       std::vector<zmq::message_t> parts;
       if (!zmq::recv_multipart(router, std::back_inserter(parts))) return 1;
     }
-    after = rss_kb();
+    after = resident_kb();
   }
   ::close(hold[1]);
   for (pid_t pid : children) ::waitpid(pid, nullptr, 0);

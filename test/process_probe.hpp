@@ -1,14 +1,24 @@
-// Whether a process still exists, for tests that check nothing is left
-// running. A zombie counts as gone: it runs nothing.
+// What tests and benchmarks read about processes from /proc: whether one
+// still exists (nothing left running), and this one's resident memory.
 #pragma once
 
 #include <fstream>
 #include <string>
 
+/// Whether process pid still exists. A zombie counts as gone: it runs nothing.
 inline bool process_alive(long pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string line;
   if (!std::getline(stat, line)) return false;
   const auto close = line.rfind(')');
   return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
+}
+
+/// This process's resident memory in KiB (VmRSS), or -1.
+inline long resident_kb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
 }

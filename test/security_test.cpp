@@ -16,6 +16,7 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
+#include "process_probe.hpp"
 #include "support/scripted_peer.hpp"
 #include "support/stderr_capture.hpp"
 #include "support/test_master.hpp"
@@ -189,14 +190,6 @@ TEST_CASE("a pool keeps working while a stranger hammers its port") {
 
 namespace {
 
-long ResidentKb() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  return -1;
-}
-
 // A raw TCP peer that speaks just enough ZMTP to get into the CURVE
 // handshake, then sends a command frame that declares 1 GiB and streams
 // bytes toward it. Returns how many bytes the master took before it hung up.
@@ -240,13 +233,13 @@ TEST_CASE("a peer that declares a huge handshake command is cut off before the m
   TestMaster master;
   const std::string endpoint = master.dispatcher->endpoint();
   const int port = std::stoi(endpoint.substr(endpoint.rfind(':') + 1));
-  const long before = ResidentKb();
+  const long before = resident_kb();
   std::size_t most_taken = 0;
   for (int i = 0; i < 4; ++i)
     most_taken = std::max(most_taken, StreamHugeHandshake(port, std::size_t{256} << 20));
   // Hung up long before 256 MB: what it took sat in socket buffers, not the master.
   CHECK(most_taken < (std::size_t{64} << 20));
-  CHECK(ResidentKb() - before < 64 * 1024);
+  CHECK(resident_kb() - before < 64 * 1024);
   // And the master still serves the run's own peers.
   zmq::context_t ctx;
   ScriptedPeer member(ctx, endpoint, "w99", &master.keys);
