@@ -1,10 +1,15 @@
 // Whole processes: workers never outlive their master, and a worker started
 // with bad settings says so in one line and exits non-zero.
 #include <doctest/doctest.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -39,6 +44,54 @@ TEST_CASE("SIGKILL of the master leaves no worker behind") {
   kill(master.pid, SIGKILL);
   CHECK(wait_exit(master) == 128 + SIGKILL);
   CHECK(all_gone_within(pids, 30));
+}
+
+namespace {
+// A TCP socket bound to a free loopback port, which goes to *port.
+int bound_socket(int* port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), len) == 0);
+  REQUIRE(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  *port = ntohs(addr.sin_port);
+  return fd;
+}
+
+// The value of variable name in the environment process pid started with.
+std::string environment_of(long pid, const std::string& name) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ");
+  std::string entry;
+  while (std::getline(in, entry, '\0'))
+    if (entry.rfind(name + "=", 0) == 0) return entry.substr(name.size() + 1);
+  return "";
+}
+}  // namespace
+
+TEST_CASE("FIBER_LISTEN_PORT fixes the run's one port") {
+  int port = 0;
+  close(bound_socket(&port));  // free now
+  Child master = spawn({built_program("hold_pool"), "2"}, {{"FIBER_LISTEN_PORT", std::to_string(port)}});
+  const auto pids = parse_pids(read_line(master.stdout_fd));
+  REQUIRE(pids.size() == 2);
+  for (long pid : pids)
+    CHECK(environment_of(pid, "FIBER_MASTER") == "tcp://127.0.0.1:" + std::to_string(port));
+  kill(master.pid, SIGKILL);
+  wait_exit(master);
+  CHECK(all_gone_within(pids, 30));
+}
+
+TEST_CASE("a port already taken is a clear error, not a hang") {
+  int port = 0;
+  const int fd = bound_socket(&port);
+  REQUIRE(listen(fd, 1) == 0);
+  Child master = spawn({built_program("hold_pool"), "1"}, {{"FIBER_LISTEN_PORT", std::to_string(port)}});
+  const std::string err = read_all(master.stderr_fd);
+  CHECK(wait_exit(master) != 0);
+  CHECK_MESSAGE(err.find("cannot listen on tcp://127.0.0.1:" + std::to_string(port)) != std::string::npos, err);
+  close(fd);
 }
 
 namespace {

@@ -27,7 +27,7 @@ std::string Seconds(std::chrono::duration<double> d);
 class RateLimit {
  public:
   /// Counts one event; true when it should be logged.
-  bool Allow() { return ++count_ <= 10 || count_ % 1000 == 0; }
+  [[nodiscard]] bool Allow() { return ++count_ <= 10 || count_ % 1000 == 0; }
   std::uint64_t count() const { return count_; }
 
  private:

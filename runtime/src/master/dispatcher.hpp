@@ -40,7 +40,7 @@ class Dispatcher : public Outbox {
   const std::string& endpoint() const { return endpoint_; }
 
   /// Runs fn on the I/O thread; false once that thread has ended.
-  bool Post(std::function<void()> fn);
+  [[nodiscard]] bool Post(std::function<void()> fn);
   /// False once the I/O thread is stopping.
   bool running();
 

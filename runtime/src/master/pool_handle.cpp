@@ -35,7 +35,8 @@ PoolHandle::PoolHandle(Run& run, const PoolOptions& options)
 PoolHandle::~PoolHandle() {
   Terminate();
   Join();
-  dispatcher_.Post([d = &dispatcher_, channel = channel_] { d->RemovePool(channel); });
+  // A run that has ended took its pools with it.
+  (void)dispatcher_.Post([d = &dispatcher_, channel = channel_] { d->RemovePool(channel); });
 }
 
 bool PoolHandle::With(std::function<void(PoolService&)> fn) {
@@ -55,16 +56,18 @@ void PoolHandle::Submit(std::string function, std::vector<std::string> calls,
                            n, {detail::Outcome::Kind::kPoolClosed, "the run has ended", {}}));
 }
 
+// Resize, Close and Terminate do nothing once the run has ended: its pools
+// ended with it.
 void PoolHandle::Resize(int processes) {
-  With([processes](PoolService& pool) { pool.Resize(processes, Clock::now()); });
+  (void)With([processes](PoolService& pool) { pool.Resize(processes, Clock::now()); });
 }
 
 void PoolHandle::Close() {
-  With([](PoolService& pool) { pool.Close(Clock::now()); });
+  (void)With([](PoolService& pool) { pool.Close(Clock::now()); });
 }
 
 void PoolHandle::Terminate() {
-  With([](PoolService& pool) { pool.Terminate(Clock::now()); });
+  (void)With([](PoolService& pool) { pool.Terminate(Clock::now()); });
 }
 
 void PoolHandle::Join() {

@@ -36,7 +36,7 @@ class PoolHandle {
  private:
   /// Runs fn on the pool's service in the I/O thread; false when the pool
   /// or the run is gone.
-  bool With(std::function<void(PoolService&)> fn);
+  [[nodiscard]] bool With(std::function<void(PoolService&)> fn);
 
   struct Finish {
     std::mutex mu;

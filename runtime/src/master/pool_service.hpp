@@ -66,10 +66,10 @@ class PoolService {
   }
   /// HELLO from one of its workers; false (to be refused) when that worker
   /// is connected already.
-  bool OnHello(const std::string& id, const wire::Hello& hello, Clock::time_point now);
+  [[nodiscard]] bool OnHello(const std::string& id, const wire::Hello& hello, Clock::time_point now);
   /// A message on this pool's channel; false when the sender is not a
   /// connected worker of this pool.
-  bool OnMessage(const std::string& id, wire::Type type, const zmq::message_t& message,
+  [[nodiscard]] bool OnMessage(const std::string& id, wire::Type type, const zmq::message_t& message,
                  Clock::time_point now);
   /// Ends a worker as faulty (a message it had no business sending).
   void LoseWorker(const std::string& id, const std::string& why, Clock::time_point now);
@@ -94,7 +94,7 @@ class PoolService {
   /// The pool can run nothing more: every call, pending or new, gets outcome.
   void Break(detail::Outcome outcome);
   void CheckFinished(Clock::time_point now);
-  bool SendControl(const std::string& id, wire::Type type, Clock::time_point now);
+  [[nodiscard]] bool SendControl(const std::string& id, wire::Type type, Clock::time_point now);
 
   Options options_;
   Deadlines deadlines_;

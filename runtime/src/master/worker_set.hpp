@@ -50,7 +50,7 @@ class WorkerSet {
   int Live() const;
 
   /// HELLO from a worker started and not yet connected; false otherwise.
-  bool Connect(const std::string& id, long pid, Clock::time_point now);
+  [[nodiscard]] bool Connect(const std::string& id, long pid, Clock::time_point now);
   /// READY or RESULT: the worker takes up to credit tasks.
   void SetCredit(Worker& worker, int credit);
   void Retire(Worker& worker) { worker.state = WorkerState::kRetiring; }

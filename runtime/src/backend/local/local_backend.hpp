@@ -16,7 +16,7 @@ class LocalBackend : public Backend {
  public:
   ~LocalBackend() override;
   const char* name() const override { return "local"; }
-  bool Start(const Launch& launch, std::string* err) override;
+  [[nodiscard]] bool Start(const Launch& launch, std::string* err) override;
   void Kill(const std::string& worker_id) override;
   std::vector<Exit> Poll() override;
   void KillAll() override;
