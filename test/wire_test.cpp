@@ -130,3 +130,19 @@ TEST_CASE("run credentials are fresh, well-formed and consistent") {
   CHECK_FALSE(PublicKeyOf("not a key", &pub));
   CHECK_FALSE(IsZ85Key(std::string(40, ' ')));
 }
+
+TEST_CASE("a key with a character outside Z85 is refused, even a NUL that libzmq would stop at") {
+  Credentials c;
+  std::string err;
+  REQUIRE(Credentials::Generate(&c, &err));
+  std::string with_nul = c.client_secret;
+  with_nul[35] = '\0';  // libzmq would decode the 35 characters before it
+  CHECK_FALSE(IsZ85Key(with_nul));
+  std::string pub;
+  CHECK_FALSE(PublicKeyOf(with_nul, &pub));
+  for (char bad : {'\0', ' ', '"', '\'', ',', ';', '_', '`', '|', '~', '\x80'}) {
+    std::string key = c.server_public;
+    key[7] = bad;
+    CHECK_FALSE(IsZ85Key(key));
+  }
+}
