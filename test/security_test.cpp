@@ -1,7 +1,10 @@
 // Only workers of a run get in: a peer without the run's key is refused and
 // logged, and garbage from any peer never crashes or stalls the master.
+#include <arpa/inet.h>
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <fiber/fiber.hpp>
@@ -15,6 +18,7 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
+#include "log.hpp"
 #include "master/dispatcher.hpp"
 #include "tasks.hpp"
 #include "wire/message.hpp"
@@ -37,10 +41,25 @@ class StderrCapture {
   ~StderrCapture() { restore(); unlink(path_.c_str()); }
   std::string text() {
     restore();
+    return peek();
+  }
+  /// What was written so far, still capturing.
+  std::string peek() const {
     std::ifstream in(path_);
     std::stringstream s;
     s << in.rdbuf();
     return s.str();
+  }
+  /// Waits up to 10 s for needle to be written count times.
+  bool wait_for(const std::string& needle, int count = 1) const {
+    for (int i = 0; i < 1000; ++i) {
+      const std::string t = peek();
+      int found = 0;
+      for (auto at = t.find(needle); at != std::string::npos; at = t.find(needle, at + 1)) ++found;
+      if (found >= count) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
   }
 
  private:
@@ -90,6 +109,48 @@ zmq::socket_t peer(zmq::context_t& ctx, const std::string& endpoint, const std::
   return s;
 }
 
+// A TCP connection the test makes by hand, so that it knows the local port:
+// libzmq reports none for the connections of its own sockets.
+class RawPeer {
+ public:
+  explicit RawPeer(const std::string& endpoint) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+    REQUIRE(fd_ >= 0);
+    sockaddr_in master{};
+    master.sin_family = AF_INET;
+    master.sin_port = htons(static_cast<std::uint16_t>(port_of(endpoint)));
+    master.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(connect(fd_, reinterpret_cast<sockaddr*>(&master), sizeof master) == 0);
+    sockaddr_in local{};
+    socklen_t size = sizeof local;
+    REQUIRE(getsockname(fd_, reinterpret_cast<sockaddr*>(&local), &size) == 0);
+    address_ = "127.0.0.1:" + std::to_string(ntohs(local.sin_port));
+  }
+  ~RawPeer() { close(fd_); }
+  static int port_of(const std::string& endpoint) {
+    return std::stoi(endpoint.substr(endpoint.rfind(':') + 1));
+  }
+  const std::string& address() const { return address_; }
+  /// Sends a ZMTP 3.0 greeting offering the NULL mechanism, as a plain
+  /// ZeroMQ peer does, and reads until the master hangs up (up to 10 s).
+  void GreetWithoutCurve() {
+    std::string greeting(64, '\0');
+    greeting[0] = '\xff';
+    greeting[9] = '\x7f';
+    greeting[10] = 3;
+    greeting.replace(12, 4, "NULL");
+    REQUIRE(write(fd_, greeting.data(), greeting.size()) == 64);
+    timeval timeout{10, 0};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    char buffer[256];
+    while (read(fd_, buffer, sizeof buffer) > 0) {
+    }
+  }
+
+ private:
+  int fd_;
+  std::string address_;
+};
+
 zmq::message_t hello(std::uint8_t version = fiber::wire::kProtocolVersion) {
   return fiber::wire::Writer(Type::kHello, version).U64(42).Finish();
 }
@@ -130,6 +191,38 @@ TEST_CASE("a peer without CURVE, or with another run's key, is refused and logge
   CHECK(text.find("refused connection from 127.0.0.1: its CURVE key is not this run's") !=
         std::string::npos);
   CHECK(text.find("security handshake failed") != std::string::npos);
+}
+
+// Info lines on for one test: the master says whom it accepted a connection from.
+struct VerboseLog {
+  VerboseLog() { fiber::log::SetVerbose(true); }
+  ~VerboseLog() { fiber::log::SetVerbose(false); }
+};
+
+TEST_CASE("a refused peer is logged with its own address and port, never the master's") {
+  VerboseLog verbose;
+  StderrCapture log;
+  Master master;
+  const std::string master_port = std::to_string(RawPeer::port_of(master.dispatcher->endpoint()));
+  RawPeer plain(master.dispatcher->endpoint());
+  // It greets only once the master knows who it is: a peer refused at once
+  // (hasty, below) can be gone before that, and is then logged as unknown.
+  CHECK(log.wait_for("connection from " + plain.address() + "\n"));
+  plain.GreetWithoutCurve();
+  CHECK(log.wait_for("refused connection from " + plain.address() +
+                     ": security handshake failed (not a fiber worker of this run)"));
+  RawPeer hasty(master.dispatcher->endpoint());
+  hasty.GreetWithoutCurve();
+  CHECK(log.wait_for("security handshake failed", 2));
+  std::istringstream lines(log.text());
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("refused connection from ") == std::string::npos) continue;
+    CHECK_MESSAGE(line.find("127.0.0.1:" + master_port) == std::string::npos, line);
+    const bool ours = line.find("from " + plain.address() + ":") != std::string::npos ||
+                      line.find("from " + hasty.address() + ":") != std::string::npos ||
+                      line.find("from a peer gone before") != std::string::npos;
+    CHECK_MESSAGE(ours, line);
+  }
 }
 
 TEST_CASE("a worker of another protocol version is refused with a clear message") {
