@@ -74,18 +74,19 @@ class StderrCapture {
   int saved_ = -1;
 };
 
+// A started master with fresh keys and processes workers from backend (by
+// default local ones); with none, only the peers a test makes talk to it.
 struct Master {
   fiber::wire::Credentials keys;
   std::unique_ptr<fiber::detail::Dispatcher> dispatcher;
-  Master() {
+  explicit Master(int processes = 0, std::unique_ptr<fiber::backend::Backend> backend = nullptr) {
     std::string err;
     REQUIRE(fiber::wire::Credentials::Generate(&keys, &err));
     fiber::detail::Dispatcher::Options options;
-    options.processes = 0;  // no workers: only the peers a test makes
+    options.processes = processes;
     options.credentials = keys;
-    std::string backend_err;
-    dispatcher = std::make_unique<fiber::detail::Dispatcher>(
-        options, fiber::backend::Make("local", &backend_err));
+    if (!backend) backend = fiber::backend::Make("local", &err);
+    dispatcher = std::make_unique<fiber::detail::Dispatcher>(options, std::move(backend));
     REQUIRE(dispatcher->Start(&err));
   }
 };
@@ -348,14 +349,8 @@ fiber::wire::TaskView next_task(zmq::socket_t& s, zmq::message_t* holder) {
 TEST_CASE("a worker that answers for a task it does not hold is dropped; the task runs elsewhere") {
   StderrCapture log;
   auto state = std::make_shared<ScriptedBackend::State>();
-  fiber::wire::Credentials keys;
-  std::string err;
-  REQUIRE(fiber::wire::Credentials::Generate(&keys, &err));
-  fiber::detail::Dispatcher::Options options;
-  options.processes = 1;
-  options.credentials = keys;
-  fiber::detail::Dispatcher dispatcher(options, std::make_unique<ScriptedBackend>(state));
-  REQUIRE(dispatcher.Start(&err));
+  Master master(1, std::make_unique<ScriptedBackend>(state));
+  fiber::detail::Dispatcher& dispatcher = *master.dispatcher;
   zmq::context_t ctx;
   auto liar = play_worker(ctx, *state, 0);
   auto batch = std::make_shared<fiber::detail::Batch>(1);
@@ -410,4 +405,21 @@ TEST_CASE("a pool keeps working while a stranger hammers its port") {
   }
   // The worker's copy of the run's secret is gone from its environment.
   CHECK(pool.apply(getenv_task, std::string("FIBER_CLIENT_KEY")).empty());
+}
+
+TEST_CASE("a worker's copy of the run's secret is gone from its /proc environ, and it still works") {
+  Master master(1);
+  fiber::detail::Dispatcher& dispatcher = *master.dispatcher;
+  auto environ_batch = std::make_shared<fiber::detail::Batch>(1);
+  dispatcher.Submit("proc_environ_task", {fiber::detail::encode_args(proc_environ_task)}, 1,
+                    environ_batch);
+  auto square_batch = std::make_shared<fiber::detail::Batch>(1);
+  dispatcher.Submit("square", {fiber::detail::encode_args(square, 9)}, 1, square_batch);
+  const auto deadline = fiber::detail::deadline_after(std::chrono::seconds(30));
+  REQUIRE(environ_batch->wait_all(deadline));
+  REQUIRE(square_batch->wait_all(deadline));
+  const auto shown = fiber::detail::decode<std::string>(environ_batch->at(0));
+  CHECK(shown.find("FIBER_WORKER_ID=w0") != std::string::npos);  // it is the worker's
+  CHECK(shown.find(master.keys.client_secret) == std::string::npos);
+  CHECK(fiber::detail::decode<int>(square_batch->at(0)) == 81);
 }

@@ -13,6 +13,7 @@
 #include "init_state.hpp"
 #include "log.hpp"
 #include "worker/bootstrap.hpp"
+#include "worker/scrub_environment.hpp"
 #include "worker/serve_loop.hpp"
 
 namespace fiber {
@@ -33,8 +34,8 @@ void init(int argc, char** argv) {
       std::fprintf(stderr, "fiber worker: %s\n", err.c_str());
       std::_Exit(2);
     }
-    // Children of the worker must not inherit the run's secret.
-    ::unsetenv("FIBER_CLIENT_KEY");
+    // Neither children nor /proc/PID/environ may show the run's secret.
+    worker::ScrubEnvironment("FIBER_CLIENT_KEY");
     // A local worker dies with its master at once; elsewhere heartbeats
     // catch a dead master.
     if (bootstrap.parent_pid > 0) {
