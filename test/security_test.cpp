@@ -9,6 +9,7 @@
 
 #include <csignal>
 #include <fstream>
+#include <sstream>
 
 #include <fiber/fiber.hpp>
 
@@ -21,6 +22,8 @@
 #include "support/stderr_capture.hpp"
 #include "support/test_master.hpp"
 #include "tasks.hpp"
+#include "log.hpp"
+#include "master/run.hpp"
 #include "wire/codec.hpp"
 
 using fiber::testing::RefusalIn;
@@ -190,41 +193,69 @@ TEST_CASE("a pool keeps working while a stranger hammers its port") {
 
 namespace {
 
-// A raw TCP peer that speaks just enough ZMTP to get into the CURVE
-// handshake, then sends a command frame that declares 1 GiB and streams
-// bytes toward it. Returns how many bytes the master took before it hung up.
-std::size_t StreamHugeHandshake(int port, std::size_t most) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  const timeval timeout{10, 0};
-  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-  std::string greeting(64, '\0');
-  greeting[0] = '\xff';
-  greeting[9] = '\x7f';
-  greeting[10] = 3;  // ZMTP 3.0
-  greeting.replace(12, 5, "CURVE");
-  std::string frame = "\x06";  // command, 8-byte size
-  for (int shift = 56; shift >= 0; shift -= 8)
-    frame.push_back(static_cast<char>((std::uint64_t{1} << 30) >> shift));
-  frame += "\x05HELLO";
-  std::string all = greeting + frame;
-  signal(SIGPIPE, SIG_IGN);
-  std::size_t sent = 0;
-  const std::string chunk(1 << 16, 'A');
-  while (sent < most) {
-    const std::string& out = sent == 0 ? all : chunk;
-    const ssize_t n = send(fd, out.data(), out.size(), MSG_NOSIGNAL);
-    if (n <= 0) break;
-    sent += static_cast<std::size_t>(n);
+// A TCP connection the test makes by hand, speaking just enough ZMTP: it
+// knows its own port (libzmq reports none for its sockets' connections) and
+// can send what no ZeroMQ peer would.
+class RawPeer {
+ public:
+  explicit RawPeer(const std::string& endpoint) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+    REQUIRE(fd_ >= 0);
+    sockaddr_in master{};
+    master.sin_family = AF_INET;
+    master.sin_port = htons(static_cast<std::uint16_t>(port_of(endpoint)));
+    master.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(connect(fd_, reinterpret_cast<sockaddr*>(&master), sizeof master) == 0);
+    sockaddr_in local{};
+    socklen_t size = sizeof local;
+    REQUIRE(getsockname(fd_, reinterpret_cast<sockaddr*>(&local), &size) == 0);
+    address_ = "127.0.0.1:" + std::to_string(ntohs(local.sin_port));
+    const timeval timeout{10, 0};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
   }
-  close(fd);
-  return sent;
-}
+  ~RawPeer() { close(fd_); }
+  static int port_of(const std::string& endpoint) {
+    return std::stoi(endpoint.substr(endpoint.rfind(':') + 1));
+  }
+  const std::string& address() const { return address_; }
+
+  /// Sends a ZMTP 3.0 greeting offering mechanism ("NULL", "CURVE").
+  void Greet(const std::string& mechanism) {
+    std::string greeting(64, '\0');
+    greeting[0] = '\xff';
+    greeting[9] = '\x7f';
+    greeting[10] = 3;
+    greeting.replace(12, mechanism.size(), mechanism);
+    REQUIRE(send(fd_, greeting.data(), greeting.size(), MSG_NOSIGNAL) == 64);
+  }
+  /// Reads until the master hangs up (up to 10 s).
+  void AwaitHangUp() {
+    char buffer[256];
+    while (read(fd_, buffer, sizeof buffer) > 0) {
+    }
+  }
+  /// After a CURVE greeting: a command frame that declares 1 GiB, then bytes
+  /// streamed toward it. Returns how many the master took before it hung up.
+  std::size_t StreamHugeCommand(std::size_t most) {
+    std::string frame = "\x06";  // command, 8-byte size
+    for (int shift = 56; shift >= 0; shift -= 8)
+      frame.push_back(static_cast<char>((std::uint64_t{1} << 30) >> shift));
+    frame += "\x05HELLO";
+    std::size_t sent = 0;
+    const std::string chunk(1 << 16, 'A');
+    while (sent < most) {
+      const std::string& out = sent == 0 ? frame : chunk;
+      const ssize_t n = send(fd_, out.data(), out.size(), MSG_NOSIGNAL);
+      if (n <= 0) break;
+      sent += static_cast<std::size_t>(n);
+    }
+    return sent;
+  }
+
+ private:
+  int fd_;
+  std::string address_;
+};
 
 }  // namespace
 
@@ -232,11 +263,13 @@ TEST_CASE("a peer that declares a huge handshake command is cut off before the m
   StderrCapture log;
   TestMaster master;
   const std::string endpoint = master.dispatcher->endpoint();
-  const int port = std::stoi(endpoint.substr(endpoint.rfind(':') + 1));
   const long before = resident_kb();
   std::size_t most_taken = 0;
-  for (int i = 0; i < 4; ++i)
-    most_taken = std::max(most_taken, StreamHugeHandshake(port, std::size_t{256} << 20));
+  for (int i = 0; i < 4; ++i) {
+    RawPeer peer(endpoint);
+    peer.Greet("CURVE");
+    most_taken = std::max(most_taken, peer.StreamHugeCommand(std::size_t{256} << 20));
+  }
   // Hung up long before 256 MB: what it took sat in socket buffers, not the master.
   CHECK(most_taken < (std::size_t{64} << 20));
   CHECK(resident_kb() - before < 64 * 1024);
@@ -245,4 +278,49 @@ TEST_CASE("a peer that declares a huge handshake command is cut off before the m
   ScriptedPeer member(ctx, endpoint, "w99", &master.keys);
   member.Send(hello());
   CHECK(RefusalIn(member.Receive(10000)) == "no worker of this run has that id");
+}
+
+namespace {
+// Info lines on for one test: the master says whom it accepted a connection from.
+struct VerboseLog {
+  VerboseLog() { fiber::log::SetVerbose(true); }
+  ~VerboseLog() { fiber::log::SetVerbose(false); }
+};
+}  // namespace
+
+TEST_CASE("a refused peer is logged with its own address and port, never the master's") {
+  VerboseLog verbose;
+  StderrCapture log;
+  TestMaster master;
+  const std::string endpoint = master.dispatcher->endpoint();
+  const std::string master_port = std::to_string(RawPeer::port_of(endpoint));
+  RawPeer plain(endpoint);
+  // It greets only once the master knows who it is: a peer refused at once
+  // (hasty, below) can be gone before that, and is then logged as unknown.
+  CHECK(log.wait_for("connection from " + plain.address() + "\n"));
+  plain.Greet("NULL");
+  plain.AwaitHangUp();
+  CHECK(log.wait_for("refused connection from " + plain.address() +
+                     ": security handshake failed (not a fiber worker of this run)"));
+  RawPeer hasty(endpoint);
+  hasty.Greet("NULL");
+  hasty.AwaitHangUp();
+  CHECK(log.wait_for("security handshake failed", 2));
+  std::istringstream lines(log.text());
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("refused connection from ") == std::string::npos) continue;
+    CHECK_MESSAGE(line.find("127.0.0.1:" + master_port) == std::string::npos, line);
+    const bool ours = line.find("from " + plain.address() + ":") != std::string::npos ||
+                      line.find("from " + hasty.address() + ":") != std::string::npos ||
+                      line.find("from a peer gone before") != std::string::npos;
+    CHECK_MESSAGE(ours, line);
+  }
+}
+
+TEST_CASE("a worker's copy of the run's secret is gone from its /proc environ, and it still works") {
+  fiber::Pool pool(1);
+  const std::string shown = pool.apply(proc_environ_task);
+  CHECK(shown.find("FIBER_WORKER_ID=w") != std::string::npos);  // it is the worker's
+  CHECK(shown.find(fiber::master::Run::Get().bootstrap().client_secret) == std::string::npos);
+  CHECK(pool.apply(square, 9) == 81);
 }

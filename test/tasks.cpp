@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <thread>
 
@@ -88,3 +90,9 @@ std::string getenv_task(std::string name) {
   return v ? v : "";
 }
 FIBER_TASK(getenv_task);
+
+std::string proc_environ_task() {
+  std::ifstream in("/proc/self/environ", std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+FIBER_TASK(proc_environ_task);

@@ -41,3 +41,4 @@ int seeded_value(int ignored);  // what init_seed set in this worker
 void init_seed(int seed);
 void init_throws(int ignored);
 std::string getenv_task(std::string name);
+std::string proc_environ_task();  // this worker's /proc/self/environ, NUL-separated

@@ -209,3 +209,19 @@ TEST_CASE("a message larger than a frame crosses a socket in pieces and arrives 
   CHECK(ReceiveMessage(b, false, nullptr, &got, &err) == Receipt::kMalformed);
   CHECK(err.find("frame 1 holds 10 bytes") != std::string::npos);
 }
+
+TEST_CASE("a key with a character outside Z85 is refused, even a NUL that libzmq would stop at") {
+  Credentials c;
+  std::string err;
+  REQUIRE(Credentials::Generate(&c, &err));
+  std::string with_nul = c.client_secret;
+  with_nul[35] = '\0';  // libzmq would decode the 35 characters before it
+  CHECK_FALSE(IsZ85Key(with_nul));
+  std::string pub;
+  CHECK_FALSE(PublicKeyOf(with_nul, &pub));
+  for (char bad : {'\0', ' ', '"', '\'', ',', ';', '_', '`', '|', '~', '\x80'}) {
+    std::string key = c.server_public;
+    key[7] = bad;
+    CHECK_FALSE(IsZ85Key(key));
+  }
+}

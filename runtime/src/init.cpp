@@ -14,6 +14,7 @@
 #include "init_state.hpp"
 #include "log.hpp"
 #include "worker/bootstrap.hpp"
+#include "worker/scrub_environment.hpp"
 #include "worker/serve_loop.hpp"
 
 namespace fiber {
@@ -31,8 +32,8 @@ std::atomic<bool> initialized{false};
     std::_Exit(worker::kBadBootstrap);
   }
   log::SetWorker(bootstrap.worker_id);
-  // Children of the worker must not inherit the run's secret.
-  ::unsetenv(worker::kSecretVariable);
+  // Neither children nor /proc/PID/environ may show the run's secret.
+  worker::ScrubEnvironment(worker::kSecretVariable);
   // A local worker dies with its master at once; elsewhere heartbeats
   // catch a dead master.
   if (bootstrap.parent_pid > 0) {

@@ -10,6 +10,35 @@ K8S_VERSION=1.34.4
 GO_TOOLCHAIN=go1.24.13
 GO_TOOLCHAIN_SHA256=d2b048367a3d1a748b87f756fa06df12ce3b419e1d5f2a3612acb8950d615f9f
 
+# first_proxy_url LIST: the first entry of a GOPROXY-style list (entries
+# separated by "," or "|") that is a URL, so not "direct" or "off".
+first_proxy_url() {
+  local entry entries
+  IFS=',|' read -ra entries <<<"$1"
+  for entry in "${entries[@]}"; do
+    if [[ $entry =~ ^[a-z][a-z0-9+.-]*:// ]]; then
+      echo "${entry%/}"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# module_proxy: the Go module proxy to fetch the toolchain from: the first URL
+# in GOPROXY, else in `go env GOPROXY` of an installed Go (on PATH, else
+# INSTALLED_GO). The repository names no proxy of its own.
+INSTALLED_GO=/usr/local/go/bin/go
+module_proxy() {
+  local go_bin
+  first_proxy_url "${GOPROXY:-}" && return 0
+  for go_bin in "$(command -v go || true)" "$INSTALLED_GO"; do
+    [[ -n $go_bin && -x $go_bin ]] || continue
+    first_proxy_url "$("$go_bin" env GOPROXY 2>/dev/null || true)" && return 0
+  done
+  log "ERROR: no Go module proxy: set GOPROXY to its URL, or install a Go whose \`go env GOPROXY\` names one"
+  return 1
+}
+
 # Build cache and binaries: outside the repo, reused across runs.
 CACHE=${FIBER_CLUSTER_CACHE:-$HOME/.cache/fiber-cluster}
 BIN=$CACHE/bin/v$K8S_VERSION

@@ -5,10 +5,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 namespace fiber::testing {
 
@@ -22,12 +24,28 @@ class StderrCapture {
     close(fd);
   }
   ~StderrCapture() { restore(); unlink(path_.c_str()); }
+  /// What was written, capturing no more.
   std::string text() {
     restore();
+    return peek();
+  }
+  /// What was written so far, still capturing.
+  std::string peek() const {
     std::ifstream in(path_);
     std::stringstream s;
     s << in.rdbuf();
     return s.str();
+  }
+  /// Waits up to 10 s for needle to be written count times.
+  bool wait_for(const std::string& needle, int count = 1) const {
+    for (int i = 0; i < 1000; ++i) {
+      const std::string t = peek();
+      int found = 0;
+      for (auto at = t.find(needle); at != std::string::npos; at = t.find(needle, at + 1)) ++found;
+      if (found >= count) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
   }
 
  private:

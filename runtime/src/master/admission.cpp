@@ -4,31 +4,26 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <utility>
 #include <zmq_addon.hpp>
 
 #include "log.hpp"
+#include "master/accepted_peers.hpp"
 
 namespace fiber::master {
 
 namespace {
-std::atomic<std::uint64_t> next_monitor_id{1};
-}
+// AUTH failures are not watched: the ZAP handler logs those, with the reason.
+constexpr int kEvents = ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED |
+                        ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL;
+}  // namespace
 
 Admission::Admission(zmq::context_t& context, zmq::socket_t& router,
                      const std::string& client_public)
-    : zap_(context, zmq::socket_type::rep) {
+    : zap_(context, zmq::socket_type::rep), monitor_(context, router, kEvents) {
   zap_.set(zmq::sockopt::linger, 0);
   zap_.bind("inproc://zeromq.zap.01");
   zmq_z85_decode(client_key_, client_public.c_str());
-  const std::string endpoint = "inproc://fiber-admission-" + std::to_string(next_monitor_id++);
-  if (zmq_socket_monitor(router.handle(), endpoint.c_str(),
-                         ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
-                             ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
-                             ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) != 0)
-    throw zmq::error_t();
-  monitor_ = zmq::socket_t(context, zmq::socket_type::pair);
-  monitor_.set(zmq::sockopt::linger, 0);
-  monitor_.connect(endpoint);
   stop_fd_ = eventfd(0, EFD_CLOEXEC);
   if (stop_fd_ < 0) throw zmq::error_t();
   thread_ = std::thread([this] { Run(); });
@@ -89,21 +84,33 @@ void Admission::HandleZap() {
     LogRefusal("from " + address + ": its " + mechanism + " key is not this run's");
 }
 
+// libzmq sends, per connection: ACCEPTED (its fd), then on a failed handshake
+// HANDSHAKE_FAILED_* (no fd) at once followed by DISCONNECTED (the fd); with
+// the master's one I/O thread no other event comes between those two. The
+// event address is the master's own, so the peer comes from the fd.
 void Admission::HandleMonitor() {
-  zmq::multipart_t event(monitor_);
-  if (event.size() < 2 || event[0].size() < 6) return;
-  std::uint16_t id = 0;
-  std::memcpy(&id, event[0].data(), sizeof id);
-  const std::string address = event[1].to_string();
-  // AUTH failures were logged by the ZAP handler already.
-  if (id == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) return;
-  LogRefusal("from " + address + ": security handshake failed (not a fiber worker of this run)");
+  for (const PeerEvent& e : ReadWithPeers(monitor_)) {
+    const std::uint32_t fd = e.event.value;
+    if (e.event.id == ZMQ_EVENT_ACCEPTED) {
+      peers_[fd] = e.peer;
+      if (!e.peer.empty()) log::Info("connection from " + e.peer);
+    } else if (e.event.id == ZMQ_EVENT_DISCONNECTED) {
+      auto peer = peers_.extract(fd);
+      if (std::exchange(handshake_failed_, false)) {
+        const std::string who = !peer.empty() && !peer.mapped().empty()
+                                    ? peer.mapped()
+                                    : "a peer gone before its address could be read";
+        LogRefusal("from " + who + ": security handshake failed (not a fiber worker of this run)");
+      }
+    } else {
+      handshake_failed_ = true;
+    }
+  }
 }
 
 void Admission::LogRefusal(const std::string& what) {
-  ++refused_;
-  if (refused_ <= 10 || refused_ % 1000 == 0)
-    log::Warning("refused connection " + what + " [" + std::to_string(refused_) +
+  if (refused_.Allow())
+    log::Warning("refused connection " + what + " [" + std::to_string(refused_.count()) +
                  " refused so far]");
 }
 

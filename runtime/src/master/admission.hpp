@@ -1,15 +1,21 @@
 // Who may talk to a master: only peers that prove the run's client key in the
 // CurveZMQ handshake. Serves the context's ZAP endpoint and watches the
-// ROUTER socket's failed handshakes, logging every refusal (rate-limited so
-// a flood cannot fill the log). Runs on a thread of its own that owns both
-// sockets, so the master's I/O loop polls nothing but its ROUTER and inbox.
+// ROUTER socket's failed handshakes, logging every refusal with the peer's
+// address (rate-limited so a flood cannot fill the log). Runs on a thread of
+// its own that owns both sockets, so the master's I/O loop polls nothing but
+// its ROUTER and inbox.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <zmq.hpp>
+
+#include "log.hpp"
+
+#include "wire/socket_monitor.hpp"
 
 namespace fiber::master {
 
@@ -31,9 +37,11 @@ class Admission {
   void LogRefusal(const std::string& what);
 
   zmq::socket_t zap_;
-  zmq::socket_t monitor_;
+  wire::SocketMonitor monitor_;
+  std::unordered_map<std::uint32_t, std::string> peers_;  // by fd: "ip:port", "" if unknown
+  bool handshake_failed_ = false;  // the next connection to end failed its handshake
   std::uint8_t client_key_[32];
-  std::uint64_t refused_ = 0;
+  log::RateLimit refused_;
   int stop_fd_ = -1;
   std::thread thread_;
 };

@@ -1,6 +1,7 @@
 #include "wire/credentials.hpp"
 
 #include <cstdint>
+#include <string_view>
 
 namespace fiber::wire {
 
@@ -25,8 +26,18 @@ bool Credentials::Generate(Credentials* out, std::string* err) {
   return true;
 }
 
+namespace {
+// The 85 characters of Z85 (ZeroMQ RFC 32), in encoding order.
+constexpr std::string_view kZ85Alphabet =
+    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
+static_assert(kZ85Alphabet.size() == 85);
+}  // namespace
+
 bool IsZ85Key(const std::string& key) {
   if (key.size() != 40) return false;
+  // zmq_z85_decode reads a C string: it would take a key cut short by a NUL.
+  for (char c : key)
+    if (kZ85Alphabet.find(c) == std::string_view::npos) return false;
   std::uint8_t decoded[32];
   return zmq_z85_decode(decoded, key.c_str()) != nullptr;
 }

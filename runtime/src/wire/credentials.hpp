@@ -20,7 +20,8 @@ struct Credentials {
 
 /// Z85 public key for a Z85 secret key; false when secret is malformed.
 [[nodiscard]] bool PublicKeyOf(const std::string& secret, std::string* public_key);
-/// True for a well-formed 40-character Z85 key.
+/// True for a well-formed 40-character Z85 key: every character in the
+/// Z85 alphabet (no NUL, which libzmq would stop reading at).
 bool IsZ85Key(const std::string& key);
 
 /// Makes socket a CURVE client of a server with the given public key.

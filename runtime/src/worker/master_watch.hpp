@@ -12,6 +12,8 @@
 #include <thread>
 #include <zmq.hpp>
 
+#include "wire/socket_monitor.hpp"
+
 namespace fiber::worker {
 
 class MasterWatch {
@@ -32,7 +34,7 @@ class MasterWatch {
  private:
   void Run();
 
-  zmq::socket_t events_;  // used by thread_ only
+  wire::SocketMonitor events_;  // used by thread_ only
   std::string master_;
   std::atomic<long long> timeout_ms_;
   std::atomic<bool> stop_{false};
