@@ -88,16 +88,6 @@ struct Nothing {
   void serialize(Archive&) {}
 };
 
-/// A recursive user type: each level takes 8 bytes (the length of kids).
-struct Tree {
-  std::vector<Tree> kids;
-  bool operator==(const Tree&) const = default;
-  template <class Archive>
-  void serialize(Archive& ar) {
-    ar(kids);
-  }
-};
-
 Tree chain(int depth) {
   Tree t;
   for (int i = 0; i < depth; ++i) t = Tree{{std::move(t)}};
@@ -175,6 +165,20 @@ TEST_CASE("elements that take no bytes cannot make a few KB ask for gigabytes") 
   for (int key = 0; key < 1024; ++key) map_of_huge += to_bytes(key);
   check_refused_cheaply<std::map<int, Huge>>(map_of_huge);
   check_refused_cheaply<std::unordered_map<int, Huge>>(map_of_huge);
+}
+
+// Found by payload_fuzz (corpus/payload/empties_then_trailing_bytes): a
+// length above the bytes left was refused even for elements of no bytes.
+TEST_CASE("a vector of elements that take no bytes decodes, even as the last value") {
+  check_round_trip(std::tuple<int, std::vector<std::tuple<>>>(5, std::vector<std::tuple<>>(3)));
+  CHECK(from_bytes<std::vector<Nothing>>(to_bytes(std::vector<Nothing>(1000))).size() == 1000);
+  CHECK(from_bytes<std::vector<std::array<std::tuple<>, 1 << 20>>>(length_prefix(1)).size() == 1);
+}
+
+TEST_CASE("bytes left over after the value are refused, as written for another type") {
+  CHECK_THROWS_WITH_AS(from_bytes<int>(to_bytes(1) + to_bytes(2)), doctest::Contains("4 bytes left over"),
+                       cereal::Exception);
+  CHECK_THROWS_AS(from_bytes<std::tuple<int>>(to_bytes(std::tuple<int, int>(1, 2))), cereal::Exception);
 }
 
 TEST_CASE("payloads of many megabytes still decode") {

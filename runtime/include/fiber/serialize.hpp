@@ -4,11 +4,11 @@
 // std::optional. A user struct opts in with a member
 //   template <class Archive> void serialize(Archive& ar) { ar(a, b, c); }
 //
-// Bytes from another process are read as hostile: a length above the bytes
-// left is refused, and so is a bool other than 0 or 1. Containers charge
-// count*sizeof(element) to a budget of 128 bytes per byte received plus
-// 1 MiB before they grow, so L bytes cannot ask for gigabytes, and may nest
-// 1000 deep at most.
+// Bytes from another process are read as hostile: a string longer than the
+// bytes left is refused, and so is a bool other than 0 or 1. Vectors and
+// maps charge count*sizeof(element) to a budget of 128 bytes per byte
+// received plus 1 MiB before they grow, so L bytes cannot ask for gigabytes,
+// and they may nest 1000 deep at most.
 #pragma once
 
 #include <cereal/types/array.hpp>
@@ -32,12 +32,15 @@ std::string to_bytes(const T& value) {
   return out;
 }
 
-/// Throws cereal::Exception when the bytes do not hold a T.
+/// Throws cereal::Exception when the bytes do not hold a T, and nothing
+/// else: bytes left over mean they were written for another type.
 template <class T>
 T from_bytes(std::string_view bytes) {
   InputArchive archive(bytes);
   T value{};
   archive(value);
+  if (archive.left() != 0)
+    throw cereal::Exception(std::to_string(archive.left()) + " bytes left over after the value");
   return value;
 }
 

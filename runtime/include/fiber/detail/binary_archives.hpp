@@ -120,10 +120,9 @@ template <class T>
 void CEREAL_SAVE_FUNCTION_NAME(OutputArchive& ar, const cereal::SizeTag<T>& t) {
   ar(t.size);
 }
-/// A container may not hold more elements than there are bytes left, so a
-/// lying length fails before the container grows to it. (Elements that take
-/// no bytes, such as std::tuple<>, are the exception: refused in such
-/// numbers, and held to the budget of bounded_containers.hpp below that.)
+/// A string or a vector of numbers may not hold more elements than there
+/// are bytes left, so a lying length fails before it grows to it. (Vectors
+/// of other elements and maps are charged instead: bounded_containers.hpp.)
 template <class T>
 void CEREAL_LOAD_FUNCTION_NAME(InputArchive& ar, cereal::SizeTag<T>& t) {
   ar(t.size);
