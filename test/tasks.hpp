@@ -22,6 +22,16 @@ struct Particle {
   }
 };
 
+/// A recursive type: each level takes the 8 bytes of a length.
+struct Tree {
+  std::vector<Tree> kids;
+  bool operator==(const Tree&) const = default;
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(kids);
+  }
+};
+
 int square(int x);
 int add(int a, int b);
 std::string greet(const std::string& name);

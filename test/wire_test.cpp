@@ -225,3 +225,15 @@ TEST_CASE("a key with a character outside Z85 is refused, even a NUL that libzmq
     CHECK_FALSE(IsZ85Key(key));
   }
 }
+
+TEST_CASE("TASK and RESULT decoders refuse a frame of another type or with no header") {
+  std::string err;
+  std::vector<TaskView> tasks;
+  CHECK_FALSE(ReadTasks(Writer(Type::kResult).U32(1).Finish(), &tasks, &err));
+  CHECK(err == "a RESULT where TASK was expected");
+  CHECK_FALSE(ReadTasks(bytes("XYZW0123456789"), &tasks, &err));
+  std::uint32_t credit = 0;
+  std::vector<ResultView> results;
+  CHECK_FALSE(ReadResults(Writer(Type::kTask).U32(1).Finish(), &credit, &results, &err));
+  CHECK(err == "a TASK where RESULT was expected");
+}

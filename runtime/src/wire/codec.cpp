@@ -6,18 +6,6 @@ namespace fiber::wire {
 
 namespace {
 
-// Whether message has a header of the expected type.
-bool Open(const zmq::message_t& message, Type type, std::string* err) {
-  Header header;
-  if (!ParseHeader(message, &header, err)) return false;
-  if (header.type != type) {
-    *err = std::string("a ") + TypeName(header.type) + " where " + TypeName(type) +
-           " was expected";
-    return false;
-  }
-  return true;
-}
-
 bool Malformed(Type type, std::string* err) {
   *err = std::string("a malformed ") + TypeName(type);
   return false;
@@ -53,14 +41,14 @@ zmq::message_t Encode(const InitFailed& m, Channel channel) {
 zmq::message_t EncodeControl(Type type, Channel channel) { return Writer(type, channel).Finish(); }
 
 bool Decode(const zmq::message_t& message, Hello* m, std::string* err) {
-  if (!Open(message, Type::kHello, err)) return false;
+  if (!ExpectType(message, Type::kHello, err)) return false;
   Reader r(message);
   if (!r.U64(&m->pid) || !r.AtEnd()) return Malformed(Type::kHello, err);
   return true;
 }
 
 bool Decode(const zmq::message_t& message, Welcome* m, std::string* err) {
-  if (!Open(message, Type::kWelcome, err)) return false;
+  if (!ExpectType(message, Type::kWelcome, err)) return false;
   Reader r(message);
   if (!r.U32(&m->channel) || !r.U32(&m->prefetch) || !r.Bytes(&m->init_function) ||
       !r.Bytes(&m->init_args) || !r.AtEnd() || m->channel == kRunChannel ||
@@ -70,14 +58,14 @@ bool Decode(const zmq::message_t& message, Welcome* m, std::string* err) {
 }
 
 bool Decode(const zmq::message_t& message, Refuse* m, std::string* err) {
-  if (!Open(message, Type::kRefuse, err)) return false;
+  if (!ExpectType(message, Type::kRefuse, err)) return false;
   Reader r(message);
   m->reason = r.Rest();
   return true;
 }
 
 bool Decode(const zmq::message_t& message, Ready* m, std::string* err) {
-  if (!Open(message, Type::kReady, err)) return false;
+  if (!ExpectType(message, Type::kReady, err)) return false;
   Reader r(message);
   if (!r.U32(&m->credit) || !r.AtEnd() || !CreditInRange(m->credit))
     return Malformed(Type::kReady, err);
@@ -85,7 +73,7 @@ bool Decode(const zmq::message_t& message, Ready* m, std::string* err) {
 }
 
 bool Decode(const zmq::message_t& message, InitFailed* m, std::string* err) {
-  if (!Open(message, Type::kInitFailed, err)) return false;
+  if (!ExpectType(message, Type::kInitFailed, err)) return false;
   Reader r(message);
   if (!r.Bytes(&m->error.type) || !r.Bytes(&m->error.message) || !r.AtEnd())
     return Malformed(Type::kInitFailed, err);

@@ -37,6 +37,17 @@ bool ParseHeader(const zmq::message_t& frame, Header* header, std::string* err) 
   return true;
 }
 
+bool ExpectType(const zmq::message_t& message, Type type, std::string* err) {
+  Header header;
+  if (!ParseHeader(message, &header, err)) return false;
+  if (header.type != type) {
+    *err = std::string("a ") + TypeName(header.type) + " where " + TypeName(type) +
+           " was expected";
+    return false;
+  }
+  return true;
+}
+
 // Integers travel little-endian, the byte order of every platform fiber
 // builds on.
 Writer::Writer(Type type, Channel channel, std::uint8_t version) {

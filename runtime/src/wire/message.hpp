@@ -49,6 +49,9 @@ struct Header {
 /// a header of some version; the caller decides what a foreign version means.
 [[nodiscard]] bool ParseHeader(const zmq::message_t& frame, Header* header, std::string* err);
 
+/// ParseHeader, and the type is type: what every decoder checks first.
+[[nodiscard]] bool ExpectType(const zmq::message_t& message, Type type, std::string* err);
+
 /// Builds one message: the header, then fields appended in order. Integers
 /// are little-endian; Bytes is a u32 length and the bytes.
 class Writer {

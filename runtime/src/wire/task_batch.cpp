@@ -13,8 +13,9 @@ void AppendTask(Writer& w, std::uint64_t id, std::string_view function,
 }
 
 bool ReadTasks(const zmq::message_t& message, std::vector<TaskView>* tasks, std::string* err) {
-  Reader r(message);
   tasks->clear();
+  if (!ExpectType(message, Type::kTask, err)) return false;
+  Reader r(message);
   while (!r.AtEnd()) {
     TaskView task;
     std::uint32_t calls = 0;
@@ -65,8 +66,9 @@ bool ReadOutcome(Reader& r, OutcomeView* outcome, std::string* why) {
 
 bool ReadResults(const zmq::message_t& message, std::uint32_t* credit,
                  std::vector<ResultView>* results, std::string* err) {
-  Reader r(message);
   results->clear();
+  if (!ExpectType(message, Type::kResult, err)) return false;
+  Reader r(message);
   if (!r.U32(credit)) {
     *err = "a RESULT message without a credit";
     return false;
