@@ -1,23 +1,27 @@
 // Settings from the environment: accepted values (CPU counts and memory
 // sizes as users write them for Docker and Kubernetes), and one clear error
-// naming the variable for anything else.
+// naming the variable for anything else. Files: config_file_test.cpp.
 #include <doctest/doctest.h>
 
 #include <map>
 
-#include "config/setting_table.hpp"
+#include "config/resolve.hpp"
 #include "wire/limits.hpp"
 
 using fiber::config::Settings;
 
 namespace {
+// Resolves from env alone: no HOME, so no user file, and no lookup.
 bool apply(const std::map<std::string, std::string>& env, Settings* s, std::string* err) {
-  return fiber::config::ApplyEnvironment(
-      [&](const char* name) -> const char* {
-        auto it = env.find(name);
-        return it == env.end() ? nullptr : it->second.c_str();
-      },
-      s, err);
+  fiber::config::Inputs inputs;
+  inputs.getenv = [&](const char* name) -> const char* {
+    auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  };
+  fiber::config::Resolved resolved;
+  if (!fiber::config::Resolve(inputs, &resolved, err)) return false;
+  *s = resolved.settings;
+  return true;
 }
 }  // namespace
 
@@ -140,6 +144,7 @@ TEST_CASE("a value as shown is read back the same") {
   s.memory_mib = 954;
   s.heartbeat_interval = std::chrono::milliseconds(250);
   for (const fiber::config::Setting& row : fiber::config::Table()) {
+    if (row.kind.show(s).empty()) continue;  // a profile: none by default
     Settings back;
     std::string err;
     CHECK_MESSAGE(row.kind.parse(row.kind.show(s), &back, &err), err);

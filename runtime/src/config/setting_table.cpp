@@ -136,6 +136,8 @@ const std::vector<Setting>& Table() {
      Quantity(&Settings::memory_mib, "a size", ParseMemory, FormatMemory)},
     {"gpu", "FIBER_GPU", "--gpu", "GPUs each worker asks for",
      Whole(&Settings::gpu, 0, 1024, "a whole number")},
+    {"profile", "FIBER_PROFILE", "--profile", "which of the settings files' profiles to apply",
+     Text(&Settings::profile, "a profile name")},
   };
   return table;
 }

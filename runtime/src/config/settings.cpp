@@ -24,15 +24,6 @@ std::string FormatSeconds(std::chrono::milliseconds ms) {
   return s;
 }
 
-bool ApplyEnvironment(const Getenv& getenv, Settings* settings, std::string* err) {
-  Sources sources;
-  for (const Assignment& a : FromEnvironment(getenv)) {
-    if (!Apply(a, settings, err)) return false;
-    sources[a.setting->key] = a.source;
-  }
-  return CheckTogether(*settings, sources, err);
-}
-
 bool ApplyTiming(const Getenv& getenv, std::chrono::milliseconds* interval,
                  std::chrono::milliseconds* timeout, std::chrono::milliseconds* start_timeout,
                  std::string* err) {

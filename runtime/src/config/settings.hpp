@@ -1,5 +1,6 @@
-// Settings resolved once per process (defaults < environment) into one plain
-// struct that is passed down; no other layer reads the environment, except
+// The settings of a run: one plain struct, resolved once per process
+// (config/resolve.hpp: defaults < user file < project file < environment <
+// flags) and then passed down; no other layer reads the environment, except
 // the worker bootstrap reading what its backend handed it. The initializers
 // below are the defaults; config/setting_table.hpp names and parses each
 // field.
@@ -33,6 +34,8 @@ struct Settings {
   int cpu_millis = 0;
   std::int64_t memory_mib = 0;
   int gpu = 0;
+  /// The profile applied from the settings files; empty: none.
+  std::string profile;
 };
 
 // The timing variables, which a worker's bootstrap carries too.
@@ -41,10 +44,6 @@ inline constexpr const char* kHeartbeatTimeout = "FIBER_HEARTBEAT_TIMEOUT";
 inline constexpr const char* kStartTimeout = "FIBER_START_TIMEOUT";
 
 using Getenv = std::function<const char*(const char*)>;
-
-/// Applies the variables of config/setting_table.hpp, then checks the rules
-/// between settings. False with *err naming the variable and its bad value.
-[[nodiscard]] bool ApplyEnvironment(const Getenv& getenv, Settings* settings, std::string* err);
 
 /// Applies the timing variables, where set, and checks the heartbeat
 /// timeout is more than twice the interval, as the settings of a run are
