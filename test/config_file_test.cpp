@@ -4,8 +4,11 @@
 #include <doctest/doctest.h>
 
 #include <map>
+#include <sstream>
 
 #include "config/resolve.hpp"
+#include "config/sources_report.hpp"
+#include "config/starter_file.hpp"
 #include "support/temp_dir.hpp"
 
 using fiber::config::Inputs;
@@ -50,6 +53,13 @@ struct World {
     return err;
   }
 };
+
+// Every setting shown the same in a and b.
+bool same(const fiber::config::Settings& a, const fiber::config::Settings& b) {
+  for (const auto& row : fiber::config::Table())
+    if (row.kind.show(a) != row.kind.show(b)) return false;
+  return true;
+}
 
 }  // namespace
 
@@ -236,4 +246,49 @@ TEST_CASE("a rule between settings names where each value came from") {
   w.env["FIBER_HEARTBEAT_TIMEOUT"] = "3";
   CHECK(w.error() == "heartbeat_timeout (3 s, from FIBER_HEARTBEAT_TIMEOUT) must be more than "
                      "twice heartbeat_interval (2 s, from " + project + ":1:21)");
+}
+
+TEST_CASE("the sources report shows each setting's value and where it came from") {
+  World w;
+  const std::string project = w.project_file("memory: 2Gi\n");
+  w.flags["prefetch"] = "6";
+  std::istringstream report(fiber::config::SourcesReport(w.resolved()));
+  std::map<std::string, std::string> lines;  // by key
+  for (std::string line; std::getline(report, line);) lines[line.substr(0, line.find(' '))] = line;
+  CHECK(lines.size() == fiber::config::Table().size());
+  auto words = [](const std::string& line) {
+    std::istringstream in(line);
+    std::vector<std::string> out;
+    for (std::string word; in >> word;) out.push_back(word);
+    return out;
+  };
+  CHECK(words(lines["prefetch"]) == std::vector<std::string>{"prefetch", "6", "--prefetch"});
+  CHECK(words(lines["memory"]) == std::vector<std::string>{"memory", "2Gi", project + ":1:9"});
+  CHECK(words(lines["backend"]) == std::vector<std::string>{"backend", "local", "default"});
+}
+
+TEST_CASE("the starter file reads back as the defaults, its lines commented out or not") {
+  World w;
+  const std::string starter = fiber::config::StarterFile();
+  w.project_file(starter);
+  Resolved r = w.resolved();
+  CHECK(same(r.settings, fiber::config::Settings{}));
+  for (const auto& [key, source] : r.sources) CHECK_MESSAGE(source == "default", key);
+
+  // Uncommenting every line of YAML ("#key: value", "#  big:"), not the
+  // prose ("# Each key"), changes nothing.
+  std::istringstream in(starter);
+  std::string uncommented;
+  for (std::string line; std::getline(in, line);) {
+    const bool prose = line.rfind("# ", 0) == 0 && line.rfind("#  ", 0) != 0;
+    uncommented += (line.rfind('#', 0) == 0 && !prose ? line.substr(1) : line) + "\n";
+  }
+  const std::string project = w.project_file(uncommented);
+  r = w.resolved();
+  CHECK(same(r.settings, fiber::config::Settings{}));
+  for (const auto& row : fiber::config::Table())
+    if (std::string(row.key) != "profile")
+      CHECK_MESSAGE(r.sources.at(row.key).rfind(project + ":", 0) == 0, row.key);
+  w.flags["profile"] = "big";
+  CHECK(w.resolved().settings.cpu_millis == 4000);
 }

@@ -1,9 +1,9 @@
 // The one list of settings. Each row names a setting three ways (its key in
 // a settings file, its environment variable, its flag), says what it takes
 // and what it is for, and parses and shows its value; the defaults are
-// Settings' initializers. The resolver and the environment and file readers
-// read it (a sources report and a starter file will), so a new setting is a
-// field in Settings and a row here.
+// Settings' initializers. The resolver, the environment and file readers,
+// the sources report and the starter file all read it, so a new setting is
+// a field in Settings and a row here.
 #pragma once
 
 #include <functional>
