@@ -1,5 +1,5 @@
-// Whole processes: workers never outlive their master, and a worker started
-// with bad settings says so in one line and exits non-zero.
+// Whole processes: workers never outlive their master, and a worker or master
+// started with bad settings says so in one line and exits non-zero.
 #include <doctest/doctest.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -15,6 +15,7 @@
 
 #include "process_probe.hpp"
 #include "subprocess.hpp"
+#include "support/temp_dir.hpp"
 
 namespace {
 
@@ -153,7 +154,9 @@ TEST_CASE("a worker with missing or garbage FIBER_ settings exits with one clear
   check_refused("FIBER_CLIENT_KEY", std::string(40, '"'), "FIBER_CLIENT_KEY is not a 40-character");
   check_refused("FIBER_HEARTBEAT_INTERVAL", "", "FIBER_HEARTBEAT_INTERVAL is not set");
   check_refused("FIBER_HEARTBEAT_TIMEOUT", "soon", "FIBER_HEARTBEAT_TIMEOUT='soon' is not a number");
-  check_refused("FIBER_HEARTBEAT_TIMEOUT", "0.6", "must be more than twice FIBER_HEARTBEAT_INTERVAL");
+  check_refused("FIBER_HEARTBEAT_TIMEOUT", "0.6",
+                "heartbeat_timeout (0.6 s, from FIBER_HEARTBEAT_TIMEOUT) must be more than twice "
+                "heartbeat_interval (0.5 s, from FIBER_HEARTBEAT_INTERVAL)");
   check_refused("FIBER_START_TIMEOUT", "", "FIBER_START_TIMEOUT is not set");
   check_refused("FIBER_RUN_ID", "", "FIBER_RUN_ID is not set");
   check_refused("FIBER_PARENT_PID", "12abc", "FIBER_PARENT_PID='12abc' is not a process id");
@@ -185,6 +188,16 @@ TEST_CASE("a master with bad settings says which one and exits") {
   const std::string err = read_all(master.stderr_fd);
   CHECK(wait_exit(master) == 2);
   CHECK(err == "fiber: error: FIBER_HEARTBEAT_TIMEOUT='soon' is not a number of seconds between 0.100 and 86400\n");
+}
+
+TEST_CASE("a master started beside a bad fiber.yaml exits naming the file, line and column") {
+  fiber::testing::TempDir dir;
+  const std::string file = dir.write("fiber.yaml", "prefetch: 2\nheartbeat_timout: 3\n");
+  Child master = spawn({built_program("hold_pool")}, {{"XDG_CONFIG_HOME", dir.path()}}, dir.path());
+  const std::string err = read_all(master.stderr_fd);
+  CHECK(wait_exit(master) == 2);
+  CHECK(err == "fiber: error: " + file +
+                   ":2:1: unknown key 'heartbeat_timout' (did you mean 'heartbeat_timeout'?)\n");
 }
 
 TEST_CASE("the quick-start example estimates pi") {

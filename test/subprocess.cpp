@@ -19,13 +19,15 @@ std::string built_program(const std::string& name) {
   return dir.substr(0, dir.rfind('/')) + "/" + name;
 }
 
-Child spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
+Child spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+            const std::string& cwd) {
   int out[2], err[2];
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) return {};
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
   std::vector<std::string> vars;
   for (char** e = environ; *e; ++e) {
     std::string entry = *e;

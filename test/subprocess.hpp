@@ -16,8 +16,9 @@ struct Child {
 std::string built_program(const std::string& name);
 
 /// Starts argv[0] with the environment of this process plus env (a value of
-/// "" removes the variable).
-Child spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env);
+/// "" removes the variable), in directory cwd if one is given.
+Child spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+            const std::string& cwd = "");
 
 /// Reads fd to its end (bounded by timeout_s seconds).
 std::string read_all(int fd, int timeout_s = 60);

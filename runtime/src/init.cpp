@@ -7,9 +7,10 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include "backend/local/local_backend.hpp"
-#include "config/settings.hpp"
+#include "config/resolve.hpp"
 #include "demangle.hpp"
 #include "init_state.hpp"
 #include "log.hpp"
@@ -59,14 +60,21 @@ void init(int argc, char** argv) {
   backend::SetCommandLine(argc, argv);
   const config::Getenv env = [](const char* name) -> const char* { return std::getenv(name); };
   if (worker::IsWorkerProcess(env)) ServeAsWorker(env);
-  config::Settings settings;
+  // The same files and variables as the fiber command reads, so a program
+  // started without it behaves the same. A removed current directory only
+  // means there is no project file to look for.
+  config::Inputs inputs;
+  inputs.getenv = env;
+  std::error_code ec;
+  inputs.cwd = std::filesystem::current_path(ec).string();
+  config::Resolved resolved;
   std::string err;
-  if (!config::ApplyEnvironment(env, &settings, &err)) {
+  if (!config::Resolve(inputs, &resolved, &err)) {
     std::fprintf(stderr, "fiber: error: %s\n", err.c_str());
     std::exit(2);
   }
-  log::SetVerbose(settings.verbose);
-  config::SetCurrent(settings);
+  log::SetVerbose(resolved.settings.verbose);
+  config::SetCurrent(resolved.settings);
   initialized = true;
 }
 

@@ -1,9 +1,13 @@
-// Settings resolved once per process (defaults < environment) into one plain
-// struct that is passed down; no other layer reads the environment, except
-// the worker bootstrap reading what its backend handed it.
+// The settings of a run: one plain struct, resolved once per process
+// (config/resolve.hpp: defaults < user file < project file < environment <
+// flags) and then passed down; no other layer reads the environment, except
+// the worker bootstrap reading what its backend handed it. The initializers
+// below are the defaults; config/setting_table.hpp names and parses each
+// field.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -26,6 +30,12 @@ struct Settings {
   /// wire::kMaxCredit.
   int prefetch = 2;
   bool verbose = false;
+  /// What each worker asks its backend for; 0: the backend's own default.
+  int cpu_millis = 0;
+  std::int64_t memory_mib = 0;
+  int gpu = 0;
+  /// The profile applied from the settings files; empty: none.
+  std::string profile;
 };
 
 // The timing variables, which a worker's bootstrap carries too.
@@ -35,18 +45,13 @@ inline constexpr const char* kStartTimeout = "FIBER_START_TIMEOUT";
 
 using Getenv = std::function<const char*(const char*)>;
 
-/// Applies FIBER_BACKEND, FIBER_LISTEN_HOST, FIBER_LISTEN_PORT, the timing
-/// variables (seconds, may be fractional), FIBER_PREFETCH and FIBER_LOG.
-/// False with *err naming the variable and its bad value.
-[[nodiscard]] bool ApplyEnvironment(const Getenv& getenv, Settings* settings, std::string* err);
-
 /// Applies the timing variables, where set, and checks the heartbeat
-/// timeout is more than twice the interval; the master's settings and a
-/// worker's bootstrap both read them this way.
+/// timeout is more than twice the interval, as the settings of a run are
+/// checked; a worker's bootstrap reads its master's timing this way.
 [[nodiscard]] bool ApplyTiming(const Getenv& getenv, std::chrono::milliseconds* interval,
                                std::chrono::milliseconds* timeout,
                                std::chrono::milliseconds* start_timeout, std::string* err);
-/// ms as seconds in the form the timing variables take, e.g. "0.500".
+/// ms as seconds in the form the timing variables take: "0.5", "60".
 std::string FormatSeconds(std::chrono::milliseconds ms);
 
 /// The settings of this process, resolved by fiber::init.

@@ -1,0 +1,125 @@
+#include "config/resolve.hpp"
+
+#include <filesystem>
+#include <set>
+
+#include "config/config_file.hpp"
+
+namespace fiber::config {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The files to read, lowest first: the user file if there is one, then the
+// project file if any. One named by --config or FIBER_CONFIG must exist.
+std::vector<std::string> FilesToRead(const Inputs& in) {
+  std::vector<std::string> paths;
+  std::error_code ec;
+  const std::string user = UserFile(in.getenv);
+  if (!user.empty() && fs::exists(user, ec)) paths.push_back(user);
+  const char* named = in.getenv(kConfigVariable);
+  if (!in.config_file.empty()) {
+    paths.push_back(in.config_file);
+  } else if (named && *named) {
+    paths.push_back(named);
+  } else if (const std::string project = FindProjectFile(in.cwd); !project.empty()) {
+    paths.push_back(project);
+  }
+  return paths;
+}
+
+bool FromFlags(const std::map<std::string, std::string>& flags, std::vector<Assignment>* out,
+               std::string* err) {
+  for (const auto& [key, value] : flags) {
+    const Setting* setting = FindSetting(key);
+    if (!setting) {
+      *err = "--" + key + " is not a setting";
+      return false;
+    }
+    out->push_back({setting, value, setting->flag});
+  }
+  return true;
+}
+
+// The highest word on which profile to apply, or nullptr; false with *err
+// when it names a profile no file defines.
+bool ChooseProfile(const std::vector<ConfigFile>& files,
+                   const std::vector<const std::vector<Assignment>*>& layers,
+                   const Assignment** chosen, std::string* err) {
+  *chosen = nullptr;
+  for (const auto* layer : layers)
+    for (const Assignment& a : *layer)
+      if (a.setting == FindSetting("profile")) *chosen = &a;
+  if (!*chosen) return true;
+  Settings unused;
+  if (!Apply(**chosen, &unused, err)) return false;  // empty
+  std::set<std::string> known;
+  for (const ConfigFile& file : files)
+    for (const auto& [name, values] : file.profiles) known.insert(name);
+  if (known.count((*chosen)->text)) return true;
+  std::string list;
+  for (const std::string& name : known) list += (list.empty() ? "" : ", ") + name;
+  *err = Subject(**chosen) + "='" + (*chosen)->text + "' is not a known profile (" +
+         (list.empty() ? "no settings file defines one" : "known: " + list) + ")";
+  return false;
+}
+
+}  // namespace
+
+std::string FindProjectFile(const std::string& dir) {
+  if (dir.empty()) return "";
+  std::error_code ec;
+  for (fs::path d = fs::absolute(dir, ec); !ec && !d.empty(); d = d.parent_path()) {
+    const fs::path candidate = d / kProjectFileName;
+    if (fs::exists(candidate, ec)) return candidate.string();
+    if (d == d.parent_path()) break;
+  }
+  return "";
+}
+
+std::string UserFile(const Getenv& getenv) {
+  const char* xdg = getenv("XDG_CONFIG_HOME");
+  if (xdg && xdg[0] == '/') return std::string(xdg) + "/fiber/config.yaml";
+  const char* home = getenv("HOME");
+  if (home && *home) return std::string(home) + "/.config/fiber/config.yaml";
+  return "";
+}
+
+bool Resolve(const Inputs& in, Resolved* out, std::string* err) {
+  std::vector<ConfigFile> files;
+  for (const std::string& path : FilesToRead(in)) {
+    files.emplace_back();
+    if (!ReadConfigFile(path, &files.back(), err)) return false;
+    out->files.push_back(path);
+  }
+  const std::vector<Assignment> environment = FromEnvironment(in.getenv);
+  std::vector<Assignment> flags;
+  if (!FromFlags(in.flags, &flags, err)) return false;
+
+  // Lowest first; a chosen profile follows the top level of its file.
+  std::vector<const std::vector<Assignment>*> layers;
+  for (const ConfigFile& file : files) layers.push_back(&file.values);
+  layers.push_back(&environment);
+  layers.push_back(&flags);
+  const Assignment* profile = nullptr;
+  if (!ChooseProfile(files, layers, &profile, err)) return false;
+  if (profile) {
+    for (std::size_t i = files.size(); i-- > 0;) {
+      const auto it = files[i].profiles.find(profile->text);
+      if (it != files[i].profiles.end()) layers.insert(layers.begin() + i + 1, &it->second);
+    }
+  }
+
+  out->settings = Settings{};
+  for (const Setting& s : Table()) out->sources[s.key] = "default";
+  for (const auto* layer : layers) {
+    for (const Assignment& a : *layer) {
+      if (!Apply(a, &out->settings, err)) return false;
+      out->sources[a.setting->key] = a.source;
+    }
+  }
+  return CheckTogether(out->settings, out->sources, err);
+}
+
+}  // namespace fiber::config

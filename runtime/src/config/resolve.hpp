@@ -1,0 +1,56 @@
+// The one resolution of a process's settings, for fiber::init and the fiber
+// command alike, highest first:
+//   flags > FIBER_* environment > project file > user file > defaults
+// The project file is the one named by --config (or FIBER_CONFIG), else the
+// nearest fiber.yaml from the current directory upward; the user file is
+// $XDG_CONFIG_HOME/fiber/config.yaml (by default ~/.config/fiber/...). A
+// profile chosen by --profile, FIBER_PROFILE or a file's profile: key (the
+// highest of them) applies, in each file that defines it, over that file's
+// top level. Every value of every source is checked, even one overridden.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "config/setting_table.hpp"
+#include "config/settings.hpp"
+
+namespace fiber::config {
+
+/// Names the project file, as --config does, when no flag does.
+inline constexpr const char* kConfigVariable = "FIBER_CONFIG";
+inline constexpr const char* kProjectFileName = "fiber.yaml";
+
+/// What settings are resolved from, besides the files.
+struct Inputs {
+  /// The FIBER_* settings, FIBER_CONFIG, XDG_CONFIG_HOME and HOME.
+  Getenv getenv;
+  /// Where the lookup of fiber.yaml starts; empty: no lookup.
+  std::string cwd;
+  /// --config FILE: read instead of the lookup.
+  std::string config_file;
+  /// The flags given, by key: {"prefetch", "4"} for --prefetch 4.
+  std::map<std::string, std::string> flags;
+};
+
+struct Resolved {
+  Settings settings;
+  /// Where each setting's value came from: "default", "--prefetch",
+  /// "FIBER_PREFETCH", "/p/fiber.yaml:3:11".
+  Sources sources;
+  /// The files read, user file first.
+  std::vector<std::string> files;
+};
+
+/// False with *err naming the first bad input: a flag or variable with its
+/// value, or a file with line and column.
+[[nodiscard]] bool Resolve(const Inputs& inputs, Resolved* out, std::string* err);
+
+/// The nearest fiber.yaml in dir or above it; "" for none.
+std::string FindProjectFile(const std::string& dir);
+/// Where the user file belongs, whether or not it exists; "" when neither
+/// XDG_CONFIG_HOME nor HOME says.
+std::string UserFile(const Getenv& getenv);
+
+}  // namespace fiber::config

@@ -1,0 +1,188 @@
+#include "config/setting_table.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "backend/backend.hpp"
+#include "config/quantities.hpp"
+#include "wire/limits.hpp"
+
+namespace fiber::config {
+
+namespace {
+
+bool ParseSeconds(const std::string& text, double min_seconds, std::chrono::milliseconds* out,
+                  std::string* err) {
+  char* end = nullptr;
+  errno = 0;
+  const double seconds = std::strtod(text.c_str(), &end);
+  if (*end != '\0' || errno != 0 || !std::isfinite(seconds) || seconds < min_seconds ||
+      seconds > 86400) {
+    *err = "'" + text + "' is not a number of seconds between " +
+           std::to_string(min_seconds).substr(0, 5) + " and 86400";
+    return false;
+  }
+  *out = std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+  return true;
+}
+
+bool ParseWhole(const std::string& text, long lo, long hi, int* out, std::string* err) {
+  char* end = nullptr;
+  errno = 0;
+  const long n = std::strtol(text.c_str(), &end, 10);
+  if (*end != '\0' || errno != 0 || n < lo || n > hi) {
+    *err = "'" + text + "' is not a whole number from " + std::to_string(lo) + " to " +
+           std::to_string(hi);
+    return false;
+  }
+  *out = static_cast<int>(n);
+  return true;
+}
+
+template <typename T>
+using Field = T Settings::*;
+
+Kind Text(Field<std::string> field, const char* takes) {
+  return {takes,
+          [field](const std::string& text, Settings* s, std::string*) {
+            s->*field = text;
+            return true;
+          },
+          [field](const Settings& s) { return s.*field; }};
+}
+
+Kind Whole(Field<int> field, long lo, long hi, const char* takes) {
+  return {takes,
+          [=](const std::string& text, Settings* s, std::string* err) {
+            return ParseWhole(text, lo, hi, &(s->*field), err);
+          },
+          [field](const Settings& s) { return std::to_string(s.*field); }};
+}
+
+Kind Seconds(Field<std::chrono::milliseconds> field, double min_seconds) {
+  return {"a number of seconds",
+          [=](const std::string& text, Settings* s, std::string* err) {
+            return ParseSeconds(text, min_seconds, &(s->*field), err);
+          },
+          [field](const Settings& s) { return FormatSeconds(s.*field); }};
+}
+
+Kind BackendName() {
+  return {
+    "a backend name",
+    [](const std::string& text, Settings* s, std::string* err) {
+      if (!backend::CheckName(text, err)) return false;
+      s->backend = text;
+      return true;
+    },
+    [](const Settings& s) { return s.backend; }};
+}
+
+Kind LogLevel() {
+  return {
+    "a log level",
+    [](const std::string& text, Settings* s, std::string* err) {
+      if (text != "info" && text != "warning") {
+        *err = "'" + text + "' is not a log level (info or warning)";
+        return false;
+      }
+      s->verbose = text == "info";
+      return true;
+    },
+    [](const Settings& s) { return std::string(s.verbose ? "info" : "warning"); }};
+}
+
+// A value with a parser and a formatter of its own (config/quantities.hpp).
+template <typename T>
+Kind Quantity(Field<T> field, const char* takes,
+              bool (*parse)(const std::string&, T*, std::string*), std::string (*format)(T)) {
+  return {takes,
+          [=](const std::string& text, Settings* s, std::string* err) {
+            return parse(text, &(s->*field), err);
+          },
+          [=](const Settings& s) { return format(s.*field); }};
+}
+
+}  // namespace
+
+// Built on first use, so a caller's static initializers may read it too.
+const std::vector<Setting>& Table() {
+  static const std::vector<Setting> table = {
+    {"backend", "FIBER_BACKEND", "--backend", "where workers run", BackendName()},
+    {"listen_host", "FIBER_LISTEN_HOST", "--listen-host",
+     "address the master listens on and workers connect to",
+     Text(&Settings::listen_host, "a host name or address")},
+    {"listen_port", "FIBER_LISTEN_PORT", "--listen-port",
+     "the run's one port, through which every pool is served (0: any free one)",
+     Whole(&Settings::listen_port, 0, 65535, "a port number")},
+    {"heartbeat_interval", kHeartbeatInterval, "--heartbeat-interval",
+     "seconds between heartbeats when idle", Seconds(&Settings::heartbeat_interval, 0.01)},
+    {"heartbeat_timeout", kHeartbeatTimeout, "--heartbeat-timeout",
+     "seconds of silence after which a worker, or the master, counts as dead",
+     Seconds(&Settings::heartbeat_timeout, 0.1)},
+    {"start_timeout", kStartTimeout, "--start-timeout",
+     "seconds a new worker may take to connect (and a worker waits for its master)",
+     Seconds(&Settings::start_timeout, 0.1)},
+    {"prefetch", "FIBER_PREFETCH", "--prefetch",
+     "the fewest tasks a worker holds at once; fed short tasks it asks for more",
+     Whole(&Settings::prefetch, 1, wire::kMaxCredit, "a whole number")},
+    {"log", "FIBER_LOG", "--log", "warning, or info to also log workers connecting", LogLevel()},
+    {"cpu", "FIBER_CPU", "--cpu",
+     "CPUs each worker asks for, e.g. 2, 0.5 or 500m (0: the backend's default)",
+     Quantity(&Settings::cpu_millis, "a number of CPUs", ParseCpu, FormatCpu)},
+    {"memory", "FIBER_MEMORY", "--memory",
+     "memory each worker asks for, e.g. 512Mi, 2Gi, 1G or 256m (0: the backend's default)",
+     Quantity(&Settings::memory_mib, "a size", ParseMemory, FormatMemory)},
+    {"gpu", "FIBER_GPU", "--gpu", "GPUs each worker asks for",
+     Whole(&Settings::gpu, 0, 1024, "a whole number")},
+    {"profile", "FIBER_PROFILE", "--profile", "which of the settings files' profiles to apply",
+     Text(&Settings::profile, "a profile name")},
+  };
+  return table;
+}
+
+const Setting* FindSetting(std::string_view key) {
+  for (const Setting& s : Table())
+    if (key == s.key) return &s;
+  return nullptr;
+}
+
+std::string Subject(const Assignment& a) {
+  if (a.source == a.setting->variable || a.source == a.setting->flag) return a.source;
+  return a.source + ": " + a.setting->key;
+}
+
+bool Apply(const Assignment& a, Settings* settings, std::string* err) {
+  if (a.text.empty()) {
+    *err = Subject(a) + " is empty";
+    return false;
+  }
+  if (a.setting->kind.parse(a.text, settings, err)) return true;
+  *err = Subject(a) + "=" + *err;
+  return false;
+}
+
+std::vector<Assignment> FromEnvironment(const Getenv& getenv) {
+  std::vector<Assignment> found;
+  for (const Setting& s : Table())
+    if (const char* value = getenv(s.variable)) found.push_back({&s, value, s.variable});
+  return found;
+}
+
+bool CheckTogether(const Settings& settings, const Sources& sources, std::string* err) {
+  // "heartbeat_timeout (3 s, from FIBER_HEARTBEAT_TIMEOUT)"
+  auto described = [&](const char* key) {
+    const auto from = sources.find(key);
+    return std::string(key) + " (" + FindSetting(key)->kind.show(settings) + " s, from " +
+           (from == sources.end() ? "default" : from->second) + ")";
+  };
+  if (settings.heartbeat_timeout <= 2 * settings.heartbeat_interval) {
+    *err = described("heartbeat_timeout") + " must be more than twice " +
+           described("heartbeat_interval");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace fiber::config
