@@ -14,6 +14,9 @@ namespace fiber::backend {
 /// What a backend needs to start one worker.
 struct Launch {
   worker::Bootstrap bootstrap;  // bootstrap.worker_id names the worker
+  /// Where the worker's stdout and stderr go when the backend keeps no logs
+  /// of its own; empty: where the master's go.
+  std::string log_file;
 };
 
 /// A worker the backend saw end.

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "config/config_file.hpp"
+#include "runs/run_dir.hpp"
 
 namespace fiber::config {
 
@@ -119,6 +120,9 @@ bool Resolve(const Inputs& in, Resolved* out, std::string* err) {
       out->sources[a.setting->key] = a.source;
     }
   }
+  // What fiber run handed over: not settings a user writes, so not in the table.
+  if (const char* id = in.getenv(runs::kRunIdVariable)) out->settings.run_id = id;
+  if (const char* dir = in.getenv(runs::kRunDirVariable)) out->settings.run_dir = dir;
   return CheckTogether(out->settings, out->sources, err);
 }
 

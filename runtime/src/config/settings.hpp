@@ -36,6 +36,10 @@ struct Settings {
   int gpu = 0;
   /// The profile applied from the settings files; empty: none.
   std::string profile;
+  /// Set by fiber run for the program it starts (runs/run_dir.hpp): the
+  /// run's id and directory. Empty when the program was started on its own.
+  std::string run_id;
+  std::string run_dir;
 };
 
 // The timing variables, which a worker's bootstrap carries too.

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "wire/codec.hpp"
 #include "wire/frames.hpp"
@@ -28,6 +29,7 @@ Dispatcher::~Dispatcher() {
     thread_.join();
   }
   pools_.clear();  // each kills its workers
+  control_.reset();
   admission_.reset();
   if (wake_fd_ >= 0) ::close(wake_fd_);
 }
@@ -61,8 +63,34 @@ bool Dispatcher::Start(std::string* err) {
     *err = "cannot listen on " + address + ": " + e.what();
     return false;
   }
+  if (!settings_.run_dir.empty()) {
+    control_ = std::make_unique<ControlSocket>(context_, [this] { return StatusJson(); });
+    std::string control_err;
+    if (!control_->Bind(settings_.run_dir, &control_err)) {
+      log::Warning(control_err + "; fiber ps will not show this run's numbers");
+      control_.reset();
+    }
+  }
   thread_ = std::thread([this] { Run(); });
   return true;
+}
+
+std::string Dispatcher::StatusJson() const {
+  PoolService::Status total;
+  for (const auto& [channel, pool] : pools_) {
+    const PoolService::Status s = pool->status();
+    total.workers_wanted += s.workers_wanted;
+    total.workers_ready += s.workers_ready;
+    total.tasks_running += s.tasks_running;
+    total.tasks_queued += s.tasks_queued;
+  }
+  return nlohmann::json{{"pid", ::getpid()},
+                        {"pools", pools_.size()},
+                        {"workers_wanted", total.workers_wanted},
+                        {"workers_ready", total.workers_ready},
+                        {"tasks_running", total.tasks_running},
+                        {"tasks_queued", total.tasks_queued}}
+      .dump();
 }
 
 bool Dispatcher::Post(std::function<void()> fn) {
@@ -121,11 +149,13 @@ void Dispatcher::Run() {
     zmq::pollitem_t items[] = {
         {router_.handle(), 0, ZMQ_POLLIN, 0},
         {nullptr, wake_fd_, ZMQ_POLLIN, 0},
+        {control_ ? control_->handle() : nullptr, -1, ZMQ_POLLIN, 0},
     };
     const auto wait = std::max<Clock::duration>(Clock::duration::zero(),
                                                 last_tick + tick - Clock::now());
-    zmq::poll(items, 2, std::chrono::duration_cast<std::chrono::milliseconds>(wait));
+    zmq::poll(items, control_ ? 3 : 2, std::chrono::duration_cast<std::chrono::milliseconds>(wait));
     if (items[1].revents & ZMQ_POLLIN) RunPosted();
+    if (control_ && (items[2].revents & ZMQ_POLLIN)) control_->Answer();
     if (items[0].revents & ZMQ_POLLIN) {
       // Drain a bounded batch so timers and posted work keep their turn.
       for (int i = 0; i < 1024; ++i) {

@@ -19,6 +19,7 @@
 #include "config/settings.hpp"
 #include "log.hpp"
 #include "master/admission.hpp"
+#include "master/control.hpp"
 #include "master/outbox.hpp"
 #include "master/pool_service.hpp"
 #include "wire/credentials.hpp"
@@ -62,12 +63,15 @@ class Dispatcher : public Outbox {
   void OnHello(const std::string& id, const wire::Header& header, const zmq::message_t& message);
   void Refuse(const std::string& id, std::uint8_t version, const std::string& reason);
   void Drop(const std::string& id, const std::string& why);
+  /// The run's numbers for the control socket, as JSON.
+  std::string StatusJson() const;
 
   config::Settings settings_;
   wire::Credentials credentials_;
   zmq::context_t context_;
   zmq::socket_t router_;
   std::unique_ptr<Admission> admission_;
+  std::unique_ptr<ControlSocket> control_;  // when the run has a directory
   std::string endpoint_;
   int wake_fd_ = -1;
   std::thread thread_;

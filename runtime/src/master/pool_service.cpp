@@ -4,6 +4,7 @@
 #include <set>
 
 #include "log.hpp"
+#include "runs/run_dir.hpp"
 #include "wire/limits.hpp"
 #include "wire/task_batch.hpp"
 
@@ -42,6 +43,15 @@ PoolService::PoolService(Options options, std::unique_ptr<backend::Backend> back
 PoolService::~PoolService() { backend_->KillAll(); }
 
 void PoolService::Start(Clock::time_point now) { StartWorkers(now); }
+
+PoolService::Status PoolService::status() const {
+  Status s;
+  s.workers_wanted = finished_ ? 0 : target_;
+  for (const auto& [id, w] : workers_.all()) s.workers_ready += w.state == WorkerState::kReady;
+  s.tasks_queued = tasks_.pending();
+  s.tasks_running = tasks_.size() - tasks_.pending();
+  return s;
+}
 
 void PoolService::Submit(std::string function, std::vector<std::string> calls,
                          std::size_t chunksize, std::shared_ptr<detail::Batch> batch,
@@ -228,8 +238,10 @@ bool PoolService::SendControl(const std::string& id, Type type, Clock::time_poin
 void PoolService::StartWorkers(Clock::time_point now) {
   if (closing_ || broken_) return;
   while (workers_.Live() < target_) {
-    backend::Launch launch{options_.bootstrap};
+    backend::Launch launch{options_.bootstrap, {}};
     launch.bootstrap.worker_id = options_.new_worker_id();
+    if (!options_.settings.run_dir.empty())
+      launch.log_file = runs::WorkerLogPath(options_.settings.run_dir, launch.bootstrap.worker_id);
     std::string err;
     if (!backend_->Start(launch, &err)) {
       Break({Outcome::Kind::kWorkerLost,

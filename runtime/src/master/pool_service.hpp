@@ -46,6 +46,12 @@ class PoolService {
   wire::Channel channel() const { return options_.channel; }
   bool finished() const { return finished_; }
   std::vector<WorkerInfo> Workers() const { return workers_.Describe(tasks_); }
+  /// Its numbers, as `fiber ps` shows them.
+  struct Status {
+    int workers_wanted = 0, workers_ready = 0;
+    std::size_t tasks_running = 0, tasks_queued = 0;  // chunks of calls, as dealt
+  };
+  Status status() const;
 
   // From the pool's user (through the dispatcher's inbox).
   void Start(Clock::time_point now);

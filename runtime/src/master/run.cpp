@@ -1,26 +1,11 @@
 #include "master/run.hpp"
 
-#include <cstdio>
 #include <mutex>
-#include <random>
 
 #include "fiber/errors.hpp"
+#include "runs/run_dir.hpp"
 
 namespace fiber::master {
-
-namespace {
-
-// 12 hex digits: unique enough to tell the runs of one machine or cluster apart.
-std::string NewRunId() {
-  std::random_device random;
-  const std::uint64_t bits = (static_cast<std::uint64_t>(random()) << 32) | random();
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%012llx",
-                static_cast<unsigned long long>(bits & 0xffffffffffffULL));
-  return buf;
-}
-
-}  // namespace
 
 Run& Run::Get() {
   static std::mutex mu;
@@ -36,7 +21,7 @@ Run& Run::Get() {
 }
 
 bool Run::Start(std::string* err) {
-  id_ = NewRunId();
+  id_ = settings_.run_id.empty() ? runs::NewRunId() : settings_.run_id;
   if (!wire::Credentials::Generate(&credentials_, err)) return false;
   dispatcher_ = std::make_unique<Dispatcher>(settings_, credentials_);
   return dispatcher_->Start(err);

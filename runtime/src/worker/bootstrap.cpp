@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "runs/run_dir.hpp"
 #include "wire/credentials.hpp"
 #include "wire/limits.hpp"
 
@@ -11,7 +12,7 @@ namespace fiber::worker {
 namespace {
 
 constexpr const char* kRole = "FIBER_ROLE";
-constexpr const char* kRunId = "FIBER_RUN_ID";
+constexpr const char* kRunId = runs::kRunIdVariable;
 constexpr const char* kMaster = "FIBER_MASTER";
 constexpr const char* kWorkerId = "FIBER_WORKER_ID";
 constexpr const char* kServerKey = "FIBER_SERVER_KEY";

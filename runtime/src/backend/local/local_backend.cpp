@@ -1,5 +1,6 @@
 #include "backend/local/local_backend.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -56,8 +57,18 @@ bool LocalBackend::Start(const Launch& launch, std::string* err) {
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
 
+  // Its output goes to its log file, when the run keeps one.
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (!launch.log_file.empty()) {
+    posix_spawn_file_actions_addopen(&actions, 1, launch.log_file.c_str(),
+                                     O_WRONLY | O_CREAT | O_APPEND, 0600);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  }
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), envp.data());
+  const int rc =
+      posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
     *err = std::string("cannot start worker process: ") + std::strerror(rc);
     return false;

@@ -1,0 +1,46 @@
+#include "control_client.hpp"
+
+#include <sys/stat.h>
+
+#include <zmq.hpp>
+
+#include "runs/run_dir.hpp"
+
+namespace fiber::cli {
+
+bool QueryStatus(const std::string& run_dir, nlohmann::json* status, std::string* err) {
+  const std::string path = runs::ControlSocketPath(run_dir);
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) {
+    *err = "no control socket";
+    return false;
+  }
+  try {
+    zmq::context_t ctx(1);
+    zmq::socket_t req(ctx, zmq::socket_type::req);
+    req.set(zmq::sockopt::linger, 0);
+    req.set(zmq::sockopt::rcvtimeo, 1000);
+    req.set(zmq::sockopt::sndtimeo, 1000);
+    req.connect("ipc://" + path);
+    if (!req.send(zmq::str_buffer("status"), zmq::send_flags::none)) {
+      *err = "the master does not answer";
+      return false;
+    }
+    zmq::message_t reply;
+    if (!req.recv(reply)) {
+      *err = "the master does not answer";
+      return false;
+    }
+    *status = nlohmann::json::parse(reply.to_string(), nullptr, false);
+    if (status->is_discarded()) {
+      *err = "the master's status is not JSON";
+      return false;
+    }
+    return true;
+  } catch (const zmq::error_t& e) {
+    *err = e.what();
+    return false;
+  }
+}
+
+}  // namespace fiber::cli

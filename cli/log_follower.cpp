@@ -1,0 +1,42 @@
+#include "log_follower.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace fiber::cli {
+
+void LogFollower::Poll() {
+  DIR* d = ::opendir(dir_.c_str());
+  if (!d) return;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string file = e->d_name;
+    if (file.size() <= 4 || file.compare(file.size() - 4, 4, ".log") != 0) continue;
+    const std::string id = file.substr(0, file.size() - 4);
+    if (!only_.empty() && id != only_) continue;
+    const int fd = ::open((dir_ + "/" + file).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    File& f = files_[id];
+    char buf[65536];
+    for (ssize_t n; (n = ::pread(fd, buf, sizeof buf, f.offset)) > 0;) {
+      f.offset += n;
+      f.partial.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    for (std::size_t nl; (nl = f.partial.find('\n')) != std::string::npos;) {
+      sink_(id, f.partial.substr(0, nl));
+      f.partial.erase(0, nl + 1);
+    }
+  }
+  ::closedir(d);
+}
+
+void LogFollower::Flush() {
+  Poll();
+  for (auto& [id, f] : files_) {
+    if (!f.partial.empty()) sink_(id, f.partial);
+    f.partial.clear();
+  }
+}
+
+}  // namespace fiber::cli

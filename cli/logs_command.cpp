@@ -1,0 +1,75 @@
+// fiber logs [-f] [--worker ID | --all] RUN: the master's output, one
+// worker's, or all of them prefixed; -f follows until the run ends.
+#include <unistd.h>
+
+#include <cstdio>
+#include <thread>
+
+#include "commands.hpp"
+#include "log_follower.hpp"
+#include "run_store.hpp"
+#include "runs/run_dir.hpp"
+
+namespace fiber::cli {
+
+namespace {
+
+struct LogsOptions {
+  std::string run, worker;
+  bool follow = false, all = false;
+};
+
+int Logs(const LogsOptions& o) {
+  RunStore store(RunsRoot());
+  RunRecord run;
+  std::string err;
+  if (!store.Find(o.run, &run, &err)) {
+    Error(err);
+    return 1;
+  }
+  const bool master = o.worker.empty();
+  const std::string prefix_master = o.all ? "[master] " : "";
+  // The master's log is one file in the run's directory, the workers' a
+  // directory: one follower reads both the same way.
+  LogFollower master_log(run.dir, [&](const std::string& id, const std::string& line) {
+    if (id == "master") std::printf("%s%s\n", prefix_master.c_str(), line.c_str());
+  }, "master");
+  LogFollower workers(runs::WorkersDir(run.dir), [&](const std::string& id, const std::string& line) {
+    if (o.all) {
+      std::printf("[%s] %s\n", id.c_str(), line.c_str());
+    } else {
+      std::printf("%s\n", line.c_str());
+    }
+  }, o.all ? "" : o.worker);
+  if (!master && !o.all && ::access(runs::WorkerLogPath(run.dir, o.worker).c_str(), R_OK) != 0) {
+    Error("run " + run.id + " has no worker '" + o.worker + "'");
+    return 1;
+  }
+  for (;;) {
+    const bool running = RunStore::StateOf(run) == RunState::kRunning;
+    if (master || o.all) master_log.Poll();
+    if (!master || o.all) workers.Poll();
+    std::fflush(stdout);
+    if (!o.follow || !running) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::string unused;
+    (void)store.Find(run.id, &run, &unused);  // its status, once it ends
+  }
+  master_log.Flush();
+  workers.Flush();
+  return 0;
+}
+
+}  // namespace
+
+void AddLogsCommand(CLI::App& app, int* status) {
+  auto o = std::make_shared<LogsOptions>();
+  CLI::App* logs = app.add_subcommand("logs", "show a run's output");
+  logs->add_option("RUN", o->run, "run id, unique prefix of one, or name")->required();
+  logs->add_flag("-f,--follow", o->follow, "follow until the run ends");
+  auto* worker = logs->add_option("--worker", o->worker, "one worker's output (e.g. w3)");
+  logs->add_flag("--all", o->all, "the master's and every worker's output, prefixed")->excludes(worker);
+  logs->callback([=] { *status = Logs(*o); });
+}
+
+}  // namespace fiber::cli

@@ -1,0 +1,164 @@
+// fiber run [OPTIONS] PROGRAM [ARGS...]: starts PROGRAM as a run's master,
+// with the run's settings handed down, and returns its exit status.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include "commands.hpp"
+#include "config/sources_report.hpp"
+#include "run_store.hpp"
+#include "runs/run_dir.hpp"
+#include "supervisor.hpp"
+
+extern char** environ;
+
+namespace fiber::cli {
+
+namespace {
+
+struct RunOptions {
+  SettingsFlags settings;
+  std::vector<std::string> env;  // K=V
+  std::string name, image;
+  double grace_seconds = 10;
+  bool detach = false, quiet = false, dry_run = false;
+};
+
+// The program's environment: ours, the settings the flags gave as the
+// variables the runtime reads (so the program resolves what we resolved),
+// the run's own variables, and --env last.
+std::vector<std::string> ProgramEnvironment(const RunOptions& o, const RunRecord& run) {
+  std::map<std::string, std::string> vars;
+  for (char** e = environ; *e; ++e) {
+    const std::string entry = *e;
+    const auto eq = entry.find('=');
+    if (eq != std::string::npos) vars[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  for (const auto& [key, value] : o.settings.given)
+    vars[config::FindSetting(key)->variable] = value;
+  if (!o.settings.config_file.empty()) {
+    char resolved[4096];
+    vars[config::kConfigVariable] =
+        ::realpath(o.settings.config_file.c_str(), resolved) ? resolved : o.settings.config_file;
+  }
+  vars[runs::kRunIdVariable] = run.id;
+  vars[runs::kRunDirVariable] = run.dir;
+  for (const auto& kv : o.env) vars[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
+  std::vector<std::string> env;
+  for (const auto& [k, v] : vars) env.push_back(k + "=" + v);
+  return env;
+}
+
+int Run(RunOptions& o, const std::vector<std::string>& command) {
+  if (command.empty()) {
+    Error("fiber run needs a PROGRAM to run (fiber run [OPTIONS] PROGRAM [ARGS...])");
+    return kFiberError;
+  }
+  for (const auto& kv : o.env)
+    if (kv.find('=') == std::string::npos || kv.front() == '=') {
+      Error("--env '" + kv + "' is not of the form KEY=VALUE");
+      return kFiberError;
+    }
+  if (!(o.grace_seconds >= 0 && o.grace_seconds <= 86400)) {
+    Error("--grace must be a number of seconds from 0 to 86400");
+    return kFiberError;
+  }
+  config::Resolved resolved;
+  std::string err;
+  if (!o.settings.Resolve(&resolved, &err)) {
+    Error(err);
+    return kFiberError;
+  }
+  if (!o.image.empty() && resolved.settings.backend == "local" && !o.quiet)
+    std::fprintf(stderr, "fiber: warning: --image has no effect on the local backend\n");
+  if (o.dry_run) {
+    std::fputs(config::SourcesReport(resolved).c_str(), stdout);
+    return 0;
+  }
+  Program program;
+  int status = 0;
+  const char* path = std::getenv("PATH");
+  if (!FindProgram(command[0], path ? path : "/usr/bin:/bin", &program.path, &status, &err)) {
+    Error(err);
+    return status;
+  }
+  program.argv = command;
+  RunStore store(RunsRoot());
+  RunRecord run;
+  run.name = o.name;
+  run.program = command[0];
+  run.args.assign(command.begin() + 1, command.end());
+  run.backend = resolved.settings.backend;
+  run.supervisor_pid = ::getpid();
+  if (!o.name.empty()) {
+    RunRecord same;
+    std::string unused;
+    if (store.Find(o.name, &same, &unused) && same.name == o.name &&
+        RunStore::StateOf(same) == RunState::kRunning) {
+      Error("a running run is named '" + o.name + "' already (" + same.id + ")");
+      return kFiberError;
+    }
+  }
+  if (!store.Create(&run, &err)) {
+    Error(err);
+    return kFiberError;
+  }
+  program.env = ProgramEnvironment(o, run);
+
+  if (o.detach) {
+    std::fflush(stdout);
+    const pid_t child = ::fork();
+    if (child < 0) {
+      Error("cannot detach");
+      return kFiberError;
+    }
+    if (child > 0) {
+      std::printf("%s\n", run.id.c_str());
+      return 0;
+    }
+    ::setsid();
+    run.supervisor_pid = ::getpid();
+    std::freopen("/dev/null", "r", stdin);
+    std::freopen("/dev/null", "w", stdout);
+    std::freopen("/dev/null", "w", stderr);
+  }
+  SuperviseOptions so;
+  so.run_dir = run.dir;
+  so.grace = std::chrono::milliseconds(static_cast<long long>(o.grace_seconds * 1000));
+  so.quiet = o.quiet;
+  so.detached = o.detach;
+  so.on_started = [&](long pid) {
+    run.master_pid = pid;
+    run.master_start = ProcessStart(pid);
+    if (!store.Save(run, &err)) Error(err);
+  };
+  if (!o.quiet && !o.detach)
+    std::fprintf(stderr, "fiber: run %s (%s backend)\n", run.id.c_str(), run.backend.c_str());
+  status = Supervise(program, so, &err);
+  if (!err.empty()) Error(err);
+  std::string finish_err;
+  if (!store.Finish(run, status, &finish_err)) Error(finish_err);
+  return status;
+}
+
+}  // namespace
+
+void AddRunCommand(CLI::App& app, int* status) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* run = app.add_subcommand("run", "start PROGRAM as a run's master; its exit status is the program's");
+  run->prefix_command();
+  options->settings.AddTo(*run);
+  run->add_option("--env", options->env, "KEY=VALUE added to the program's environment (repeatable)");
+  run->add_option("--name", options->name, "a name for the run, for ps, logs and stop");
+  run->add_option("--image", options->image, "container image for container backends");
+  run->add_option("--grace", options->grace_seconds,
+                  "seconds the program has to stop after the first Ctrl-C or SIGTERM (default 10)");
+  run->add_flag("--detach", options->detach, "start in the background and print the run id");
+  run->add_flag("-q,--quiet", options->quiet, "no messages from fiber on stderr");
+  run->add_flag("--dry-run", options->dry_run, "print the resolved settings and start nothing");
+  run->callback([run, options, status] { *status = Run(*options, run->remaining()); });
+}
+
+}  // namespace fiber::cli

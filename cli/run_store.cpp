@@ -1,0 +1,179 @@
+#include "run_store.hpp"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+#include "runs/run_dir.hpp"
+
+namespace fiber::cli {
+
+using nlohmann::json;
+
+namespace {
+
+// Written whole or not at all: a reader never sees half a file.
+bool WriteJson(const std::string& path, const json& value, std::string* err) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << value.dump(2) << "\n";
+    if (!out) {
+      *err = "cannot write " + tmp;
+      return false;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    *err = "cannot write " + path;
+    return false;
+  }
+  return true;
+}
+
+bool ReadRecord(const std::string& dir, RunRecord* r) {
+  std::ifstream in(runs::RecordPath(dir));
+  const json j = json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return false;
+  try {
+    r->id = j.at("id");
+    r->name = j.value("name", "");
+    r->dir = dir;
+    r->program = j.value("program", "");
+    r->args = j.value("args", std::vector<std::string>{});
+    r->backend = j.value("backend", "");
+    r->created = j.value("created", 0LL);
+    r->supervisor_pid = j.value("supervisor_pid", 0L);
+    r->master_pid = j.value("master_pid", 0L);
+    r->master_start = j.value("master_start", 0ULL);
+  } catch (const json::exception&) {
+    return false;
+  }
+  std::ifstream status(runs::StatusPath(dir));
+  const json s = json::parse(status, nullptr, false);
+  if (!s.is_discarded() && s.contains("exit_status") && s["exit_status"].is_number_integer())
+    r->exit_status = s["exit_status"].get<int>();
+  return true;
+}
+
+}  // namespace
+
+const char* to_string(RunState state) {
+  switch (state) {
+    case RunState::kRunning: return "running";
+    case RunState::kExited: return "exited";
+    case RunState::kMasterDied: return "master died";
+  }
+  return "unknown";
+}
+
+unsigned long long ProcessStart(long pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (pid <= 0 || !std::getline(in, line)) return 0;
+  const auto close = line.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(line.substr(close + 2));
+  std::string field;
+  // Fields 3 (state) to 21, then 22: starttime.
+  for (int i = 3; i <= 22 && rest >> field; ++i)
+    if (i == 3 && field == "Z") return 0;  // a zombie runs nothing
+  return std::strtoull(field.c_str(), nullptr, 10);
+}
+
+bool RunStore::Create(RunRecord* record, std::string* err) {
+  if (!runs::MakePrivateDirs(root_, err)) return false;
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    record->id = runs::NewRunId();
+    record->dir = root_ + "/" + record->id;
+    if (::mkdir(record->dir.c_str(), 0700) == 0) break;
+    if (errno != EEXIST) {
+      *err = "cannot make " + record->dir + ": " + std::strerror(errno);
+      return false;
+    }
+  }
+  if (!runs::MakePrivateDirs(runs::WorkersDir(record->dir), err)) return false;
+  record->created = std::chrono::duration_cast<std::chrono::seconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+  if (record->name.empty()) record->name = record->id;
+  return Save(*record, err);
+}
+
+bool RunStore::Save(const RunRecord& r, std::string* err) {
+  return WriteJson(runs::RecordPath(r.dir),
+                   {{"id", r.id},
+                    {"name", r.name},
+                    {"program", r.program},
+                    {"args", r.args},
+                    {"backend", r.backend},
+                    {"created", r.created},
+                    {"supervisor_pid", r.supervisor_pid},
+                    {"master_pid", r.master_pid},
+                    {"master_start", r.master_start}},
+                   err);
+}
+
+bool RunStore::Finish(const RunRecord& r, int exit_status, std::string* err) {
+  const long long now = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+  return WriteJson(runs::StatusPath(r.dir), {{"exit_status", exit_status}, {"ended", now}}, err);
+}
+
+std::vector<RunRecord> RunStore::List() const {
+  std::vector<RunRecord> runs;
+  DIR* d = ::opendir(root_.c_str());
+  if (!d) return runs;
+  while (const dirent* e = ::readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    RunRecord r;
+    if (ReadRecord(root_ + "/" + e->d_name, &r)) runs.push_back(std::move(r));
+  }
+  ::closedir(d);
+  std::sort(runs.begin(), runs.end(), [](const RunRecord& a, const RunRecord& b) {
+    return a.created != b.created ? a.created < b.created : a.id < b.id;
+  });
+  return runs;
+}
+
+bool RunStore::Find(const std::string& key, RunRecord* record, std::string* err) const {
+  std::vector<RunRecord> matches;
+  for (auto& r : List()) {
+    if (r.name == key || r.id == key) {
+      *record = r;
+      return true;
+    }
+    if (!key.empty() && r.id.rfind(key, 0) == 0) matches.push_back(std::move(r));
+  }
+  if (matches.size() == 1) {
+    *record = matches[0];
+    return true;
+  }
+  *err = matches.empty() ? "no run has the id or name '" + key + "' (see fiber ps -a)"
+                         : "'" + key + "' is the start of " + std::to_string(matches.size()) +
+                               " run ids; give more of it";
+  return false;
+}
+
+RunState RunStore::StateOf(const RunRecord& r) {
+  if (r.exit_status) return RunState::kExited;
+  const bool master_alive = r.master_pid > 0 && ProcessStart(r.master_pid) == r.master_start &&
+                            r.master_start != 0;
+  const bool supervisor_alive = r.supervisor_pid > 0 && ::kill(r.supervisor_pid, 0) == 0;
+  // A live launcher is starting the master, or recording how it ended.
+  if (master_alive || supervisor_alive) return RunState::kRunning;
+  return RunState::kMasterDied;
+}
+
+}  // namespace fiber::cli

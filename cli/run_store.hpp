@@ -1,0 +1,58 @@
+// The launcher's view of runs: each run's record (run.json) and final
+// status (status.json) in its directory (runtime/src/runs/run_dir.hpp),
+// found by id, unique id prefix or name, and judged alive or not from the
+// processes themselves. Not thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fiber::cli {
+
+/// What fiber run records about a run when it starts it.
+struct RunRecord {
+  std::string id;
+  std::string name;
+  std::string dir;
+  std::string program;
+  std::vector<std::string> args;
+  std::string backend;
+  long long created = 0;  // Unix seconds
+  long supervisor_pid = 0;
+  long master_pid = 0;
+  unsigned long long master_start = 0;  // the master's start time (/proc), against pid reuse
+  std::optional<int> exit_status;       // from status.json, once it ended
+};
+
+enum class RunState { kRunning, kExited, kMasterDied };
+const char* to_string(RunState state);
+
+class RunStore {
+ public:
+  explicit RunStore(std::string root) : root_(std::move(root)) {}
+  const std::string& root() const { return root_; }
+
+  /// A new run's directory and record, with a fresh id; false with *err.
+  [[nodiscard]] bool Create(RunRecord* record, std::string* err);
+  /// Writes the record again (after the master started).
+  [[nodiscard]] bool Save(const RunRecord& record, std::string* err);
+  /// Records how the run ended.
+  [[nodiscard]] bool Finish(const RunRecord& record, int exit_status, std::string* err);
+
+  /// Every run, oldest first (unreadable directories are skipped).
+  std::vector<RunRecord> List() const;
+  /// The run whose id starts with key, or whose name is key; false with
+  /// *err when none or several match.
+  [[nodiscard]] bool Find(const std::string& key, RunRecord* record, std::string* err) const;
+  /// Whether it still runs, judged from its processes and status.
+  static RunState StateOf(const RunRecord& record);
+
+ private:
+  std::string root_;
+};
+
+/// The start time of process pid (field 22 of /proc/PID/stat), or 0.
+unsigned long long ProcessStart(long pid);
+
+}  // namespace fiber::cli

@@ -1,0 +1,59 @@
+// fiber stop [--force] RUN: stops a run as Ctrl-C would (SIGTERM to its
+// launcher, which forwards it and enforces the grace period), or at once.
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "commands.hpp"
+#include "run_store.hpp"
+
+namespace fiber::cli {
+
+namespace {
+
+int Stop(const std::string& key, bool force) {
+  RunStore store(RunsRoot());
+  RunRecord run;
+  std::string err;
+  if (!store.Find(key, &run, &err)) {
+    Error(err);
+    return 1;
+  }
+  if (RunStore::StateOf(run) != RunState::kRunning) {
+    std::fprintf(stderr, "fiber: run %s has already ended\n", run.id.c_str());
+    return 0;
+  }
+  const bool launcher = run.supervisor_pid > 0 && ::kill(run.supervisor_pid, 0) == 0;
+  const bool master = run.master_pid > 0 && ProcessStart(run.master_pid) == run.master_start;
+  if (force) {
+    // The master leads its own process group: its workers go with it.
+    if (master) ::kill(-static_cast<pid_t>(run.master_pid), SIGKILL);
+  } else if (launcher) {
+    ::kill(static_cast<pid_t>(run.supervisor_pid), SIGTERM);
+  } else if (master) {
+    ::kill(static_cast<pid_t>(run.master_pid), SIGTERM);
+  }
+  // Its launcher records the end; without one, the master's death is the end.
+  for (int i = 0; i < 1200; ++i) {
+    (void)store.Find(run.id, &run, &err);
+    if (RunStore::StateOf(run) != RunState::kRunning) return 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  Error("run " + run.id + " is still running after 120 s; try fiber stop --force");
+  return 1;
+}
+
+}  // namespace
+
+void AddStopCommand(CLI::App& app, int* status) {
+  auto key = std::make_shared<std::string>();
+  auto force = std::make_shared<bool>(false);
+  CLI::App* stop = app.add_subcommand("stop", "stop a run as Ctrl-C would, and wait for it to end");
+  stop->add_option("RUN", *key, "run id, unique prefix of one, or name")->required();
+  stop->add_flag("--force", *force, "end it and its workers at once");
+  stop->callback([=] { *status = Stop(*key, *force); });
+}
+
+}  // namespace fiber::cli

@@ -1,0 +1,201 @@
+#include "supervisor.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <sstream>
+
+#include "log_follower.hpp"
+#include "runs/run_dir.hpp"
+
+namespace fiber::cli {
+
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// What may be run: a regular file with an execute bit for us.
+int Check(const std::string& path) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) return kNotFound;
+  if (!S_ISREG(st.st_mode) || ::access(path.c_str(), X_OK) != 0) return kCannotExecute;
+  return 0;
+}
+
+void WriteAll(int fd, const char* data, std::size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, data, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;  // a closed stderr loses the text, not the run
+    data += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+void Say(const SuperviseOptions& o, const std::string& line) {
+  if (o.quiet || o.detached) return;
+  const std::string text = "fiber: " + line + "\n";
+  WriteAll(2, text.data(), text.size());
+}
+
+int StatusOf(int wait_status) {
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+  return kFiberError;
+}
+
+[[noreturn]] void ExecChild(const Program& p, const SuperviseOptions& o, pid_t parent,
+                            int stderr_fd, int master_log, int report_fd) {
+  ::setpgid(0, 0);  // its own group: a terminal's Ctrl-C reaches fiber, which forwards it
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(kFiberError);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::signal(SIGPIPE, SIG_DFL);
+  if (o.detached) {
+    ::dup2(master_log, 1);
+    ::dup2(master_log, 2);
+  } else {
+    ::dup2(stderr_fd, 2);
+  }
+  std::vector<char*> argv, envp;
+  for (const auto& a : p.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const auto& e : p.env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  ::execve(p.path.c_str(), argv.data(), envp.data());
+  const int e = errno;
+  (void)!::write(report_fd, &e, sizeof e);
+  ::_exit(kNotFound);
+}
+
+}  // namespace
+
+bool FindProgram(const std::string& name, const std::string& search_path, std::string* path,
+                 int* status, std::string* err) {
+  if (name.find('/') != std::string::npos) {
+    *status = Check(name);
+    *path = name;
+  } else {
+    *status = kNotFound;
+    std::istringstream dirs(search_path);
+    for (std::string dir; *status != 0 && std::getline(dirs, dir, ':');) {
+      const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+      const int found = Check(candidate);
+      if (found == 0 || (found == kCannotExecute && *status == kNotFound)) {
+        *status = found;
+        *path = candidate;
+      }
+    }
+  }
+  if (*status == kNotFound) *err = name + ": program not found";
+  if (*status == kCannotExecute) *err = *path + ": not an executable file";
+  return *status == 0;
+}
+
+int Supervise(const Program& p, const SuperviseOptions& o, std::string* err) {
+  sigset_t handled;
+  sigemptyset(&handled);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&handled, s);
+  ::sigprocmask(SIG_BLOCK, &handled, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+  const int signals = ::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
+  const int master_log = ::open(runs::MasterLogPath(o.run_dir).c_str(),
+                                O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  int out[2] = {-1, -1}, report[2];
+  if (signals < 0 || master_log < 0 || ::pipe2(report, O_CLOEXEC) != 0 ||
+      (!o.detached && ::pipe2(out, O_CLOEXEC) != 0)) {
+    *err = std::string("cannot set up the run: ") + std::strerror(errno);
+    return kFiberError;
+  }
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    *err = std::string("cannot start the program: ") + std::strerror(errno);
+    return kFiberError;
+  }
+  if (pid == 0) ExecChild(p, o, parent, out[1], master_log, report[1]);
+  ::setpgid(pid, pid);  // also here, so no signal races the child's own call
+  ::close(report[1]);
+  if (out[1] >= 0) ::close(out[1]);
+  int exec_errno = 0;
+  if (::read(report[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
+    ::waitpid(pid, nullptr, 0);
+    *err = p.path + ": " + std::strerror(exec_errno);
+    return exec_errno == ENOENT ? kNotFound : kCannotExecute;
+  }
+  ::close(report[0]);
+  if (o.on_started) o.on_started(pid);
+
+  LogFollower workers(runs::WorkersDir(o.run_dir), [&](const std::string& id, const std::string& line) {
+    if (o.detached) return;
+    const std::string text = "[" + id + "] " + line + "\n";
+    WriteAll(2, text.data(), text.size());
+  });
+  std::optional<int> status;
+  int stops = 0;
+  std::optional<Clock::time_point> deadline;
+  auto end_everything = [&] { ::kill(-pid, SIGKILL); };
+  while (!status || out[0] >= 0) {
+    pollfd fds[2] = {{signals, POLLIN, 0}, {out[0], POLLIN, 0}};
+    // Once the program has ended, its stderr closes when the last process
+    // holding it ends; everything in its group was killed.
+    ::poll(fds, out[0] >= 0 ? 2 : 1, status ? 1000 : 100);
+    signalfd_siginfo info;
+    while (::read(signals, &info, sizeof info) == sizeof info) {
+      const int sig = static_cast<int>(info.ssi_signo);
+      if (sig == SIGCHLD) continue;
+      if (status) continue;
+      if (++stops == 1) {
+        ::kill(pid, sig);
+        deadline = Clock::now() + o.grace;
+        Say(o, std::string("stopping the run (") + strsignal(sig) + " again to force)");
+      } else {
+        Say(o, "ending the run now");
+        end_everything();
+      }
+    }
+    int wait_status = 0;
+    if (!status && ::waitpid(pid, &wait_status, WNOHANG) == pid) {
+      status = StatusOf(wait_status);
+      end_everything();  // whatever it started and left behind
+    }
+    if (out[0] >= 0 && (fds[1].revents & (POLLIN | POLLHUP))) {
+      char buf[65536];
+      const ssize_t n = ::read(out[0], buf, sizeof buf);
+      if (n > 0) {
+        WriteAll(2, buf, static_cast<std::size_t>(n));
+        WriteAll(master_log, buf, static_cast<std::size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        ::close(out[0]);
+        out[0] = -1;
+      }
+    } else if (status && out[0] >= 0 && fds[1].revents == 0) {
+      ::close(out[0]);  // quiet for a second after the end: nothing more comes
+      out[0] = -1;
+    }
+    workers.Poll();
+    if (!status && deadline && Clock::now() > *deadline) {
+      Say(o, "the program did not stop within " +
+                 std::to_string(o.grace.count() / 1000.0).substr(0, 4) + " s; ending it");
+      end_everything();
+      deadline.reset();
+    }
+  }
+  workers.Flush();
+  ::close(master_log);
+  ::close(signals);
+  return *status;
+}
+
+}  // namespace fiber::cli

@@ -1,0 +1,38 @@
+#include "master/control.hpp"
+
+#include <sys/stat.h>
+
+#include "runs/run_dir.hpp"
+
+namespace fiber::master {
+
+ControlSocket::ControlSocket(zmq::context_t& context, Status status)
+    : socket_(context, zmq::socket_type::rep), status_(std::move(status)) {
+  socket_.set(zmq::sockopt::linger, 0);
+  socket_.set(zmq::sockopt::maxmsgsize, int64_t{4096});
+}
+
+bool ControlSocket::Bind(const std::string& run_dir, std::string* err) {
+  const std::string path = runs::ControlSocketPath(run_dir);
+  try {
+    socket_.bind("ipc://" + path);
+  } catch (const zmq::error_t& e) {
+    *err = "cannot open the control socket " + path + ": " + e.what();
+    return false;
+  }
+  ::chmod(path.c_str(), 0600);
+  return true;
+}
+
+void ControlSocket::Answer() {
+  for (;;) {
+    zmq::message_t request;
+    if (!socket_.recv(request, zmq::recv_flags::dontwait)) return;
+    const std::string reply = request.to_string() == "status"
+                                  ? status_()
+                                  : std::string(R"({"error": "unknown request"})");
+    (void)socket_.send(zmq::buffer(reply), zmq::send_flags::dontwait);
+  }
+}
+
+}  // namespace fiber::master

@@ -1,0 +1,39 @@
+// Where a run keeps its records: one directory per run under
+// $XDG_STATE_HOME/fiber/runs (default ~/.local/state/fiber/runs), readable by
+// its owner only. The launcher (cli/) writes the record and the final status;
+// the runtime writes its workers' logs there and answers status queries on
+// the control socket. The one place that names these files.
+#pragma once
+
+#include <string>
+
+namespace fiber::runs {
+
+/// What fiber run hands the program it starts: the run's id (which its
+/// workers carry too) and directory.
+inline constexpr const char* kRunIdVariable = "FIBER_RUN_ID";
+inline constexpr const char* kRunDirVariable = "FIBER_RUN_DIR";
+
+/// A fresh run id: 12 hex digits, enough to tell the runs of one machine
+/// or cluster apart.
+std::string NewRunId();
+
+/// The directory that holds every run's directory; getenv is the process's
+/// environment reader (XDG_STATE_HOME, HOME).
+std::string RunsRoot(const char* (*getenv)(const char*));
+
+/// Files of one run, given its directory.
+inline std::string RecordPath(const std::string& dir) { return dir + "/run.json"; }
+inline std::string StatusPath(const std::string& dir) { return dir + "/status.json"; }
+inline std::string MasterLogPath(const std::string& dir) { return dir + "/master.log"; }
+inline std::string WorkersDir(const std::string& dir) { return dir + "/workers"; }
+inline std::string WorkerLogPath(const std::string& dir, const std::string& worker_id) {
+  return WorkersDir(dir) + "/" + worker_id + ".log";
+}
+/// A Unix socket (ZeroMQ ipc) on which the master answers "status".
+inline std::string ControlSocketPath(const std::string& dir) { return dir + "/control"; }
+
+/// Makes path and its missing parents, mode 0700; false with *err.
+[[nodiscard]] bool MakePrivateDirs(const std::string& path, std::string* err);
+
+}  // namespace fiber::runs

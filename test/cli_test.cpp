@@ -1,0 +1,299 @@
+// The fiber command as users drive it from a shell: the real binary, real
+// programs, real signals; every run's records in a directory of the test's.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "process_probe.hpp"
+#include "subprocess.hpp"
+#include "support/temp_dir.hpp"
+
+using fiber::testing::TempDir;
+
+namespace {
+
+// A fiber command line with its own runs directory (XDG_STATE_HOME).
+struct Fiber {
+  TempDir state;
+  std::map<std::string, std::string> env{{"XDG_STATE_HOME", state.path()}};
+
+  Child Start(std::vector<std::string> args, const std::string& cwd = {}) {
+    args.insert(args.begin(), built_program("../cli/fiber"));
+    return spawn(args, env, cwd);
+  }
+  /// Runs to the end: exit status, stdout, stderr.
+  std::tuple<int, std::string, std::string> Run(std::vector<std::string> args,
+                                                const std::string& cwd = {}) {
+    Child c = Start(std::move(args), cwd);
+    std::string out = read_all(c.stdout_fd, 120);
+    std::string err = read_all(c.stderr_fd, 120);
+    return {wait_exit(c, 120), out, err};
+  }
+  nlohmann::json Ps() {
+    auto [status, out, err] = Run({"ps", "-a", "--json"});
+    REQUIRE_MESSAGE(status == 0, err);
+    return nlohmann::json::parse(out);
+  }
+  /// The record of run id, as fiber run wrote it.
+  nlohmann::json Record(const std::string& id) {
+    std::ifstream in(state.path() + "/fiber/runs/" + id + "/run.json");
+    return nlohmann::json::parse(in);
+  }
+};
+
+// Waits (bounded) until pred holds.
+template <class Pred>
+bool eventually(Pred pred, int seconds = 30) {
+  for (int i = 0; i < seconds * 20; ++i) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+// fiber run (with options) of a shell that sets trap, says "ready" once it
+// has, and loops until a signal ends it.
+Child StartTrapping(Fiber& fiber, const std::string& trap, std::vector<std::string> options = {}) {
+  options.insert(options.begin(), "run");
+  for (const char* arg : {"sh", "-c"}) options.push_back(arg);
+  options.push_back("trap " + trap + "; echo ready; while :; do sleep 0.1; done");
+  Child run = fiber.Start(options);
+  REQUIRE(read_line(run.stdout_fd) == "ready");
+  return run;
+}
+
+bool group_gone(long pgid) { return ::kill(-static_cast<pid_t>(pgid), 0) != 0; }
+
+}  // namespace
+
+TEST_CASE("fiber run passes the program's stdout through and returns its exit status") {
+  Fiber fiber;
+  auto [status, out, err] = fiber.Run({"run", "sh", "-c", "echo out; echo err >&2; exit 3"});
+  CHECK(status == 3);
+  CHECK(out == "out\n");
+  CHECK(err.find("err\n") != std::string::npos);
+  CHECK(err.find("fiber: run ") != std::string::npos);
+  auto [quiet_status, quiet_out, quiet_err] = fiber.Run({"run", "-q", "sh", "-c", "echo out"});
+  CHECK(quiet_status == 0);
+  CHECK(quiet_out == "out\n");
+  CHECK(quiet_err.empty());
+}
+
+TEST_CASE("workers' output goes to stderr with their id, never to the program's stdout") {
+  Fiber fiber;
+  auto [status, out, err] = fiber.Run({"run", built_program("chatty_pool")});
+  CHECK(status == 0);
+  CHECK(out == "result 10\nresult 20\nresult 30\nresult 40\n");
+  for (int x = 1; x <= 4; ++x) {
+    const bool said = err.find("] worker says " + std::to_string(x) + "\n") != std::string::npos;
+    const bool warned = err.find("] worker warns " + std::to_string(x) + "\n") != std::string::npos;
+    CHECK_MESSAGE(said, err);
+    CHECK_MESSAGE(warned, err);
+  }
+  CHECK(err.find("[w0] ") != std::string::npos);
+  // And the run's logs keep them.
+  const auto runs = fiber.Ps();
+  REQUIRE(runs.size() == 1);
+  auto [logs_status, logs, logs_err] = fiber.Run({"logs", "--all", runs[0]["id"]});
+  CHECK(logs_status == 0);
+  CHECK(logs.find("[master] ") == std::string::npos);  // the master said nothing on stderr
+  CHECK(logs.find("] worker says 1\n") != std::string::npos);
+  CHECK(logs.find("[w") == 0);
+}
+
+TEST_CASE("a reader that stops early ends the program by SIGPIPE, and nothing is left") {
+  Fiber fiber;
+  Child run = fiber.Start({"run", "-q", "seq", "1", "100000000"});
+  CHECK(read_line(run.stdout_fd) == "1");
+  ::close(run.stdout_fd);
+  CHECK(wait_exit(run, 120) == 128 + SIGPIPE);
+  const auto runs = fiber.Ps();
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0]["state"] == "exited");
+  CHECK(runs[0]["exit_status"] == 128 + SIGPIPE);
+}
+
+TEST_CASE("the launcher's own failures have docker run's statuses") {
+  Fiber fiber;
+  TempDir dir;
+  std::ofstream(dir.path() + "/not-executable") << "#!/bin/sh\n";
+  auto [missing, out1, err1] = fiber.Run({"run", "/no/such/program"});
+  CHECK(missing == 127);
+  CHECK(err1.find("fiber: error: /no/such/program: program not found") != std::string::npos);
+  auto [not_on_path, out2, err2] = fiber.Run({"run", "no-such-program-anywhere"});
+  CHECK(not_on_path == 127);
+  auto [cannot, out3, err3] = fiber.Run({"run", dir.path() + "/not-executable"});
+  CHECK(cannot == 126);
+  CHECK(err3.find("not an executable file") != std::string::npos);
+  auto [bad_flag, out4, err4] = fiber.Run({"run", "--prefetch", "0", "true"});
+  CHECK(bad_flag == 125);
+  CHECK(err4.find("--prefetch='0' is not a whole number from 1 to 256") != std::string::npos);
+  auto [no_program, out5, err5] = fiber.Run({"run"});
+  CHECK(no_program == 125);
+  auto [unknown, out6, err6] = fiber.Run({"frobnicate"});
+  CHECK(unknown == 125);
+  auto [killed, out7, err7] = fiber.Run({"run", "sh", "-c", "kill -9 $$"});
+  CHECK(killed == 128 + SIGKILL);
+}
+
+TEST_CASE("the first Ctrl-C is forwarded and the program stops as it chooses") {
+  Fiber fiber;
+  Child run = StartTrapping(fiber, "'echo stopping; exit 5' INT");
+  ::kill(run.pid, SIGINT);
+  CHECK(read_line(run.stdout_fd) == "stopping");
+  CHECK(wait_exit(run, 120) == 5);
+}
+
+TEST_CASE("a second Ctrl-C ends a program that does not stop") {
+  Fiber fiber;
+  Child run = StartTrapping(fiber, "'' INT");
+  ::kill(run.pid, SIGINT);
+  // Once fiber has taken the first (two pending signals would be one).
+  std::string line;
+  while ((line = read_line(run.stderr_fd)).find("stopping the run") == std::string::npos)
+    REQUIRE_MESSAGE(!line.empty(), "fiber never said it was stopping the run");
+  ::kill(run.pid, SIGINT);
+  CHECK(read_line(run.stderr_fd) == "fiber: ending the run now");
+  CHECK(wait_exit(run, 120) == 128 + SIGKILL);
+}
+
+TEST_CASE("Ctrl-C stops the program and every worker it started") {
+  Fiber fiber;
+  Child run = fiber.Start({"run", built_program("hold_pool"), "2"});
+  const std::string pids = read_line(run.stdout_fd);
+  REQUIRE(!pids.empty());
+  const long master = fiber.Record(fiber.Ps()[0]["id"])["master_pid"];
+  ::kill(run.pid, SIGINT);
+  CHECK(wait_exit(run, 120) == 128 + SIGINT);
+  CHECK(eventually([&] { return group_gone(master); }));
+  for (std::size_t at = 0, end; (end = pids.find(' ', at)) != std::string::npos; at = end + 1)
+    CHECK(eventually([&] { return !process_alive(std::stol(pids.substr(at, end - at))); }));
+}
+
+TEST_CASE("a program that ignores the stop is ended after the grace period") {
+  Fiber fiber;
+  Child run = StartTrapping(fiber, "'' TERM", {"--grace", "0.5"});
+  ::kill(run.pid, SIGTERM);
+  CHECK(wait_exit(run, 120) == 128 + SIGKILL);
+  std::string err = read_all(run.stderr_fd);
+  CHECK(err.find("did not stop within") != std::string::npos);
+}
+
+TEST_CASE("--detach, then ps, logs and stop by name") {
+  Fiber fiber;
+  auto [status, out, err] = fiber.Run({"run", "--detach", "--name", "held", built_program("hold_pool"), "2"});
+  REQUIRE(status == 0);
+  const std::string id = out.substr(0, out.find('\n'));
+  CHECK(id.size() == 12);
+  nlohmann::json runs;
+  REQUIRE(eventually([&] {
+    runs = fiber.Ps();
+    return runs.size() == 1 && runs[0]["workers_ready"] == 2;
+  }));
+  CHECK(runs[0]["id"] == id);
+  CHECK(runs[0]["name"] == "held");
+  CHECK(runs[0]["state"] == "running");
+  CHECK(runs[0]["workers_wanted"] == 2);
+  auto [listed, table, table_err] = fiber.Run({"ps"});
+  CHECK(table.find("held") != std::string::npos);
+  CHECK(table.find("2/2") != std::string::npos);
+  // The master's stdout, the pids of its workers, is in its log.
+  auto [logs_status, logs, logs_err] = fiber.Run({"logs", id.substr(0, 5)});
+  CHECK(logs_status == 0);
+  CHECK(logs.find(' ') != std::string::npos);
+  const long master = fiber.Record(id)["master_pid"];
+  auto [stop_status, stop_out, stop_err] = fiber.Run({"stop", "held"});
+  CHECK(stop_status == 0);
+  runs = fiber.Ps();
+  CHECK(runs[0]["state"] == "exited");
+  CHECK(runs[0]["exit_status"] == 128 + SIGTERM);
+  CHECK(eventually([&] { return group_gone(master); }));
+  auto [again, again_out, again_err] = fiber.Run({"logs", "nothing-like-it"});
+  CHECK(again != 0);
+  CHECK(again_err.find("no run has the id or name 'nothing-like-it'") != std::string::npos);
+}
+
+TEST_CASE("logs -f follows a run until it ends") {
+  Fiber fiber;
+  auto [status, out, err] = fiber.Run(
+      {"run", "--detach", "--name", "counter", "sh", "-c", "for i in 1 2 3; do echo line $i; sleep 0.2; done"});
+  REQUIRE(status == 0);
+  auto [logs_status, logs, logs_err] = fiber.Run({"logs", "-f", "counter"});
+  CHECK(logs_status == 0);
+  CHECK(logs == "line 1\nline 2\nline 3\n");
+}
+
+TEST_CASE("a run whose master and launcher died is shown as such, and its workers are gone") {
+  Fiber fiber;
+  auto [status, out, err] = fiber.Run({"run", "--detach", built_program("hold_pool"), "2"});
+  REQUIRE(status == 0);
+  const std::string id = out.substr(0, out.find('\n'));
+  REQUIRE(eventually([&] { return fiber.Ps()[0]["workers_ready"] == 2; }));
+  const auto record = fiber.Record(id);
+  ::kill(static_cast<pid_t>(record["supervisor_pid"].get<long>()), SIGKILL);
+  ::kill(static_cast<pid_t>(record["master_pid"].get<long>()), SIGKILL);
+  CHECK(eventually([&] { return fiber.Ps()[0]["state"] == "master died"; }));
+  CHECK(eventually([&] { return group_gone(record["master_pid"].get<long>()); }));
+  auto [listed, running, running_err] = fiber.Run({"ps"});
+  CHECK(running.find(id) == std::string::npos);  // not among the running
+}
+
+TEST_CASE("settings: flags over environment over project file over defaults, each source named") {
+  Fiber fiber;
+  TempDir project;
+  std::ofstream(project.path() + "/fiber.yaml") << "prefetch: 4\nheartbeat_timeout: 9\nlisten_port: 7000\n";
+  const std::string inner = project.dir("deeper/still");
+  fiber.env["FIBER_HEARTBEAT_TIMEOUT"] = "8";
+  auto [status, out, err] = fiber.Run({"config", "show", "--listen-port", "7100"}, inner);
+  REQUIRE_MESSAGE(status == 0, err);
+  auto line_of = [&](const std::string& key) {
+    const auto at = out.find(key);
+    return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at) - at);
+  };
+  CHECK(line_of("prefetch").find(project.path() + "/fiber.yaml:1:11") != std::string::npos);
+  CHECK(line_of("heartbeat_timeout").find("FIBER_HEARTBEAT_TIMEOUT") != std::string::npos);
+  CHECK(line_of("listen_port").find("7100") != std::string::npos);
+  CHECK(line_of("listen_port").find("--listen-port") != std::string::npos);
+  CHECK(line_of("backend").find("default") != std::string::npos);
+  auto [as_json, json_out, json_err] = fiber.Run({"config", "show", "--json", "--listen-port", "7100"}, inner);
+  REQUIRE(as_json == 0);
+  const auto settings = nlohmann::json::parse(json_out);
+  CHECK(settings["prefetch"]["value"] == "4");
+  CHECK(settings["listen_port"]["source"] == "--listen-port");
+  // fiber run --dry-run resolves the same and starts nothing.
+  auto [dry, dry_out, dry_err] = fiber.Run({"run", "--dry-run", "--listen-port", "7100", "true"}, inner);
+  CHECK(dry == 0);
+  CHECK(dry_out == out);
+  CHECK(fiber.Ps().empty());
+}
+
+TEST_CASE("a bad settings file is one error naming file, line and column; exit 125") {
+  Fiber fiber;
+  TempDir project;
+  std::ofstream(project.path() + "/fiber.yaml") << "prefetch: 4\nheartbeat_timout: 9\n";
+  auto [status, out, err] = fiber.Run({"run", "true"}, project.path());
+  CHECK(status == 125);
+  CHECK(err == "fiber: error: " + project.path() +
+                   "/fiber.yaml:2:1: unknown key 'heartbeat_timout' (did you mean "
+                   "'heartbeat_timeout'?)\n");
+  auto [profile, pout, perr] = fiber.Run({"config", "show", "--profile", "nope"}, project.path());
+  CHECK(profile == 125);
+  CHECK(fiber.Ps().empty());
+}
+
+TEST_CASE("fiber init writes a starter file that reads back as the defaults, once") {
+  Fiber fiber;
+  TempDir project;
+  auto [status, out, err] = fiber.Run({"init"}, project.path());
+  CHECK(status == 0);
+  auto [show, shown, show_err] = fiber.Run({"config", "show"}, project.path());
+  CHECK(show == 0);
+  CHECK(shown.find(".yaml") == std::string::npos);  // every value a default
+  auto [again, again_out, again_err] = fiber.Run({"init"}, project.path());
+  CHECK(again == 125);
+  CHECK(again_err.find("it exists already") != std::string::npos);
+}
