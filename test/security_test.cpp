@@ -169,6 +169,32 @@ TEST_CASE("a worker writing to a pool it does not belong to is dropped as hostil
                         ", which it does not belong to") != std::string::npos);
 }
 
+TEST_CASE("a worker's heartbeat before its WELCOME arrives does not lose it") {
+  StderrCapture log;
+  auto state = std::make_shared<ScriptedBackend::State>();
+  TestMaster master;
+  const auto channel = master.AddPool(1, state);
+  zmq::context_t ctx;
+  ScriptedPeer early(ctx, ScriptedBackend::WaitForLaunch(*state, 0));
+  early.Send(hello());
+  early.Send(fiber::wire::EncodeControl(Type::kHeartbeat, fiber::wire::kRunChannel));
+  fiber::wire::Welcome welcome;
+  std::string err;
+  REQUIRE(fiber::wire::Decode(early.Receive(10000), &welcome, &err));
+  early.Send(fiber::wire::Encode(fiber::wire::Ready{1}, channel));
+  auto batch = std::make_shared<fiber::detail::Batch>(1);
+  master.OnIoThread([&] {
+    master.dispatcher->FindPool(channel)->Submit("square", {square_call(3)}, 1, batch,
+                                                 fiber::master::Clock::now());
+  });
+  zmq::message_t held;
+  const auto task = early.NextTasks(&held).at(0);
+  early.Answer(channel, task.id, {fiber::detail::to_bytes(9)});
+  REQUIRE(batch->wait_all(fiber::detail::deadline_after(std::chrono::seconds(30))));
+  CHECK(fiber::detail::decode<int>(batch->at(0)) == 9);
+  CHECK(log.text().find("lost") == std::string::npos);
+}
+
 TEST_CASE("a pool keeps working while a stranger hammers its port") {
   fiber::Pool pool(2);
   const std::string endpoint = pool.apply(getenv_task, std::string("FIBER_MASTER"));

@@ -192,6 +192,10 @@ void Dispatcher::Route(const std::string& id, const zmq::message_t& message) {
   if (!wire::ParseHeader(message, &header, &err)) return Drop(id, err);
   if (header.type == Type::kHello) return OnHello(id, header, message);
   PoolService* pool = header.version == wire::kProtocolVersion ? FindPool(header.channel) : nullptr;
+  // A worker not yet welcomed knows no channel; its heartbeat is no fault.
+  if (header.channel == wire::kRunChannel && header.type == Type::kHeartbeat)
+    for (auto& [channel, owner] : pools_)
+      if (owner->HasConnected(id)) pool = owner.get();
   if (pool && pool->OnMessage(id, header.type, message, Clock::now())) return;
   if (dropped_.Allow())
     log::Warning(std::string("dropped ") + wire::TypeName(header.type) + " for pool " +

@@ -92,7 +92,9 @@ class ServeLoop {
       if (!Receive(idle ? interval_ : std::chrono::milliseconds(0))) return kStopped;
       if (!queue_.empty()) RunNextTask();
       const auto now = Clock::now();
-      if (now - last_sent_ >= interval_) Send(wire::EncodeControl(Type::kHeartbeat, channel_));
+      // Before WELCOME it has no pool to speak to, and its HELLO is news enough.
+      if (welcomed_ && now - last_sent_ >= interval_)
+        Send(wire::EncodeControl(Type::kHeartbeat, channel_));
       // Until WELCOME, the master may take the start timeout to answer.
       const auto quiet_limit = welcomed_ ? b_.heartbeat_timeout : b_.start_timeout;
       if (queue_.empty() && now - quiet_since_ > quiet_limit)
