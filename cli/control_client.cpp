@@ -8,7 +8,7 @@
 
 namespace fiber::cli {
 
-bool QueryStatus(const std::string& run_dir, nlohmann::json* status, std::string* err) {
+bool ControlClient::Query(const std::string& run_dir, nlohmann::json* status, std::string* err) {
   const std::string path = runs::ControlSocketPath(run_dir);
   struct stat st{};
   if (::stat(path.c_str(), &st) != 0) {
@@ -16,8 +16,7 @@ bool QueryStatus(const std::string& run_dir, nlohmann::json* status, std::string
     return false;
   }
   try {
-    zmq::context_t ctx(1);
-    zmq::socket_t req(ctx, zmq::socket_type::req);
+    zmq::socket_t req(context_, zmq::socket_type::req);
     req.set(zmq::sockopt::linger, 0);
     req.set(zmq::sockopt::rcvtimeo, 1000);
     req.set(zmq::sockopt::sndtimeo, 1000);

@@ -1,14 +1,22 @@
-// Asks a running master for its status over the run's control socket
-// (runtime/src/master/control.hpp answers).
+// Asks running masters for their status over their runs' control sockets
+// (runtime/src/master/control.hpp answers). Not thread-safe.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <zmq.hpp>
 
 namespace fiber::cli {
 
-/// The master's status as JSON; false with *err when it does not answer
-/// within a second (not running, or busy).
-[[nodiscard]] bool QueryStatus(const std::string& run_dir, nlohmann::json* status, std::string* err);
+class ControlClient {
+ public:
+  ControlClient() : context_(1) {}
+  /// The master's status as JSON; false with *err when it does not answer
+  /// within a second (not running, or busy).
+  [[nodiscard]] bool Query(const std::string& run_dir, nlohmann::json* status, std::string* err);
+
+ private:
+  zmq::context_t context_;
+};
 
 }  // namespace fiber::cli

@@ -23,7 +23,7 @@ std::string Age(long long created) {
   return std::to_string(s / 86400) + "d";
 }
 
-nlohmann::json Describe(const RunRecord& r) {
+nlohmann::json Describe(ControlClient& control, const RunRecord& r) {
   const RunState state = RunStore::StateOf(r);
   nlohmann::json j = {{"id", r.id},       {"name", r.name},   {"backend", r.backend},
                       {"state", to_string(state)}, {"program", r.program}, {"created", r.created},
@@ -33,7 +33,7 @@ nlohmann::json Describe(const RunRecord& r) {
   if (r.exit_status) j["exit_status"] = *r.exit_status;
   nlohmann::json status;
   std::string err;
-  if (state == RunState::kRunning && QueryStatus(r.dir, &status, &err)) {
+  if (state == RunState::kRunning && control.Query(r.dir, &status, &err)) {
     for (const char* key : {"workers_ready", "workers_wanted", "tasks_running", "tasks_queued"})
       if (status.contains(key)) j[key] = status[key];
   }
@@ -47,9 +47,10 @@ std::string Cell(const nlohmann::json& a, const nlohmann::json& b) {
 
 int Ps(bool all, bool json) {
   RunStore store(RunsRoot());
+  ControlClient control;
   nlohmann::json rows = nlohmann::json::array();
   for (const RunRecord& r : store.List()) {
-    nlohmann::json row = Describe(r);
+    nlohmann::json row = Describe(control, r);
     if (all || row["state"] == "running") rows.push_back(std::move(row));
   }
   if (json) {

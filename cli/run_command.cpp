@@ -91,6 +91,8 @@ int Run(RunOptions& o, const std::vector<std::string>& command) {
   run.program = command[0];
   run.args.assign(command.begin() + 1, command.end());
   run.backend = resolved.settings.backend;
+  for (const config::Setting& setting : config::Table())
+    run.settings[setting.key] = setting.kind.show(resolved.settings);
   run.supervisor_pid = ::getpid();
   if (!o.name.empty()) {
     RunRecord same;
@@ -108,18 +110,33 @@ int Run(RunOptions& o, const std::vector<std::string>& command) {
   program.env = ProgramEnvironment(o, run);
 
   if (o.detach) {
+    // The caller returns once the record names the process that stays, so a
+    // ps or logs right after sees a live run.
+    int ready[2];
     std::fflush(stdout);
-    const pid_t child = ::fork();
+    const pid_t child = ::pipe(ready) == 0 ? ::fork() : -1;
     if (child < 0) {
       Error("cannot detach");
       return kFiberError;
     }
     if (child > 0) {
+      ::close(ready[1]);
+      char byte = 0;
+      const bool saved = ::read(ready[0], &byte, 1) == 1;
+      ::close(ready[0]);
+      if (!saved) return kFiberError;  // it said why on stderr
       std::printf("%s\n", run.id.c_str());
       return 0;
     }
+    ::close(ready[0]);
     ::setsid();
     run.supervisor_pid = ::getpid();
+    if (!store.Save(run, &err)) {
+      Error(err);
+      std::_Exit(kFiberError);
+    }
+    (void)!::write(ready[1], "1", 1);
+    ::close(ready[1]);
     std::freopen("/dev/null", "r", stdin);
     std::freopen("/dev/null", "w", stdout);
     std::freopen("/dev/null", "w", stderr);

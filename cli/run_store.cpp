@@ -52,6 +52,7 @@ bool ReadRecord(const std::string& dir, RunRecord* r) {
     r->program = j.value("program", "");
     r->args = j.value("args", std::vector<std::string>{});
     r->backend = j.value("backend", "");
+    r->settings = j.value("settings", std::map<std::string, std::string>{});
     r->created = j.value("created", 0LL);
     r->supervisor_pid = j.value("supervisor_pid", 0L);
     r->master_pid = j.value("master_pid", 0L);
@@ -117,6 +118,7 @@ bool RunStore::Save(const RunRecord& r, std::string* err) {
                     {"program", r.program},
                     {"args", r.args},
                     {"backend", r.backend},
+                    {"settings", r.settings},
                     {"created", r.created},
                     {"supervisor_pid", r.supervisor_pid},
                     {"master_pid", r.master_pid},

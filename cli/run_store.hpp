@@ -4,6 +4,7 @@
 // processes themselves. Not thread-safe.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@ struct RunRecord {
   std::string program;
   std::vector<std::string> args;
   std::string backend;
+  std::map<std::string, std::string> settings;  // resolved, by key, as files write them
   long long created = 0;  // Unix seconds
   long supervisor_pid = 0;
   long master_pid = 0;

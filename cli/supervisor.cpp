@@ -14,6 +14,7 @@
 #include <optional>
 #include <sstream>
 
+#include "control_client.hpp"
 #include "log_follower.hpp"
 #include "runs/run_dir.hpp"
 
@@ -137,14 +138,39 @@ int Supervise(const Program& p, const SuperviseOptions& o, std::string* err) {
   ::close(report[0]);
   if (o.on_started) o.on_started(pid);
 
+  // On a terminal, a line "workers ready R/W" while workers start, cleared
+  // before anything else is written and once all are ready.
+  const bool progress = !o.quiet && !o.detached && ::isatty(2);
+  ControlClient control;
+  std::string shown;
+  auto clear_progress = [&] {
+    if (shown.empty()) return;
+    WriteAll(2, "\r\033[K", 4);
+    shown.clear();
+  };
+  auto show_progress = [&] {
+    nlohmann::json s;
+    std::string unused;
+    if (!control.Query(o.run_dir, &s, &unused)) return;
+    const int ready = s.value("workers_ready", 0), wanted = s.value("workers_wanted", 0);
+    const std::string line = ready < wanted ? "fiber: workers ready " + std::to_string(ready) +
+                                                  "/" + std::to_string(wanted)
+                                            : "";
+    if (line == shown) return;
+    clear_progress();
+    if (!line.empty()) WriteAll(2, line.data(), line.size());
+    shown = line;
+  };
+  auto last_progress = Clock::now() - std::chrono::seconds(1);
   LogFollower workers(runs::WorkersDir(o.run_dir), [&](const std::string& id, const std::string& line) {
     if (o.detached) return;
+    clear_progress();
     const std::string text = "[" + id + "] " + line + "\n";
     WriteAll(2, text.data(), text.size());
   });
   std::optional<int> status;
   int stops = 0;
-  std::optional<Clock::time_point> deadline;
+  auto deadline = Clock::time_point::max();  // of the grace period, once one runs
   auto end_everything = [&] { ::kill(-pid, SIGKILL); };
   while (!status || out[0] >= 0) {
     pollfd fds[2] = {{signals, POLLIN, 0}, {out[0], POLLIN, 0}};
@@ -174,6 +200,7 @@ int Supervise(const Program& p, const SuperviseOptions& o, std::string* err) {
       char buf[65536];
       const ssize_t n = ::read(out[0], buf, sizeof buf);
       if (n > 0) {
+        clear_progress();
         WriteAll(2, buf, static_cast<std::size_t>(n));
         WriteAll(master_log, buf, static_cast<std::size_t>(n));
       } else if (n == 0 || errno != EINTR) {
@@ -185,14 +212,19 @@ int Supervise(const Program& p, const SuperviseOptions& o, std::string* err) {
       out[0] = -1;
     }
     workers.Poll();
-    if (!status && deadline && Clock::now() > *deadline) {
+    if (progress && !status && Clock::now() - last_progress > std::chrono::milliseconds(250)) {
+      last_progress = Clock::now();
+      show_progress();
+    }
+    if (!status && Clock::now() > deadline) {
       Say(o, "the program did not stop within " +
                  std::to_string(o.grace.count() / 1000.0).substr(0, 4) + " s; ending it");
       end_everything();
-      deadline.reset();
+      deadline = Clock::time_point::max();
     }
   }
   workers.Flush();
+  clear_progress();
   ::close(master_log);
   ::close(signals);
   return *status;

@@ -1,7 +1,9 @@
 // The fiber command as users drive it from a shell: the real binary, real
 // programs, real signals; every run's records in a directory of the test's.
 #include <doctest/doctest.h>
+#include <pty.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -94,7 +96,8 @@ TEST_CASE("workers' output goes to stderr with their id, never to the program's 
     CHECK_MESSAGE(said, err);
     CHECK_MESSAGE(warned, err);
   }
-  CHECK(err.find("[w0] ") != std::string::npos);
+  CHECK(err.find("\n[w") != std::string::npos);  // whichever worker ran them
+  CHECK(err.find("workers ready") == std::string::npos);  // no progress into a pipe
   // And the run's logs keep them.
   const auto runs = fiber.Ps();
   REQUIRE(runs.size() == 1);
@@ -198,6 +201,7 @@ TEST_CASE("--detach, then ps, logs and stop by name") {
   CHECK(runs[0]["name"] == "held");
   CHECK(runs[0]["state"] == "running");
   CHECK(runs[0]["workers_wanted"] == 2);
+  CHECK(fiber.Record(id)["settings"]["prefetch"] == "2");  // the run's resolved settings
   auto [listed, table, table_err] = fiber.Run({"ps"});
   CHECK(table.find("held") != std::string::npos);
   CHECK(table.find("2/2") != std::string::npos);
@@ -296,4 +300,37 @@ TEST_CASE("fiber init writes a starter file that reads back as the defaults, onc
   auto [again, again_out, again_err] = fiber.Run({"init"}, project.path());
   CHECK(again == 125);
   CHECK(again_err.find("it exists already") != std::string::npos);
+}
+
+TEST_CASE("on a terminal, stderr shows workers ready out of wanted while they start") {
+  Fiber fiber;
+  int terminal = -1, side = -1;
+  REQUIRE(::openpty(&terminal, &side, nullptr, nullptr, nullptr) == 0);
+  int out[2];
+  REQUIRE(::pipe(out) == 0);
+  std::vector<std::string> args{built_program("../cli/fiber"), "run", built_program("hold_pool"), "2", "slow"};
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(out[1], 1);
+    ::dup2(side, 2);
+    for (const auto& [k, v] : fiber.env) ::setenv(k.c_str(), v.c_str(), 1);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::close(side);
+  ::close(out[1]);
+  CHECK(!read_line(out[0], 120).empty());  // all ready: hold_pool prints its workers
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ::close(out[0]);
+  std::string shown;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(terminal, buf, sizeof buf)) > 0;) shown.append(buf, static_cast<std::size_t>(n));
+  ::close(terminal);
+  CHECK_MESSAGE(shown.find("fiber: workers ready 0/2") != std::string::npos, shown);
+  CHECK(shown.find("\r\033[K") != std::string::npos);  // and cleared
 }

@@ -1,7 +1,9 @@
 // A master that starts a pool, prints its workers' pids (one line, spaces
 // between) once all are connected, then waits to be killed. With "busy" as
 // second argument every worker is first given a task that sleeps for an
-// hour. Tests use it to check that workers never outlive their master.
+// hour; with "slow", every worker takes 3 s to get ready (its initializer
+// sleeps). Tests use it to check that workers never outlive their master,
+// and what is shown while workers start.
 #include <fiber/fiber.hpp>
 
 #include <chrono>
@@ -14,11 +16,18 @@
 void sleep_an_hour(int) { std::this_thread::sleep_for(std::chrono::hours(1)); }
 FIBER_TASK(sleep_an_hour);
 
+void sleep_3_s() { std::this_thread::sleep_for(std::chrono::seconds(3)); }
+FIBER_TASK(sleep_3_s);
+
 int main(int argc, char** argv) {
   fiber::init(argc, argv);
   const int n = argc > 1 ? std::atoi(argv[1]) : 2;
-  const bool busy = argc > 2 && std::string(argv[2]) == "busy";
-  fiber::Pool pool(n);
+  const std::string mode = argc > 2 ? argv[2] : "";
+  const bool busy = mode == "busy";
+  fiber::PoolOptions options;
+  options.processes = n;
+  if (mode == "slow") options.initializer = fiber::call(sleep_3_s);
+  fiber::Pool pool(options);
   // Polls until every worker is ready (and, if busy, running its task).
   auto wait_all = [&](bool running) {
     for (;;) {
