@@ -167,7 +167,8 @@ void AddRunCommand(CLI::App& app, int* status) {
   CLI::App* run = app.add_subcommand("run", "start PROGRAM as a run's master; its exit status is the program's");
   run->prefix_command();
   options->settings.AddTo(*run);
-  run->add_option("--env", options->env, "KEY=VALUE added to the program's environment (repeatable)");
+  run->add_option("--env", options->env, "KEY=VALUE added to the program's environment (repeatable)")
+      ->allow_extra_args(false);
   run->add_option("--name", options->name, "a name for the run, for ps, logs and stop");
   run->add_option("--image", options->image, "container image for container backends");
   run->add_option("--grace", options->grace_seconds,

@@ -334,3 +334,60 @@ TEST_CASE("on a terminal, stderr shows workers ready out of wanted while they st
   CHECK_MESSAGE(shown.find("fiber: workers ready 0/2") != std::string::npos, shown);
   CHECK(shown.find("\r\033[K") != std::string::npos);  // and cleared
 }
+
+TEST_CASE("stop --force ends a run and its workers at once; logs --worker shows one worker") {
+  Fiber fiber;
+  auto [status, out, err] = fiber.Run({"run", "--detach", "--name", "loud", built_program("chatty_pool")});
+  REQUIRE(status == 0);
+  REQUIRE(eventually([&] { return fiber.Ps()[0]["state"] == "exited"; }));
+  auto [one, worker_log, one_err] = fiber.Run({"logs", "--worker", "w0", "loud"});
+  CHECK(one == 0);
+  CHECK(worker_log.find("[w") == std::string::npos);  // one worker's own lines, unprefixed
+  auto [none, none_out, none_err] = fiber.Run({"logs", "--worker", "w99", "loud"});
+  CHECK(none != 0);
+  CHECK(none_err.find("has no worker 'w99'") != std::string::npos);
+
+  auto [held, held_out, held_err] = fiber.Run({"run", "--detach", "--name", "held", built_program("hold_pool"), "2"});
+  REQUIRE(held == 0);
+  const std::string id = held_out.substr(0, held_out.find('\n'));
+  REQUIRE(eventually([&] {
+    for (const auto& run : fiber.Ps())
+      if (run["id"] == id) return run["workers_ready"] == 2;
+    return false;
+  }));
+  const long master = fiber.Record(id)["master_pid"];
+  auto [stopped, stop_out, stop_err] = fiber.Run({"stop", "--force", id});
+  CHECK(stopped == 0);
+  CHECK(eventually([&] { return group_gone(master); }));
+  for (const auto& run : fiber.Ps())
+    if (run["id"] == id) CHECK(run["exit_status"] == 128 + SIGKILL);
+}
+
+TEST_CASE("a launcher killed outright takes its program and workers with it") {
+  Fiber fiber;
+  Child run = fiber.Start({"run", built_program("hold_pool"), "2"});
+  const std::string pids = read_line(run.stdout_fd);
+  REQUIRE(!pids.empty());
+  const long master = fiber.Record(fiber.Ps()[0]["id"])["master_pid"];
+  ::kill(run.pid, SIGKILL);
+  CHECK(wait_exit(run) == 128 + SIGKILL);
+  CHECK(eventually([&] { return group_gone(master); }));
+  for (std::size_t at = 0, end; (end = pids.find(' ', at)) != std::string::npos; at = end + 1)
+    CHECK(eventually([&] { return !process_alive(std::stol(pids.substr(at, end - at))); }));
+  CHECK(eventually([&] { return fiber.Ps()[0]["state"] == "master died"; }));
+}
+
+TEST_CASE("sizes and other flag values are checked before anything starts") {
+  Fiber fiber;
+  auto [memory, out1, err1] = fiber.Run({"run", "--memory", "12XB", "true"});
+  CHECK(memory == 125);
+  CHECK(err1.find("--memory='12XB'") != std::string::npos);
+  auto [env, out2, err2] = fiber.Run({"run", "--env", "NOEQUALS", "true"});
+  CHECK(env == 125);
+  CHECK(err2.find("--env 'NOEQUALS' is not of the form KEY=VALUE") != std::string::npos);
+  auto [good, out3, err3] = fiber.Run({"run", "-q", "--memory", "512Mi", "--env", "GREETING=hi",
+                                       "sh", "-c", "echo $GREETING $FIBER_MEMORY"});
+  CHECK(good == 0);
+  CHECK(out3 == "hi 512Mi\n");
+  CHECK(fiber.Ps().size() == 1);  // only the good one ran
+}

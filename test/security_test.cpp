@@ -343,6 +343,18 @@ TEST_CASE("a refused peer is logged with its own address and port, never the mas
   }
 }
 
+TEST_CASE("a connection that ends before its handshake is not taken for a refusal") {
+  VerboseLog verbose;
+  StderrCapture log;
+  TestMaster master;
+  {
+    RawPeer gone(master.dispatcher->endpoint());
+    CHECK(log.wait_for("connection from " + gone.address() + "\n"));
+  }
+  CHECK(log.wait_for("closed before its handshake finished"));
+  CHECK(log.text().find("refused connection") == std::string::npos);
+}
+
 TEST_CASE("a worker's copy of the run's secret is gone from its /proc environ, and it still works") {
   fiber::Pool pool(1);
   const std::string shown = pool.apply(proc_environ_task);

@@ -96,14 +96,18 @@ void Admission::HandleMonitor() {
       if (!e.peer.empty()) log::Info("connection from " + e.peer);
     } else if (e.event.id == ZMQ_EVENT_DISCONNECTED) {
       auto peer = peers_.extract(fd);
-      if (std::exchange(handshake_failed_, false)) {
-        const std::string who = !peer.empty() && !peer.mapped().empty()
-                                    ? peer.mapped()
-                                    : "a peer gone before its address could be read";
+      const int failed = std::exchange(handshake_failed_, 0);
+      const std::string who = !peer.empty() && !peer.mapped().empty()
+                                  ? peer.mapped()
+                                  : "a peer gone before its address could be read";
+      // A connection that ends before its handshake (a worker killed as it
+      // started, a port scan) was refused nothing: no news for the log.
+      if (failed == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+        log::Info("connection from " + who + " closed before its handshake finished");
+      else if (failed)
         LogRefusal("from " + who + ": security handshake failed (not a fiber worker of this run)");
-      }
     } else {
-      handshake_failed_ = true;
+      handshake_failed_ = static_cast<int>(e.event.id);
     }
   }
 }

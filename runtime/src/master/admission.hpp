@@ -39,7 +39,7 @@ class Admission {
   zmq::socket_t zap_;
   wire::SocketMonitor monitor_;
   std::unordered_map<std::uint32_t, std::string> peers_;  // by fd: "ip:port", "" if unknown
-  bool handshake_failed_ = false;  // the next connection to end failed its handshake
+  int handshake_failed_ = 0;  // the failure event awaiting its DISCONNECTED
   std::uint8_t client_key_[32];
   log::RateLimit refused_;
   int stop_fd_ = -1;
