@@ -41,6 +41,70 @@ zmq::message_t hello(std::uint8_t version = fiber::wire::kProtocolVersion) {
 
 std::string square_call(int x) { return fiber::detail::encode_args(square, x); }
 
+// A TCP connection the test makes by hand, speaking just enough ZMTP: it
+// knows its own port (libzmq reports none for its sockets' connections) and
+// can send what no ZeroMQ peer would.
+class RawPeer {
+ public:
+  explicit RawPeer(const std::string& endpoint) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+    REQUIRE(fd_ >= 0);
+    sockaddr_in master{};
+    master.sin_family = AF_INET;
+    master.sin_port = htons(static_cast<std::uint16_t>(port_of(endpoint)));
+    master.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(connect(fd_, reinterpret_cast<sockaddr*>(&master), sizeof master) == 0);
+    sockaddr_in local{};
+    socklen_t size = sizeof local;
+    REQUIRE(getsockname(fd_, reinterpret_cast<sockaddr*>(&local), &size) == 0);
+    address_ = "127.0.0.1:" + std::to_string(ntohs(local.sin_port));
+    const timeval timeout{10, 0};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+  }
+  ~RawPeer() { close(fd_); }
+  static int port_of(const std::string& endpoint) {
+    return std::stoi(endpoint.substr(endpoint.rfind(':') + 1));
+  }
+  const std::string& address() const { return address_; }
+
+  /// Sends a ZMTP 3.0 greeting offering mechanism ("NULL", "CURVE").
+  void Greet(const std::string& mechanism) {
+    std::string greeting(64, '\0');
+    greeting[0] = '\xff';
+    greeting[9] = '\x7f';
+    greeting[10] = 3;
+    greeting.replace(12, mechanism.size(), mechanism);
+    REQUIRE(send(fd_, greeting.data(), greeting.size(), MSG_NOSIGNAL) == 64);
+  }
+  /// Reads until the master hangs up (up to 10 s).
+  void AwaitHangUp() {
+    char buffer[256];
+    while (read(fd_, buffer, sizeof buffer) > 0) {
+    }
+  }
+  /// After a CURVE greeting: a command frame that declares 1 GiB, then bytes
+  /// streamed toward it. Returns how many the master took before it hung up.
+  std::size_t StreamHugeCommand(std::size_t most) {
+    std::string frame = "\x06";  // command, 8-byte size
+    for (int shift = 56; shift >= 0; shift -= 8)
+      frame.push_back(static_cast<char>((std::uint64_t{1} << 30) >> shift));
+    frame += "\x05HELLO";
+    std::size_t sent = 0;
+    const std::string chunk(1 << 16, 'A');
+    while (sent < most) {
+      const std::string& out = sent == 0 ? frame : chunk;
+      const ssize_t n = send(fd_, out.data(), out.size(), MSG_NOSIGNAL);
+      if (n <= 0) break;
+      sent += static_cast<std::size_t>(n);
+    }
+    return sent;
+  }
+
+ private:
+  int fd_;
+  std::string address_;
+};
+
 }  // namespace
 
 TEST_CASE("a peer without CURVE, or with another run's key, is refused and logged") {
@@ -58,10 +122,15 @@ TEST_CASE("a peer without CURVE, or with another run's key, is refused and logge
   ScriptedPeer member(ctx, endpoint, "w99", &master.keys);
   member.Send(hello());
   CHECK(RefusalIn(member.Receive(10000)) == "no worker of this run has that id");
+  // A plain ZeroMQ peer may hang up before the master reads its greeting (then
+  // it is only an ended connection); one that waits is refused by name.
+  RawPeer waits(endpoint);
+  waits.Greet("NULL");
+  waits.AwaitHangUp();
+  CHECK(log.wait_for("security handshake failed"));
   const std::string text = log.text();
   CHECK(text.find("refused connection from 127.0.0.1: its CURVE key is not this run's") !=
         std::string::npos);
-  CHECK(text.find("security handshake failed") != std::string::npos);
 }
 
 TEST_CASE("a worker of another protocol version is refused with a clear message") {
@@ -219,69 +288,6 @@ TEST_CASE("a pool keeps working while a stranger hammers its port") {
 
 namespace {
 
-// A TCP connection the test makes by hand, speaking just enough ZMTP: it
-// knows its own port (libzmq reports none for its sockets' connections) and
-// can send what no ZeroMQ peer would.
-class RawPeer {
- public:
-  explicit RawPeer(const std::string& endpoint) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
-    REQUIRE(fd_ >= 0);
-    sockaddr_in master{};
-    master.sin_family = AF_INET;
-    master.sin_port = htons(static_cast<std::uint16_t>(port_of(endpoint)));
-    master.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(connect(fd_, reinterpret_cast<sockaddr*>(&master), sizeof master) == 0);
-    sockaddr_in local{};
-    socklen_t size = sizeof local;
-    REQUIRE(getsockname(fd_, reinterpret_cast<sockaddr*>(&local), &size) == 0);
-    address_ = "127.0.0.1:" + std::to_string(ntohs(local.sin_port));
-    const timeval timeout{10, 0};
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-  }
-  ~RawPeer() { close(fd_); }
-  static int port_of(const std::string& endpoint) {
-    return std::stoi(endpoint.substr(endpoint.rfind(':') + 1));
-  }
-  const std::string& address() const { return address_; }
-
-  /// Sends a ZMTP 3.0 greeting offering mechanism ("NULL", "CURVE").
-  void Greet(const std::string& mechanism) {
-    std::string greeting(64, '\0');
-    greeting[0] = '\xff';
-    greeting[9] = '\x7f';
-    greeting[10] = 3;
-    greeting.replace(12, mechanism.size(), mechanism);
-    REQUIRE(send(fd_, greeting.data(), greeting.size(), MSG_NOSIGNAL) == 64);
-  }
-  /// Reads until the master hangs up (up to 10 s).
-  void AwaitHangUp() {
-    char buffer[256];
-    while (read(fd_, buffer, sizeof buffer) > 0) {
-    }
-  }
-  /// After a CURVE greeting: a command frame that declares 1 GiB, then bytes
-  /// streamed toward it. Returns how many the master took before it hung up.
-  std::size_t StreamHugeCommand(std::size_t most) {
-    std::string frame = "\x06";  // command, 8-byte size
-    for (int shift = 56; shift >= 0; shift -= 8)
-      frame.push_back(static_cast<char>((std::uint64_t{1} << 30) >> shift));
-    frame += "\x05HELLO";
-    std::size_t sent = 0;
-    const std::string chunk(1 << 16, 'A');
-    while (sent < most) {
-      const std::string& out = sent == 0 ? frame : chunk;
-      const ssize_t n = send(fd_, out.data(), out.size(), MSG_NOSIGNAL);
-      if (n <= 0) break;
-      sent += static_cast<std::size_t>(n);
-    }
-    return sent;
-  }
-
- private:
-  int fd_;
-  std::string address_;
-};
 
 }  // namespace
 
