@@ -193,7 +193,7 @@ void PoolService::OnInitFailed(const std::string& id, Worker&, const zmq::messag
 
 void PoolService::Deal(Clock::time_point now) {
   if (!tasks_.HasPending()) return;
-  const std::vector<std::string> free = workers_.WithFreeCredit(tasks_);
+  const auto free = workers_.WithFreeCredit(tasks_);
   // Deal pending tasks one per worker per pass, so a round of tasks spreads
   // over idle workers before any queues behind a busy one; each worker then
   // gets its share in one message of at most about kMaxTaskMessageBytes (big
@@ -203,10 +203,10 @@ void PoolService::Deal(Clock::time_point now) {
   while (tasks_.HasPending() && dealt) {
     dealt = false;
     for (std::size_t i = 0; i < free.size() && tasks_.HasPending(); ++i) {
-      const Worker& w = *workers_.Find(free[i]);
-      if (tasks_.Leases(free[i]) >= static_cast<std::size_t>(w.credit)) continue;
+      const auto& [id, w] = free[i];
+      if (tasks_.Leases(*id) >= static_cast<std::size_t>(w->credit)) continue;
       if (messages[i] && messages[i]->size() >= wire::kMaxTaskMessageBytes) continue;
-      const std::uint64_t task_id = tasks_.LeaseNext(free[i]);
+      const std::uint64_t task_id = tasks_.LeaseNext(*id);
       const Task& task = *tasks_.Find(task_id);
       if (!messages[i]) messages[i].emplace(Type::kTask, options_.channel);
       wire::AppendTask(*messages[i], task_id, task.function, task.calls);
@@ -216,10 +216,10 @@ void PoolService::Deal(Clock::time_point now) {
   std::vector<std::string> unreachable;
   for (std::size_t i = 0; i < free.size(); ++i) {
     if (!messages[i]) continue;
-    if (outbox_.Send(free[i], messages[i]->Finish())) {
-      workers_.Find(free[i])->last_sent = now;
+    if (outbox_.Send(*free[i].first, messages[i]->Finish())) {
+      free[i].second->last_sent = now;
     } else {
-      unreachable.push_back(free[i]);
+      unreachable.push_back(*free[i].first);
     }
   }
   // Their tasks go back to the queue, and to the workers still there.

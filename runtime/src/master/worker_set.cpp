@@ -42,19 +42,20 @@ void WorkerSet::SetCredit(Worker& worker, int credit) {
   if (worker.state == WorkerState::kStarting) worker.state = WorkerState::kReady;
 }
 
-std::vector<std::string> WorkerSet::WithFreeCredit(const TaskTable& tasks) const {
-  std::vector<std::pair<std::size_t, const std::string*>> free;
-  for (const auto& [id, w] : workers_) {
+std::vector<std::pair<const std::string*, Worker*>> WorkerSet::WithFreeCredit(
+    const TaskTable& tasks) {
+  std::vector<std::pair<std::size_t, std::pair<const std::string*, Worker*>>> free;
+  for (auto& [id, w] : workers_) {
     const std::size_t held = tasks.Leases(id);
     if (w.state == WorkerState::kReady && held < static_cast<std::size_t>(w.credit))
-      free.emplace_back(held, &id);
+      free.push_back({held, {&id, &w}});
   }
   std::stable_sort(free.begin(), free.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::string> ids;
-  ids.reserve(free.size());
-  for (const auto& [held, id] : free) ids.push_back(*id);
-  return ids;
+  std::vector<std::pair<const std::string*, Worker*>> workers;
+  workers.reserve(free.size());
+  for (const auto& [held, worker] : free) workers.push_back(worker);
+  return workers;
 }
 
 std::vector<std::string> WorkerSet::PickRetirees(int target, const TaskTable& tasks) const {

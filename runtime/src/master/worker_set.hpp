@@ -57,7 +57,8 @@ class WorkerSet {
   void MarkStopSent(Worker& worker, Clock::time_point now) { worker.stop_sent = now; }
 
   /// Ready workers with free credit, those holding fewest tasks first.
-  std::vector<std::string> WithFreeCredit(const TaskTable& tasks) const;
+  /// Pointers into the set: valid until a worker is added or removed.
+  std::vector<std::pair<const std::string*, Worker*>> WithFreeCredit(const TaskTable& tasks);
   /// Live workers to retire so that at most target stay: starting ones
   /// first, then those holding fewest tasks.
   std::vector<std::string> PickRetirees(int target, const TaskTable& tasks) const;
