@@ -1,0 +1,184 @@
+#include "http/client.hpp"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+
+namespace fiber::http {
+
+namespace {
+
+void GlobalInit() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+struct Exchange {
+  const Request* request;
+  Response* response;
+  bool stopped = false;
+};
+
+size_t OnBody(char* data, size_t size, size_t count, void* user) {
+  auto* ex = static_cast<Exchange*>(user);
+  const size_t n = size * count;
+  if (ex->request->on_body) {
+    if (!ex->request->on_body(std::string_view(data, n))) {
+      ex->stopped = true;
+      return 0;  // makes curl end the exchange
+    }
+  } else {
+    ex->response->body.append(data, n);
+  }
+  return n;
+}
+
+size_t OnHeader(char* data, size_t size, size_t count, void* user) {
+  auto* ex = static_cast<Exchange*>(user);
+  const std::string_view line(data, size * count);
+  if (line.rfind("HTTP/", 0) == 0) {
+    ex->response->headers.clear();  // a new response (after 100 Continue or a redirect)
+  } else if (auto colon = line.find(':'); colon != std::string_view::npos) {
+    ex->response->headers[Lower(Trim(line.substr(0, colon)))] =
+        std::string(Trim(line.substr(colon + 1)));
+  }
+  return size * count;
+}
+
+struct CurlDeleter {
+  void operator()(CURL* c) const { curl_easy_cleanup(c); }
+};
+struct ListDeleter {
+  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+};
+struct FileCloser {
+  void operator()(FILE* f) const { std::fclose(f); }
+};
+
+void SetBlob(CURL* c, CURLoption option, const std::string& pem) {
+  curl_blob blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
+  curl_easy_setopt(c, option, &blob);
+}
+
+}  // namespace
+
+std::string Response::header(std::string_view name) const {
+  auto it = headers.find(Lower(name));
+  return it == headers.end() ? "" : it->second;
+}
+
+bool Perform(const Request& request, Response* response, std::string* err) {
+  GlobalInit();
+  std::unique_ptr<CURL, CurlDeleter> handle(curl_easy_init());
+  if (!handle) {
+    *err = "cannot start an HTTP exchange (libcurl failed to initialise)";
+    return false;
+  }
+  CURL* c = handle.get();
+  *response = Response{};
+  Exchange ex{&request, response};
+  char reason[CURL_ERROR_SIZE] = {0};
+
+  curl_easy_setopt(c, CURLOPT_URL, request.url.c_str());
+  if (!request.unix_socket.empty())
+    curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, request.unix_socket.c_str());
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, reason);
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &ex);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, OnHeader);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &ex);
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, request.connect_timeout_ms);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, request.timeout_ms);
+  // Only the protocols fiber speaks; a redirect may not switch to others.
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+
+  std::unique_ptr<curl_slist, ListDeleter> headers;
+  for (const auto& h : request.headers) {
+    curl_slist* next = curl_slist_append(headers.get(), h.c_str());
+    if (next) {
+      (void)headers.release();
+      headers.reset(next);
+    }
+  }
+  // No "Expect: 100-continue" pause before large bodies.
+  if (curl_slist* next = curl_slist_append(headers.get(), "Expect:")) {
+    (void)headers.release();
+    headers.reset(next);
+  }
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+
+  std::unique_ptr<FILE, FileCloser> upload;
+  if (!request.body_file.empty()) {
+    upload.reset(std::fopen(request.body_file.c_str(), "rb"));
+    if (!upload) {
+      *err = "cannot read " + request.body_file + " to send it";
+      return false;
+    }
+    std::fseek(upload.get(), 0, SEEK_END);
+    const long size = std::ftell(upload.get());
+    std::rewind(upload.get());
+    curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(c, CURLOPT_READDATA, upload.get());
+    curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(size));
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  } else if (request.method == "GET") {
+    curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+  } else if (request.method == "HEAD") {
+    curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+  } else {
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, request.body.data());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+  }
+
+  if (!request.ca_pem.empty()) SetBlob(c, CURLOPT_CAINFO_BLOB, request.ca_pem);
+  if (!request.client_cert_pem.empty()) SetBlob(c, CURLOPT_SSLCERT_BLOB, request.client_cert_pem);
+  if (!request.client_key_pem.empty()) SetBlob(c, CURLOPT_SSLKEY_BLOB, request.client_key_pem);
+  if (request.insecure_skip_verify) {
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+
+  const CURLcode rc = curl_easy_perform(c);
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response->status);
+  if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && ex.stopped)) return true;
+  const std::string where = request.unix_socket.empty() ? request.url : request.unix_socket;
+  *err = where + ": " + (reason[0] ? reason : curl_easy_strerror(rc));
+  return false;
+}
+
+std::string Escape(std::string_view text) {
+  std::string out;
+  static const char kHex[] = "0123456789ABCDEF";
+  for (unsigned char ch : text) {
+    if (std::isalnum(ch) || ch == '-' || ch == '_' || ch == '.' || ch == '~') {
+      out += static_cast<char>(ch);
+    } else {
+      out += '%';
+      out += kHex[ch >> 4];
+      out += kHex[ch & 15];
+    }
+  }
+  return out;
+}
+
+}  // namespace fiber::http

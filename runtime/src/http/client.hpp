@@ -1,0 +1,56 @@
+// One HTTP exchange through libcurl, for every service fiber talks to: the
+// container engine (over its Unix socket), image registries and the
+// Kubernetes API server (over TCP, with TLS when the URL says https).
+// Thread-safe: each call uses its own handle.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fiber::http {
+
+struct Request {
+  std::string method = "GET";
+  /// The whole URL; over a Unix socket its host is ignored
+  /// ("http://engine/v1.41/containers/json").
+  std::string url;
+  /// Non-empty: connect to this Unix socket instead of the URL's host.
+  std::string unix_socket;
+  std::vector<std::string> headers;  // "Name: value"
+  std::string body;
+  /// Streams the body from this file instead of `body` (large uploads).
+  std::string body_file;
+  /// Limits in milliseconds; 0 is none (a long wait or a followed stream).
+  long connect_timeout_ms = 5000;
+  long timeout_ms = 60000;
+  /// TLS, for https URLs: trusted CAs as PEM text (empty: the system's),
+  /// a client certificate and key as PEM text, or no verification at all.
+  std::string ca_pem;
+  std::string client_cert_pem;
+  std::string client_key_pem;
+  bool insecure_skip_verify = false;
+  /// Set: the body is handed over as it arrives, not kept in Response::body;
+  /// returning false stops the exchange (Perform then still returns true).
+  std::function<bool(std::string_view chunk)> on_body;
+};
+
+struct Response {
+  long status = 0;
+  /// Header names in lower case; a repeated header keeps its last value.
+  std::map<std::string, std::string> headers;
+  std::string body;
+  /// The header's value, or "" when absent (name in any case).
+  std::string header(std::string_view name) const;
+};
+
+/// Performs the exchange. False with *err (curl's reason, naming the host
+/// or socket) when no HTTP answer came at all; any HTTP status is true.
+[[nodiscard]] bool Perform(const Request& request, Response* response, std::string* err);
+
+/// Percent-encodes text for a URL's path segment or query value.
+std::string Escape(std::string_view text);
+
+}  // namespace fiber::http

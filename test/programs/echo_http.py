@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""An HTTP server for http_test: answers every request with a JSON echo of
+its method, path, body and X-Test header. Listens on a Unix socket (argument)
+or on a free loopback port; prints "ready PORT" (0 for the socket) once up."""
+import http.server, json, os, socketserver, sys
+
+
+class Echo(http.server.BaseHTTPRequestHandler):
+    def _answer(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length).decode("latin-1")
+        out = json.dumps({"method": self.command, "path": self.path, "body": body,
+                          "x_test": self.headers.get("X-Test", "")}).encode()
+        status = 404 if self.path.startswith("/missing") else 200
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("X-Reply", "yes")
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+    do_GET = do_POST = do_PUT = do_DELETE = _answer
+
+    def log_message(self, *args):
+        pass
+
+
+class UnixHTTPServer(socketserver.UnixStreamServer):
+    def get_request(self):
+        request, _ = super().get_request()
+        return request, ("local", 0)
+
+
+if len(sys.argv) > 1:
+    server = UnixHTTPServer(sys.argv[1], Echo)
+    port = 0
+else:
+    server = http.server.HTTPServer(("127.0.0.1", 0), Echo)
+    port = server.server_address[1]
+print("ready", port, flush=True)
+server.serve_forever()
