@@ -198,3 +198,60 @@ TEST_CASE("a worker that sends what only a master sends is lost") {
   h.Deliver("w0", fiber::wire::EncodeControl(Type::kStop, PoolHarness::kChannel));
   CHECK_FALSE(h.pool->Owns("w0"));
 }
+
+TEST_CASE("a pool starts only so many workers at a time, and the next as each one connects") {
+  PoolHarness h(100);
+  const std::size_t at_once = h.Launched().size();
+  CHECK(at_once > 0);
+  CHECK(at_once < 100);
+  h.Connect("w0");
+  CHECK(h.Launched().size() == at_once + 1);
+  ScriptedBackend::Crash(*h.backend, "w1", "exit status 1");  // a lost one makes room too
+  h.Advance(milliseconds(100));
+  CHECK(h.Launched().size() == at_once + 2);
+}
+
+TEST_CASE("an elastic pool starts its minimum and grows while tasks wait, up to its maximum") {
+  PoolHarness h(fiber::master::PoolService::Options::Elastic{1, 4, milliseconds(1000)});
+  CHECK(h.Launched() == std::vector<std::string>{"w0"});
+  h.Connect("w0");
+  CHECK(h.Launched().size() == 1);  // nothing waits
+  auto batch = h.SubmitSquares(10);
+  CHECK(h.outbox.TaskIds("w0") == std::vector<std::uint64_t>{1});
+  CHECK(h.Launched() == std::vector<std::string>{"w0", "w1", "w2", "w3"});
+  // Work goes to each new worker as it becomes ready: nothing waits for all.
+  h.Connect("w1");
+  CHECK(h.outbox.TaskIds("w1") == std::vector<std::uint64_t>{2});
+  CHECK(h.pool->status().workers_wanted == 4);
+}
+
+TEST_CASE("an elastic pool retires workers idle for its idle timeout, never below its minimum") {
+  PoolHarness h(fiber::master::PoolService::Options::Elastic{1, 3, milliseconds(1000)});
+  auto batch = h.SubmitSquares(3);
+  for (const char* id : {"w0", "w1", "w2"}) h.Connect(id);
+  h.Answer("w0", 1, {0});
+  h.Answer("w1", 2, {1});
+  h.Advance(milliseconds(600));
+  h.Answer("w2", 3, {4});
+  REQUIRE(batch->ready());
+  h.Advance(milliseconds(600));  // w0 and w1 idle 1.2 s, w2 0.6 s
+  CHECK(Contains(h.outbox.Types("w0"), Type::kStop));
+  CHECK_FALSE(Contains(h.outbox.Types("w2"), Type::kStop));
+  // Stopping one of w0, w1 leaves two; the other stops too, down to w2.
+  CHECK(Contains(h.outbox.Types("w1"), Type::kStop));
+  h.Advance(milliseconds(2000));
+  CHECK_FALSE(Contains(h.outbox.Types("w2"), Type::kStop));  // the minimum stays
+  CHECK(h.pool->status().workers_wanted == 1);
+  // A new burst grows it again.
+  auto again = h.SubmitSquares(2);
+  CHECK(h.Launched().size() == 4);
+}
+
+TEST_CASE("resize turns an elastic pool into a pool of that size") {
+  PoolHarness h(fiber::master::PoolService::Options::Elastic{0, 8, milliseconds(1000)});
+  CHECK(h.Launched().empty());
+  h.pool->Resize(2, h.now);
+  CHECK(h.Launched().size() == 2);
+  auto batch = h.SubmitSquares(20);
+  CHECK(h.Launched().size() == 2);  // no growth past the size asked for
+}

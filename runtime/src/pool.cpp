@@ -22,9 +22,16 @@ Pool::Pool(PoolOptions options) : options_(std::move(options)) {
                       std::to_string(options_.processes));
   if (options_.max_task_retries < 0)
     throw ConfigError("PoolOptions.max_task_retries must be 0 or more");
+  if (options_.max_processes < 0 || options_.min_processes < 0 ||
+      options_.min_processes > options_.max_processes)
+    throw ConfigError("PoolOptions: an elastic pool needs 0 <= min_processes <= max_processes "
+                      "and max_processes > 0, not " + std::to_string(options_.min_processes) +
+                      " and " + std::to_string(options_.max_processes));
+  if (options_.max_processes > 0 && options_.idle_timeout <= std::chrono::milliseconds(0))
+    throw ConfigError("PoolOptions.idle_timeout must be positive");
   if (options_.processes == 0)
     options_.processes = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  size_ = options_.processes;
+  size_ = options_.max_processes > 0 ? options_.max_processes : options_.processes;
   handle_ = std::make_unique<master::PoolHandle>(master::Run::Get(), options_);
 }
 

@@ -9,10 +9,20 @@ namespace fiber::testing {
 
 PoolHarness::PoolHarness(int processes, int max_task_retries, Call initializer) {
   master::PoolService::Options o;
-  o.channel = kChannel;
   o.processes = processes;
   o.max_task_retries = max_task_retries;
   o.initializer = std::move(initializer);
+  Make(std::move(o));
+}
+
+PoolHarness::PoolHarness(master::PoolService::Options::Elastic elastic) {
+  master::PoolService::Options o;
+  o.elastic = elastic;
+  Make(std::move(o));
+}
+
+void PoolHarness::Make(master::PoolService::Options o) {
+  o.channel = kChannel;
   o.bootstrap.run_id = "test";
   o.new_worker_id = [this] { return "w" + std::to_string(next_worker++); };
   o.on_finished = [this] { ++finished; };

@@ -17,6 +17,8 @@ namespace fiber::testing {
 struct PoolHarness {
   static constexpr wire::Channel kChannel = 7;
   explicit PoolHarness(int processes, int max_task_retries = 3, Call initializer = {});
+  /// An elastic pool of min to max workers.
+  PoolHarness(master::PoolService::Options::Elastic elastic);
 
   /// HELLO, then READY with credit, then a deal, as a worker's first words.
   void Connect(const std::string& id, std::uint32_t credit = 1);
@@ -40,6 +42,9 @@ struct PoolHarness {
   std::unique_ptr<master::PoolService> pool;
   int finished = 0;
   int next_worker = 0;
+
+ private:
+  void Make(master::PoolService::Options o);
 };
 
 }  // namespace fiber::testing

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -32,6 +33,13 @@ struct PoolOptions {
   /// "local" (worker processes on this machine); empty means the configured
   /// default. An unknown name throws ConfigError.
   std::string backend;
+  /// An elastic pool when max_processes > 0: it holds from min_processes to
+  /// max_processes workers (processes is not used), starting with
+  /// min_processes, starting more while tasks wait for a worker and retiring
+  /// a worker idle for idle_timeout. resize(n) turns it into a pool of n.
+  int min_processes = 0;
+  int max_processes = 0;
+  std::chrono::milliseconds idle_timeout{std::chrono::seconds(30)};
 };
 
 /// Where a worker is in its life, as the master sees it.
@@ -162,9 +170,10 @@ class Pool {
   /// Stops the workers now; unfinished calls fail with PoolClosed.
   void terminate();
   /// Grows or shrinks the pool while tasks run; no task is lost. A retiring
-  /// worker finishes what it holds and then exits.
+  /// worker finishes what it holds and then exits. An elastic pool becomes
+  /// one of this fixed size.
   void resize(int processes);
-  /// The number of workers the pool aims for.
+  /// The number of workers the pool aims for (an elastic pool: at most).
   int size() const;
   std::vector<WorkerInfo> workers() const;
 

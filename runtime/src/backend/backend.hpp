@@ -37,6 +37,10 @@ class Backend {
   virtual std::vector<Exit> Poll() = 0;
   /// Kills every remaining worker and waits until they are gone.
   virtual void KillAll() = 0;
+  /// How many workers may be starting (started, not yet connected) at once.
+  /// Starting more at a time only makes each slower: thousands of processes
+  /// starting together starve the master that must admit them.
+  virtual int MaxStarting() const { return 64; }
 };
 
 /// The one list of backend names: false with *err ("'x' is not a known

@@ -1,20 +1,71 @@
 #include "http/client.hpp"
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 
 namespace fiber::http {
 
 namespace {
 
-void GlobalInit() {
+// libcurl is loaded when the first exchange starts, not linked: every
+// worker process runs this library too, and libcurl's thirty-odd libraries
+// (TLS, Kerberos, LDAP, ...) would double the time each worker takes to start.
+struct Curl {
+  CURLcode (*global_init)(long);
+  CURL* (*easy_init)();
+  CURLcode (*easy_setopt)(CURL*, CURLoption, ...);
+  CURLcode (*easy_perform)(CURL*);
+  CURLcode (*easy_getinfo)(CURL*, CURLINFO, ...);
+  void (*easy_cleanup)(CURL*);
+  const char* (*easy_strerror)(CURLcode);
+  curl_slist* (*slist_append)(curl_slist*, const char*);
+  void (*slist_free_all)(curl_slist*);
+};
+
+// The loaded library, or nullptr with *err saying what is missing.
+const Curl* LoadCurl(std::string* err) {
+  static Curl curl;
+  static std::string failure;
   static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  std::call_once(once, [] {
+    void* lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      failure = std::string("HTTP needs libcurl, which cannot be loaded (") + dlerror() +
+                "); install the libcurl4 package";
+      return;
+    }
+    bool ok = true;
+    auto bind = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
+      ok = ok && fn != nullptr;
+    };
+    bind(curl.global_init, "curl_global_init");
+    bind(curl.easy_init, "curl_easy_init");
+    bind(curl.easy_setopt, "curl_easy_setopt");
+    bind(curl.easy_perform, "curl_easy_perform");
+    bind(curl.easy_getinfo, "curl_easy_getinfo");
+    bind(curl.easy_cleanup, "curl_easy_cleanup");
+    bind(curl.easy_strerror, "curl_easy_strerror");
+    bind(curl.slist_append, "curl_slist_append");
+    bind(curl.slist_free_all, "curl_slist_free_all");
+    if (!ok) {
+      failure = "the libcurl.so.4 found lacks functions fiber needs; install libcurl 7.77 or later";
+      return;
+    }
+    curl.global_init(CURL_GLOBAL_DEFAULT);
+  });
+  if (!failure.empty()) {
+    *err = failure;
+    return nullptr;
+  }
+  return &curl;
 }
 
 std::string Lower(std::string_view s) {
@@ -62,19 +113,13 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 
-struct CurlDeleter {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
-};
-struct ListDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
-};
 struct FileCloser {
   void operator()(FILE* f) const { std::fclose(f); }
 };
 
-void SetBlob(CURL* c, CURLoption option, const std::string& pem) {
+void SetBlob(const Curl& cu, CURL* c, CURLoption option, const std::string& pem) {
   curl_blob blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
-  curl_easy_setopt(c, option, &blob);
+  cu.easy_setopt(c, option, &blob);
 }
 
 }  // namespace
@@ -85,8 +130,9 @@ std::string Response::header(std::string_view name) const {
 }
 
 bool Perform(const Request& request, Response* response, std::string* err) {
-  GlobalInit();
-  std::unique_ptr<CURL, CurlDeleter> handle(curl_easy_init());
+  const Curl* cu = LoadCurl(err);
+  if (!cu) return false;
+  std::unique_ptr<CURL, void (*)(CURL*)> handle(cu->easy_init(), cu->easy_cleanup);
   if (!handle) {
     *err = "cannot start an HTTP exchange (libcurl failed to initialise)";
     return false;
@@ -96,35 +142,35 @@ bool Perform(const Request& request, Response* response, std::string* err) {
   Exchange ex{&request, response};
   char reason[CURL_ERROR_SIZE] = {0};
 
-  curl_easy_setopt(c, CURLOPT_URL, request.url.c_str());
+  cu->easy_setopt(c, CURLOPT_URL, request.url.c_str());
   if (!request.unix_socket.empty())
-    curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, request.unix_socket.c_str());
-  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, reason);
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &ex);
-  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, OnHeader);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, &ex);
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, request.connect_timeout_ms);
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, request.timeout_ms);
+    cu->easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, request.unix_socket.c_str());
+  cu->easy_setopt(c, CURLOPT_ERRORBUFFER, reason);
+  cu->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  cu->easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);
+  cu->easy_setopt(c, CURLOPT_WRITEDATA, &ex);
+  cu->easy_setopt(c, CURLOPT_HEADERFUNCTION, OnHeader);
+  cu->easy_setopt(c, CURLOPT_HEADERDATA, &ex);
+  cu->easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, request.connect_timeout_ms);
+  cu->easy_setopt(c, CURLOPT_TIMEOUT_MS, request.timeout_ms);
   // Only the protocols fiber speaks; a redirect may not switch to others.
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  cu->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  cu->easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 
-  std::unique_ptr<curl_slist, ListDeleter> headers;
+  std::unique_ptr<curl_slist, void (*)(curl_slist*)> headers(nullptr, cu->slist_free_all);
   for (const auto& h : request.headers) {
-    curl_slist* next = curl_slist_append(headers.get(), h.c_str());
+    curl_slist* next = cu->slist_append(headers.get(), h.c_str());
     if (next) {
       (void)headers.release();
       headers.reset(next);
     }
   }
   // No "Expect: 100-continue" pause before large bodies.
-  if (curl_slist* next = curl_slist_append(headers.get(), "Expect:")) {
+  if (curl_slist* next = cu->slist_append(headers.get(), "Expect:")) {
     (void)headers.release();
     headers.reset(next);
   }
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+  cu->easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
 
   std::unique_ptr<FILE, FileCloser> upload;
   if (!request.body_file.empty()) {
@@ -136,33 +182,33 @@ bool Perform(const Request& request, Response* response, std::string* err) {
     std::fseek(upload.get(), 0, SEEK_END);
     const long size = std::ftell(upload.get());
     std::rewind(upload.get());
-    curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
-    curl_easy_setopt(c, CURLOPT_READDATA, upload.get());
-    curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(size));
-    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    cu->easy_setopt(c, CURLOPT_UPLOAD, 1L);
+    cu->easy_setopt(c, CURLOPT_READDATA, upload.get());
+    cu->easy_setopt(c, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(size));
+    cu->easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
   } else if (request.method == "GET") {
-    curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+    cu->easy_setopt(c, CURLOPT_HTTPGET, 1L);
   } else if (request.method == "HEAD") {
-    curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    cu->easy_setopt(c, CURLOPT_NOBODY, 1L);
   } else {
-    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, request.body.data());
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+    cu->easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    cu->easy_setopt(c, CURLOPT_POSTFIELDS, request.body.data());
+    cu->easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
   }
 
-  if (!request.ca_pem.empty()) SetBlob(c, CURLOPT_CAINFO_BLOB, request.ca_pem);
-  if (!request.client_cert_pem.empty()) SetBlob(c, CURLOPT_SSLCERT_BLOB, request.client_cert_pem);
-  if (!request.client_key_pem.empty()) SetBlob(c, CURLOPT_SSLKEY_BLOB, request.client_key_pem);
+  if (!request.ca_pem.empty()) SetBlob(*cu, c, CURLOPT_CAINFO_BLOB, request.ca_pem);
+  if (!request.client_cert_pem.empty()) SetBlob(*cu, c, CURLOPT_SSLCERT_BLOB, request.client_cert_pem);
+  if (!request.client_key_pem.empty()) SetBlob(*cu, c, CURLOPT_SSLKEY_BLOB, request.client_key_pem);
   if (request.insecure_skip_verify) {
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+    cu->easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+    cu->easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
   }
 
-  const CURLcode rc = curl_easy_perform(c);
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response->status);
+  const CURLcode rc = cu->easy_perform(c);
+  cu->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response->status);
   if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && ex.stopped)) return true;
   const std::string where = request.unix_socket.empty() ? request.url : request.unix_socket;
-  *err = where + ": " + (reason[0] ? reason : curl_easy_strerror(rc));
+  *err = where + ": " + (reason[0] ? reason : cu->easy_strerror(rc));
   return false;
 }
 

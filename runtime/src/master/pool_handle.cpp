@@ -11,6 +11,9 @@ PoolHandle::PoolHandle(Run& run, const PoolOptions& options)
   PoolService::Options o;
   o.channel = channel_;
   o.processes = options.processes;
+  if (options.max_processes > 0)
+    o.elastic = PoolService::Options::Elastic{options.min_processes, options.max_processes,
+                                     options.idle_timeout};
   o.max_task_retries = options.max_task_retries;
   o.initializer = options.initializer;
   o.settings = run.settings();

@@ -38,7 +38,7 @@ PoolService::PoolService(Options options, std::unique_ptr<backend::Backend> back
       backend_(std::move(backend)),
       outbox_(outbox),
       tasks_(options_.max_task_retries),
-      target_(options_.processes) {}
+      target_(options_.elastic ? options_.elastic->min : options_.processes) {}
 
 PoolService::~PoolService() { backend_->KillAll(); }
 
@@ -76,6 +76,7 @@ void PoolService::Submit(std::string function, std::vector<std::string> calls,
 
 void PoolService::Resize(int processes, Clock::time_point now) {
   if (closing_ || terminating_) return;
+  options_.elastic.reset();
   target_ = processes;
   StartWorkers(now);
   Retire(now);
@@ -108,6 +109,7 @@ bool PoolService::OnHello(const std::string& id, const wire::Hello& hello, Clock
   }
   workers_.Find(id)->last_sent = now;
   log::Info("worker " + id + " (pid " + std::to_string(hello.pid) + ") connected");
+  StartWorkers(now);
   return true;
 }
 
@@ -142,6 +144,7 @@ void PoolService::OnReady(const std::string& id, Worker& worker, const zmq::mess
   std::string err;
   if (!wire::Decode(message, &ready, &err)) return LoseWorker(id, "it sent " + err, now);
   workers_.SetCredit(worker, static_cast<int>(ready.credit));
+  worker.idle_since = now;
   start_failures_ = 0;
   Retire(now);
 }
@@ -175,6 +178,7 @@ void PoolService::OnResult(const std::string& id, Worker& worker, const zmq::mes
     for (const auto& view : result.outcomes) outcomes.push_back(ToOutcome(view));
     tasks_.Finish(result.id, std::move(outcomes));
   }
+  if (tasks_.Leases(id) == 0) worker.idle_since = now;
   if (worker.state == WorkerState::kRetiring && tasks_.Leases(id) == 0 && !worker.stop_sent)
     (void)SendControl(id, Type::kStop, now);
   CheckFinished(now);
@@ -224,6 +228,7 @@ void PoolService::Deal(Clock::time_point now) {
   }
   // Their tasks go back to the queue, and to the workers still there.
   for (const auto& id : unreachable) LoseWorker(id, "it is no longer connected", now);
+  Grow(now);  // for what is still waiting
 }
 
 bool PoolService::SendControl(const std::string& id, Type type, Clock::time_point now) {
@@ -237,7 +242,9 @@ bool PoolService::SendControl(const std::string& id, Type type, Clock::time_poin
 
 void PoolService::StartWorkers(Clock::time_point now) {
   if (closing_ || broken_) return;
-  while (workers_.Live() < target_) {
+  // The rest start as these connect (OnHello) or are lost.
+  int room = backend_->MaxStarting() - workers_.Starting();
+  while (workers_.Live() < target_ && room-- > 0) {
     backend::Launch launch{options_.bootstrap, {}};
     launch.bootstrap.worker_id = options_.new_worker_id();
     if (!options_.settings.run_dir.empty())
@@ -251,6 +258,27 @@ void PoolService::StartWorkers(Clock::time_point now) {
     }
     workers_.Add(launch.bootstrap.worker_id, now);
   }
+}
+
+void PoolService::Grow(Clock::time_point now) {
+  if (!options_.elastic || closing_ || broken_ || !tasks_.HasPending()) return;
+  // Each starting worker will take at least one waiting task.
+  const int waiting = static_cast<int>(tasks_.pending()) - workers_.Starting();
+  if (waiting <= 0) return;
+  target_ = std::min(options_.elastic->max, std::max(target_, workers_.Live() + waiting));
+  StartWorkers(now);
+}
+
+void PoolService::RetireIdle(Clock::time_point now) {
+  if (!options_.elastic || closing_ || broken_ || tasks_.HasPending()) return;
+  const int keep = options_.elastic->min;
+  for (const std::string& id : workers_.IdleSince(now - options_.elastic->idle_timeout, tasks_)) {
+    if (workers_.Live() <= keep) break;
+    Worker& w = *workers_.Find(id);
+    workers_.Retire(w);
+    (void)SendControl(id, Type::kStop, now);
+  }
+  target_ = std::max(keep, std::min(target_, workers_.Live()));
 }
 
 void PoolService::Retire(Clock::time_point now) {
@@ -315,6 +343,8 @@ void PoolService::Tick(Clock::time_point now) {
       LoseWorker(id, "its connection closed (no ZeroMQ heartbeat for " +
                          log::Seconds(deadlines_.heartbeat_timeout) + ")",
                  now);
+  RetireIdle(now);
+  StartWorkers(now);  // those waiting for room to start
   CheckFinished(now);
 }
 

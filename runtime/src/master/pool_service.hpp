@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,13 @@ class PoolService {
   struct Options {
     wire::Channel channel = 1;
     int processes = 1;
+    /// Set: the pool sizes itself within these bounds, and processes is
+    /// not used.
+    struct Elastic {
+      int min = 0, max = 1;
+      std::chrono::milliseconds idle_timeout{30000};
+    };
+    std::optional<Elastic> elastic;
     int max_task_retries = 3;
     Call initializer;
     config::Settings settings;
@@ -96,6 +104,10 @@ class PoolService {
                     Clock::time_point now);
 
   void StartWorkers(Clock::time_point now);
+  /// An elastic pool's target: grows while tasks wait for a worker.
+  void Grow(Clock::time_point now);
+  /// An elastic pool retires workers idle for longer than its idle timeout.
+  void RetireIdle(Clock::time_point now);
   void Retire(Clock::time_point now);
   /// The pool can run nothing more: every call, pending or new, gets outcome.
   void Break(detail::Outcome outcome);

@@ -28,6 +28,12 @@ int WorkerSet::Live() const {
   return n;
 }
 
+int WorkerSet::Starting() const {
+  int n = 0;
+  for (const auto& [id, w] : workers_) n += !w.connected && w.state != WorkerState::kRetiring;
+  return n;
+}
+
 bool WorkerSet::Connect(const std::string& id, long pid, Clock::time_point now) {
   Worker* w = Find(id);
   if (!w || w->connected) return false;
@@ -70,6 +76,19 @@ std::vector<std::string> WorkerSet::PickRetirees(int target, const TaskTable& ta
   const std::size_t keep = static_cast<std::size_t>(std::max(target, 0));
   for (std::size_t i = 0; i + keep < live.size(); ++i) picked.push_back(*live[i].second);
   return picked;
+}
+
+std::vector<std::string> WorkerSet::IdleSince(Clock::time_point cutoff,
+                                              const TaskTable& tasks) const {
+  std::vector<std::pair<Clock::time_point, const std::string*>> idle;
+  for (const auto& [id, w] : workers_)
+    if (w.state == WorkerState::kReady && w.idle_since < cutoff && tasks.Leases(id) == 0)
+      idle.push_back({w.idle_since, &id});
+  std::stable_sort(idle.begin(), idle.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> ids;
+  for (const auto& [since, id] : idle) ids.push_back(*id);
+  return ids;
 }
 
 DueWork WorkerSet::Due(Clock::time_point now, const Deadlines& d, const TaskTable& tasks) const {

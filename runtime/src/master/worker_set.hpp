@@ -22,6 +22,7 @@ struct Worker {
   int credit = 0;          // tasks it may hold (READY, RESULT)
   long pid = 0;
   Clock::time_point started, last_heard, last_sent;
+  Clock::time_point idle_since;  // when it last came to hold no task
   std::optional<Clock::time_point> stop_sent;  // told to STOP at
 };
 
@@ -48,6 +49,8 @@ class WorkerSet {
   bool empty() const { return workers_.empty(); }
   /// Workers not retiring.
   int Live() const;
+  /// Workers started and not yet connected.
+  int Starting() const;
 
   /// HELLO from a worker started and not yet connected; false otherwise.
   [[nodiscard]] bool Connect(const std::string& id, long pid, Clock::time_point now);
@@ -62,6 +65,8 @@ class WorkerSet {
   /// Live workers to retire so that at most target stay: starting ones
   /// first, then those holding fewest tasks.
   std::vector<std::string> PickRetirees(int target, const TaskTable& tasks) const;
+  /// Ready workers holding no task since before cutoff, longest idle first.
+  std::vector<std::string> IdleSince(Clock::time_point cutoff, const TaskTable& tasks) const;
   DueWork Due(Clock::time_point now, const Deadlines& deadlines, const TaskTable& tasks) const;
 
   std::vector<WorkerInfo> Describe(const TaskTable& tasks) const;

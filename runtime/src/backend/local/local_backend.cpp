@@ -8,7 +8,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <mutex>
+#include <thread>
 
 extern char** environ;
 
@@ -75,6 +77,13 @@ bool LocalBackend::Start(const Launch& launch, std::string* err) {
   }
   children_[launch.bootstrap.worker_id] = pid;
   return true;
+}
+
+// A starting worker is busy on a core (loading, linking, its handshake)
+// and then waits on the master: a few per core keep the cores busy while
+// the master still gets its turn.
+int LocalBackend::MaxStarting() const {
+  return 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 void LocalBackend::Kill(const std::string& worker_id) {

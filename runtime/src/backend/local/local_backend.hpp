@@ -20,6 +20,7 @@ class LocalBackend : public Backend {
   void Kill(const std::string& worker_id) override;
   std::vector<Exit> Poll() override;
   void KillAll() override;
+  int MaxStarting() const override;
 
  private:
   std::map<std::string, pid_t> children_;
