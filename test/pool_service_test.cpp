@@ -119,14 +119,22 @@ TEST_CASE("resize while busy retires idle workers first and loses no task") {
   CHECK(PoolHarness::Slot(*batch, 1) == "1");
 }
 
-TEST_CASE("an idle worker silent past the heartbeat timeout is lost; a busy one is not") {
-  PoolHarness h(2);
+TEST_CASE("silence loses no worker; a closed connection, found by the next heartbeat, does") {
+  PoolHarness h(3);
   h.Connect("w0");
   h.Connect("w1");
+  h.Connect("w2");
   auto batch = h.SubmitSquares(1);  // w0 busy
-  h.Advance(milliseconds(6000));
+  h.Advance(milliseconds(6000));    // no word from anyone
   CHECK(h.pool->Owns("w0"));
+  CHECK(h.pool->Owns("w1"));
+  // ZeroMQ closed w1's connection (its heartbeats stopped): the next
+  // HEARTBEAT to it cannot be sent.
+  h.outbox.unreachable.insert("w1");
+  h.Advance(milliseconds(1000));
   CHECK_FALSE(h.pool->Owns("w1"));
+  CHECK(h.pool->Owns("w2"));
+  CHECK(Contains(h.outbox.Types("w2"), Type::kHeartbeat));
 }
 
 TEST_CASE("a worker that never connects is replaced, and too many in a row break the pool") {

@@ -8,6 +8,7 @@
 
 #include "wire/codec.hpp"
 #include "wire/frames.hpp"
+#include "wire/keepalive.hpp"
 
 namespace fiber::master {
 
@@ -50,12 +51,8 @@ bool Dispatcher::Start(std::string* err) {
     router_.set(zmq::sockopt::curve_server, 1);
     router_.set(zmq::sockopt::curve_secretkey, credentials_.server_secret);
     router_.set(zmq::sockopt::zap_domain, "fiber");
-    // ZeroMQ's own heartbeats (answered by libzmq's I/O thread, so a worker
-    // busy with a long task still answers) close the connection of a stopped
-    // worker; the TTL makes a worker close its side when the master stops.
-    router_.set(zmq::sockopt::heartbeat_ivl, static_cast<int>(settings_.heartbeat_interval.count()));
-    router_.set(zmq::sockopt::heartbeat_timeout, static_cast<int>(settings_.heartbeat_timeout.count()));
-    router_.set(zmq::sockopt::heartbeat_ttl, static_cast<int>(settings_.heartbeat_timeout.count()));
+    // The TTL makes a worker close its side when the master stops.
+    wire::KeepAlive(router_, settings_.heartbeat_timeout, /*with_ttl=*/true);
     admission_ = std::make_unique<Admission>(context_, router_, credentials_.client_public);
     router_.bind(address);
     endpoint_ = router_.get(zmq::sockopt::last_endpoint);

@@ -99,7 +99,7 @@ void PoolService::Terminate(Clock::time_point now) {
 }
 
 bool PoolService::OnHello(const std::string& id, const wire::Hello& hello, Clock::time_point now) {
-  if (!workers_.Connect(id, static_cast<long>(hello.pid), now)) return false;
+  if (!workers_.Connect(id, static_cast<long>(hello.pid))) return false;
   if (!outbox_.Send(id, wire::Encode(wire::Welcome{options_.channel,
                                                    static_cast<std::uint32_t>(options_.settings.prefetch),
                                                    options_.initializer.function,
@@ -127,7 +127,6 @@ bool PoolService::OnMessage(const std::string& id, Type type, const zmq::message
                             Clock::time_point now) {
   Worker* worker = workers_.Find(id);
   if (!worker || !worker->connected) return false;
-  worker->last_heard = now;
   const Handler handler = HandlerFor(type);
   if (!handler) {
     LoseWorker(id, std::string("it sent ") + wire::TypeName(type) + ", which a worker never sends",
@@ -335,7 +334,7 @@ void PoolService::Tick(Clock::time_point now) {
     }
     LoseWorker(exit.worker_id, "its process ended (" + exit.how + ")", now);
   }
-  const DueWork due = workers_.Due(now, deadlines_, tasks_);
+  const DueWork due = workers_.Due(now, deadlines_);
   for (const auto& [id, why] : due.lost) LoseWorker(id, why, now);
   for (const auto& id : due.kill) backend_->Kill(id);  // asked to stop, still running
   for (const auto& id : due.heartbeat)

@@ -8,7 +8,7 @@ namespace fiber::master {
 
 Worker& WorkerSet::Add(const std::string& id, Clock::time_point now) {
   Worker& w = workers_[id];
-  w.started = w.last_heard = w.last_sent = now;
+  w.started = w.last_sent = now;
   return w;
 }
 
@@ -34,12 +34,11 @@ int WorkerSet::Starting() const {
   return n;
 }
 
-bool WorkerSet::Connect(const std::string& id, long pid, Clock::time_point now) {
+bool WorkerSet::Connect(const std::string& id, long pid) {
   Worker* w = Find(id);
   if (!w || w->connected) return false;
   w->connected = true;
   w->pid = pid;
-  w->last_heard = now;
   return true;
 }
 
@@ -91,16 +90,12 @@ std::vector<std::string> WorkerSet::IdleSince(Clock::time_point cutoff,
   return ids;
 }
 
-DueWork WorkerSet::Due(Clock::time_point now, const Deadlines& d, const TaskTable& tasks) const {
+DueWork WorkerSet::Due(Clock::time_point now, const Deadlines& d) const {
   DueWork due;
   for (const auto& [id, w] : workers_) {
     if (!w.connected) {
       if (now - w.started > d.start_timeout)
         due.lost.emplace_back(id, "it did not connect within " + log::Seconds(d.start_timeout));
-      continue;
-    }
-    if (now - w.last_heard > d.heartbeat_timeout && tasks.Leases(id) == 0) {
-      due.lost.emplace_back(id, "no heartbeat for " + log::Seconds(d.heartbeat_timeout));
       continue;
     }
     if (w.stop_sent && now - *w.stop_sent > d.heartbeat_timeout) {

@@ -21,7 +21,7 @@ struct Worker {
   bool connected = false;  // said HELLO
   int credit = 0;          // tasks it may hold (READY, RESULT)
   long pid = 0;
-  Clock::time_point started, last_heard, last_sent;
+  Clock::time_point started, last_sent;
   Clock::time_point idle_since;  // when it last came to hold no task
   std::optional<Clock::time_point> stop_sent;  // told to STOP at
 };
@@ -53,7 +53,7 @@ class WorkerSet {
   int Starting() const;
 
   /// HELLO from a worker started and not yet connected; false otherwise.
-  [[nodiscard]] bool Connect(const std::string& id, long pid, Clock::time_point now);
+  [[nodiscard]] bool Connect(const std::string& id, long pid);
   /// READY or RESULT: the worker takes up to credit tasks.
   void SetCredit(Worker& worker, int credit);
   void Retire(Worker& worker) { worker.state = WorkerState::kRetiring; }
@@ -67,7 +67,7 @@ class WorkerSet {
   std::vector<std::string> PickRetirees(int target, const TaskTable& tasks) const;
   /// Ready workers holding no task since before cutoff, longest idle first.
   std::vector<std::string> IdleSince(Clock::time_point cutoff, const TaskTable& tasks) const;
-  DueWork Due(Clock::time_point now, const Deadlines& deadlines, const TaskTable& tasks) const;
+  DueWork Due(Clock::time_point now, const Deadlines& deadlines) const;
 
   std::vector<WorkerInfo> Describe(const TaskTable& tasks) const;
   const std::map<std::string, Worker>& all() const { return workers_; }

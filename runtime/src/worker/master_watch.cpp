@@ -1,5 +1,6 @@
 #include "worker/master_watch.hpp"
 
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,31 +10,61 @@
 
 namespace fiber::worker {
 
-namespace {
-// How often the thread looks at stop_ when no event comes.
-constexpr auto kPollStep = std::chrono::milliseconds(200);
-}  // namespace
-
 MasterWatch::MasterWatch(zmq::context_t& context, zmq::socket_t& dealer, std::string master,
                          std::chrono::milliseconds timeout)
     : events_(context, dealer, ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED),
       master_(std::move(master)),
-      timeout_ms_(timeout.count()) {
+      timeout_ms_(timeout.count()),
+      wake_fd_(::eventfd(0, EFD_CLOEXEC)) {
+  if (wake_fd_ < 0) throw zmq::error_t();
   thread_ = std::thread([this] { Run(); });
 }
 
 MasterWatch::~MasterWatch() {
   stop_ = true;
+  Wake();
   thread_.join();
+  ::close(wake_fd_);
 }
 
+void MasterWatch::SetTimeout(std::chrono::milliseconds timeout) {
+  timeout_ms_ = timeout.count();
+  Wake();
+}
+
+void MasterWatch::Wake() {
+  const std::uint64_t one = 1;
+  if (::write(wake_fd_, &one, sizeof one) < 0) {
+    // Cannot fail for an eventfd counter far from its limit.
+  }
+}
+
+// Sleeps until an event, a wake-up or the deadline of a connection that is
+// down: a worker waiting for tasks must not wake for nothing, since a
+// thousand such wake-ups a second cost a core.
 void MasterWatch::Run() {
   using Clock = std::chrono::steady_clock;
   bool up = false;
   auto down_since = Clock::now();
   while (!stop_) {
-    zmq::pollitem_t item{events_.handle(), 0, ZMQ_POLLIN, 0};
-    zmq::poll(&item, 1, kPollStep);
+    const auto timeout = std::chrono::milliseconds(timeout_ms_.load());
+    auto wait = std::chrono::milliseconds(-1);
+    if (!up) {
+      const auto left = down_since + timeout - Clock::now();
+      if (left <= Clock::duration::zero()) {
+        log::Error("lost the master at " + master_ + " (not connected for " +
+                   log::Seconds(timeout) + "); exiting");
+        ::_exit(kMasterLost);
+      }
+      wait = std::chrono::ceil<std::chrono::milliseconds>(left);
+    }
+    zmq::pollitem_t items[] = {{events_.handle(), 0, ZMQ_POLLIN, 0},
+                               {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
+    zmq::poll(items, 2, wait);
+    if (items[1].revents & ZMQ_POLLIN) {
+      std::uint64_t count = 0;
+      (void)!::read(wake_fd_, &count, sizeof count);
+    }
     wire::SocketEvent event;
     while (events_.Next(&event)) {
       if (event.id == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
@@ -42,12 +73,6 @@ void MasterWatch::Run() {
         up = false;
         down_since = Clock::now();
       }
-    }
-    const auto timeout = std::chrono::milliseconds(timeout_ms_.load());
-    if (!up && !stop_ && Clock::now() - down_since > timeout) {
-      log::Error("lost the master at " + master_ + " (not connected for " +
-                 log::Seconds(timeout) + "); exiting");
-      ::_exit(kMasterLost);
     }
   }
 }

@@ -29,15 +29,17 @@ class MasterWatch {
   MasterWatch& operator=(const MasterWatch&) = delete;
 
   /// The run's heartbeat timeout, once the master has told it.
-  void SetTimeout(std::chrono::milliseconds timeout) { timeout_ms_ = timeout.count(); }
+  void SetTimeout(std::chrono::milliseconds timeout);
 
  private:
   void Run();
+  void Wake();
 
   wire::SocketMonitor events_;  // used by thread_ only
   std::string master_;
   std::atomic<long long> timeout_ms_;
   std::atomic<bool> stop_{false};
+  int wake_fd_;  // written to make the thread look at stop_ and the timeout
   std::thread thread_;
 };
 

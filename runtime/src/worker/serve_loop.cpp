@@ -15,6 +15,7 @@
 #include "wire/codec.hpp"
 #include "wire/credentials.hpp"
 #include "wire/frames.hpp"
+#include "wire/keepalive.hpp"
 #include "wire/limits.hpp"
 #include "wire/task_batch.hpp"
 #include "worker/master_watch.hpp"
@@ -70,16 +71,14 @@ class ServeLoop {
       : b_(b),
         context_(1),
         dealer_(context_, zmq::socket_type::dealer),
-        watch_(context_, dealer_, b.master, b.start_timeout),
-        interval_(b.heartbeat_interval) {
+        watch_(context_, dealer_, b.master, b.start_timeout) {
     dealer_.set(zmq::sockopt::routing_id, b.worker_id);
     dealer_.set(zmq::sockopt::linger, 2000);
     wire::LimitFrames(dealer_);
     // ZeroMQ's own heartbeats close the connection to a master that stopped
     // answering, even while a long task keeps this thread busy; the watch
     // then ends the process.
-    dealer_.set(zmq::sockopt::heartbeat_ivl, static_cast<int>(interval_.count()));
-    dealer_.set(zmq::sockopt::heartbeat_timeout, static_cast<int>(b.heartbeat_timeout.count()));
+    wire::KeepAlive(dealer_, b.heartbeat_timeout, /*with_ttl=*/false);
     wire::MakeCurveClient(dealer_, b.server_public, b.client_public, b.client_secret);
     dealer_.connect(b.master);
   }
@@ -89,17 +88,22 @@ class ServeLoop {
     for (;;) {
       const bool idle = queue_.empty();
       if (idle) Flush();
-      if (!Receive(idle ? interval_ : std::chrono::milliseconds(0))) return kStopped;
-      if (!queue_.empty()) RunNextTask();
-      const auto now = Clock::now();
-      // Before WELCOME it has no pool to speak to, and its HELLO is news enough.
-      if (welcomed_ && now - last_sent_ >= interval_)
-        Send(wire::EncodeControl(Type::kHeartbeat, channel_));
+      // Idle, it sleeps until a message comes: once welcomed, the watch
+      // ends it when the connection is down (ZeroMQ's heartbeats close the
+      // connection to a master that stopped), so no timer of its own wakes
+      // it. Silence is no sign: a message of hundreds of MB takes a while.
       // Until WELCOME, the master may take the start timeout to answer.
-      const auto quiet_limit = welcomed_ ? b_.heartbeat_timeout : b_.start_timeout;
-      if (queue_.empty() && now - quiet_since_ > quiet_limit)
-        Die(kMasterLost, std::string(welcomed_ ? "lost the master at " : "cannot reach the master at ") +
-                             b_.master + " (no word for " + log::Seconds(quiet_limit) + "); exiting");
+      auto wait = std::chrono::milliseconds(idle ? -1 : 0);
+      if (!welcomed_) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+            started_ + b_.start_timeout - Clock::now());
+        if (left <= std::chrono::milliseconds(0))
+          Die(kMasterLost, "cannot reach the master at " + b_.master + " (no word for " +
+                               log::Seconds(b_.start_timeout) + "); exiting");
+        wait = left;
+      }
+      if (!Receive(wait)) return kStopped;
+      if (!queue_.empty()) RunNextTask();
     }
   }
 
@@ -116,7 +120,6 @@ class ServeLoop {
   void Send(zmq::message_t message) {
     // A send fails only once the master is gone, which the watch handles.
     (void)wire::SendMessage(dealer_, {}, std::move(message));
-    last_sent_ = Clock::now();
   }
 
   // Takes every message that has arrived, waiting up to wait for the first.
@@ -133,7 +136,6 @@ class ServeLoop {
       std::string err;
       const auto receipt = wire::ReceiveMessage(dealer_, false, nullptr, &message, &err, flags);
       if (receipt == wire::Receipt::kNone) return true;
-      quiet_since_ = Clock::now();
       if (receipt == wire::Receipt::kMalformed) {
         log::Warning("ignored a malformed message from the master: " + err);
       } else if (!Handle(std::move(message))) {
@@ -171,7 +173,7 @@ class ServeLoop {
         return true;
       }
       case Type::kStop: return false;
-      case Type::kHeartbeat: return true;
+      case Type::kHeartbeat: return true;  // the master lives; nothing to answer
       default:
         log::Warning(std::string("ignored ") + wire::TypeName(header.type) +
                      ", which only a worker sends");
@@ -191,7 +193,6 @@ class ServeLoop {
     if (!welcome.init_function.empty()) {
       const CallOutcome init =
           RunCall(b_, Lookup(welcome.init_function), welcome.init_function, welcome.init_args);
-      quiet_since_ = Clock::now();
       if (init.kind == OutcomeKind::kNotRegistered) {
         Send(wire::Encode(wire::InitFailed{{"fiber::NotRegistered", init.value}}, channel_));
         return;
@@ -217,7 +218,6 @@ class ServeLoop {
     for (std::string_view args : task.calls)
       wire::AppendOutcome(*results_, RunCall(b_, invoker, task.function, args).view());
     const auto end = Clock::now();
-    quiet_since_ = end;
     work_since_flush_ += end - start;
     const double seconds = std::chrono::duration<double>(end - start).count();
     task_seconds_ = task_seconds_ < 0 ? seconds : 0.8 * task_seconds_ + 0.2 * seconds;
@@ -264,10 +264,9 @@ class ServeLoop {
   double task_seconds_ = -1;  // mean run time of recent tasks; < 0: none yet
   wire::Channel channel_ = wire::kRunChannel;
   std::uint32_t prefetch_ = 1;
-  std::chrono::milliseconds interval_;
   std::chrono::milliseconds receive_timeout_{-1};
   bool welcomed_ = false;
-  Clock::time_point last_sent_ = Clock::now(), quiet_since_ = Clock::now();
+  const Clock::time_point started_ = Clock::now();
 };
 
 }  // namespace
