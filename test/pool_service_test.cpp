@@ -129,12 +129,25 @@ TEST_CASE("silence loses no worker; a closed connection, found by the next heart
   CHECK(h.pool->Owns("w0"));
   CHECK(h.pool->Owns("w1"));
   // ZeroMQ closed w1's connection (its heartbeats stopped): the next
-  // HEARTBEAT to it cannot be sent.
+  // HEARTBEAT to it, a heartbeat timeout after the last, cannot be sent.
   h.outbox.unreachable.insert("w1");
-  h.Advance(milliseconds(1000));
+  h.Advance(milliseconds(5000));
   CHECK_FALSE(h.pool->Owns("w1"));
   CHECK(h.pool->Owns("w2"));
   CHECK(Contains(h.outbox.Types("w2"), Type::kHeartbeat));
+}
+
+TEST_CASE("a probe of a worker whose connection closed loses it at once") {
+  PoolHarness h(2);
+  h.Connect("w0");
+  h.Connect("w1");
+  auto batch = h.SubmitSquares(1);  // w0 busy
+  CHECK(h.pool->Probe("w1", h.now));  // still connected
+  h.outbox.unreachable.insert("w0");
+  CHECK_FALSE(h.pool->Probe("w0", h.now));
+  CHECK_FALSE(h.pool->Owns("w0"));
+  CHECK(h.outbox.TaskIds("w1") == std::vector<std::uint64_t>{1});  // its task moved on
+  CHECK_FALSE(h.pool->Probe("w9", h.now));  // not a worker of this pool
 }
 
 TEST_CASE("a worker that never connects is replaced, and too many in a row break the pool") {

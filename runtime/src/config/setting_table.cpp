@@ -117,7 +117,7 @@ const std::vector<Setting>& Table() {
      "the run's one port, through which every pool is served (0: any free one)",
      Whole(&Settings::listen_port, 0, 65535, "a port number")},
     {"heartbeat_interval", kHeartbeatInterval, "--heartbeat-interval",
-     "seconds between heartbeats when idle", Seconds(&Settings::heartbeat_interval, 0.01)},
+     "seconds between ZeroMQ heartbeats on each worker's connection", Seconds(&Settings::heartbeat_interval, 0.01)},
     {"heartbeat_timeout", kHeartbeatTimeout, "--heartbeat-timeout",
      "seconds of silence after which a worker, or the master, counts as dead",
      Seconds(&Settings::heartbeat_timeout, 0.1)},

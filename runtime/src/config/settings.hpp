@@ -19,7 +19,7 @@ struct Settings {
   std::string listen_host = "127.0.0.1";
   /// The run's one port; 0 lets the system choose a free one.
   int listen_port = 0;
-  std::chrono::milliseconds heartbeat_interval{1000};
+  std::chrono::milliseconds heartbeat_interval{2000};
   /// Silence after which a worker (or, seen from a worker, the master) is
   /// taken for dead.
   std::chrono::milliseconds heartbeat_timeout{5000};

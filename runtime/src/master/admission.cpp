@@ -19,8 +19,10 @@ constexpr int kEvents = ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED |
 }  // namespace
 
 Admission::Admission(zmq::context_t& context, zmq::socket_t& router,
-                     const std::string& client_public)
-    : zap_(context, zmq::socket_type::rep), monitor_(context, router, kEvents) {
+                     const std::string& client_public, std::function<void(int fd)> on_closed)
+    : zap_(context, zmq::socket_type::rep),
+      monitor_(context, router, kEvents),
+      on_closed_(std::move(on_closed)) {
   zap_.set(zmq::sockopt::linger, 0);
   zap_.bind("inproc://zeromq.zap.01");
   zmq_z85_decode(client_key_, client_public.c_str());
@@ -95,6 +97,7 @@ void Admission::HandleMonitor() {
       peers_[fd] = e.peer;
       if (!e.peer.empty()) log::Info("connection from " + e.peer);
     } else if (e.event.id == ZMQ_EVENT_DISCONNECTED) {
+      on_closed_(static_cast<int>(fd));
       auto peer = peers_.extract(fd);
       const int failed = std::exchange(handshake_failed_, 0);
       const std::string who = !peer.empty() && !peer.mapped().empty()

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -23,8 +24,10 @@ class Admission {
  public:
   /// Binds the ZAP endpoint of context and watches router's handshakes
   /// (call before router binds); client_public is the run's Z85 key. Its
-  /// thread answers from then on. Throws zmq::error_t.
-  Admission(zmq::context_t& context, zmq::socket_t& router, const std::string& client_public);
+  /// thread answers from then on, and calls on_closed (on that thread) with
+  /// the descriptor of each connection that closes. Throws zmq::error_t.
+  Admission(zmq::context_t& context, zmq::socket_t& router, const std::string& client_public,
+            std::function<void(int fd)> on_closed);
   /// Stops the thread; before the context ends.
   ~Admission();
   Admission(const Admission&) = delete;
@@ -42,6 +45,7 @@ class Admission {
   int handshake_failed_ = 0;  // the failure event awaiting its DISCONNECTED
   std::uint8_t client_key_[32];
   log::RateLimit refused_;
+  std::function<void(int fd)> on_closed_;
   int stop_fd_ = -1;
   std::thread thread_;
 };

@@ -52,8 +52,12 @@ bool Dispatcher::Start(std::string* err) {
     router_.set(zmq::sockopt::curve_secretkey, credentials_.server_secret);
     router_.set(zmq::sockopt::zap_domain, "fiber");
     // The TTL makes a worker close its side when the master stops.
-    wire::KeepAlive(router_, settings_.heartbeat_timeout, /*with_ttl=*/true);
-    admission_ = std::make_unique<Admission>(context_, router_, credentials_.client_public);
+    wire::KeepAlive(router_, settings_.heartbeat_interval, settings_.heartbeat_timeout,
+                    /*with_ttl=*/true);
+    admission_ = std::make_unique<Admission>(
+        context_, router_, credentials_.client_public, [this](int fd) {
+          (void)Post([this, fd] { OnClosed(fd, Clock::now()); });
+        });
     router_.bind(address);
     endpoint_ = router_.get(zmq::sockopt::last_endpoint);
   } catch (const zmq::error_t& e) {
@@ -173,6 +177,7 @@ void Dispatcher::Run() {
     if (Clock::now() - last_tick >= tick) {
       last_tick = Clock::now();
       for (auto& [channel, pool] : pools_) pool->Tick(last_tick);
+      ProbeSuspects(last_tick);
     }
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) {
@@ -222,10 +227,34 @@ void Dispatcher::OnHello(const std::string& id, const wire::Header& header,
     if (!wire::Decode(message, &hello, &err))
       return pool->LoseWorker(id, "it sent " + err, Clock::now());
     if (!pool->OnHello(id, hello, Clock::now()))
-      Refuse(id, header.version, "a worker with that id is connected already");
+      return Refuse(id, header.version, "a worker with that id is connected already");
+    const int fd = zmq_msg_get(message.handle(), ZMQ_SRCFD);
+    if (fd >= 0) worker_on_fd_[fd] = id;
     return;
   }
   Refuse(id, header.version, "no worker of this run has that id");
+}
+
+// Without this, a closed connection shows only when something is next sent
+// to its worker: for an idle worker, the periodic probe a heartbeat timeout
+// later. The event can come before libzmq has dropped the peer from the
+// socket, so the probe repeats each tick for a while.
+void Dispatcher::OnClosed(int fd, Clock::time_point now) {
+  auto it = worker_on_fd_.find(fd);
+  if (it == worker_on_fd_.end()) return;
+  suspects_[it->second] = now;
+  worker_on_fd_.erase(it);
+  ProbeSuspects(now);
+}
+
+void Dispatcher::ProbeSuspects(Clock::time_point now) {
+  for (auto it = suspects_.begin(); it != suspects_.end();) {
+    bool keep = false;
+    if (now - it->second < settings_.heartbeat_timeout)
+      for (auto& [channel, pool] : pools_)
+        if (pool->Probe(it->first, now)) keep = true;
+    it = keep ? std::next(it) : suspects_.erase(it);
+  }
 }
 
 void Dispatcher::Refuse(const std::string& id, std::uint8_t version, const std::string& reason) {

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 #include <zmq.hpp>
 
@@ -63,6 +64,11 @@ class Dispatcher : public Outbox {
   void OnHello(const std::string& id, const wire::Header& header, const zmq::message_t& message);
   void Refuse(const std::string& id, std::uint8_t version, const std::string& reason);
   void Drop(const std::string& id, const std::string& why);
+  /// A connection closed: its worker, if any, is probed until a HEARTBEAT
+  /// to it fails (lost) or the heartbeat timeout passes (the descriptor
+  /// was reused by a new connection).
+  void OnClosed(int fd, Clock::time_point now);
+  void ProbeSuspects(Clock::time_point now);
   /// The run's numbers for the control socket, as JSON.
   std::string StatusJson() const;
 
@@ -87,6 +93,8 @@ class Dispatcher : public Outbox {
   std::atomic<wire::Channel> next_channel_{1};
   std::uint64_t next_worker_ = 0;
   log::RateLimit dropped_;
+  std::unordered_map<int, std::string> worker_on_fd_;  // from HELLO's ZMQ_SRCFD
+  std::map<std::string, Clock::time_point> suspects_;  // connection closed at
 };
 
 }  // namespace fiber::master

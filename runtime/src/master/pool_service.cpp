@@ -33,7 +33,7 @@ Outcome ToOutcome(const wire::OutcomeView& view) {
 PoolService::PoolService(Options options, std::unique_ptr<backend::Backend> backend,
                          Outbox& outbox)
     : options_(std::move(options)),
-      deadlines_{options_.settings.start_timeout, options_.settings.heartbeat_interval,
+      deadlines_{options_.settings.start_timeout, /*probe_interval=*/options_.settings.heartbeat_timeout,
                  options_.settings.heartbeat_timeout},
       backend_(std::move(backend)),
       outbox_(outbox),
@@ -278,6 +278,13 @@ void PoolService::RetireIdle(Clock::time_point now) {
     (void)SendControl(id, Type::kStop, now);
   }
   target_ = std::max(keep, std::min(target_, workers_.Live()));
+}
+
+bool PoolService::Probe(const std::string& id, Clock::time_point now) {
+  if (!HasConnected(id)) return false;
+  if (SendControl(id, Type::kHeartbeat, now)) return true;
+  LoseWorker(id, "its connection closed", now);
+  return false;
 }
 
 void PoolService::Retire(Clock::time_point now) {

@@ -88,6 +88,10 @@ class PoolService {
   /// Ends a worker as faulty (a message it had no business sending).
   void LoseWorker(const std::string& id, const std::string& why, Clock::time_point now);
 
+  /// Sends worker id a HEARTBEAT, losing it when that cannot be sent (its
+  /// connection closed); false when it is not, or no longer, connected.
+  bool Probe(const std::string& id, Clock::time_point now);
+
   /// Deals pending tasks to workers with free credit.
   void Deal(Clock::time_point now);
   /// Backend exits, deadlines and heartbeats; call a few times a second.

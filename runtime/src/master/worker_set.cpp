@@ -104,7 +104,7 @@ DueWork WorkerSet::Due(Clock::time_point now, const Deadlines& d) const {
     }
     // A worker busy with a long task is silent, but ZeroMQ's heartbeats keep
     // its connection; once they stop, a send to it fails.
-    if (now - w.last_sent >= d.heartbeat_interval) due.heartbeat.push_back(id);
+    if (now - w.last_sent >= d.probe_interval) due.heartbeat.push_back(id);
   }
   return due;
 }

@@ -29,7 +29,9 @@ struct Worker {
 /// How long workers may be silent or slow, from the run's settings.
 struct Deadlines {
   std::chrono::milliseconds start_timeout;
-  std::chrono::milliseconds heartbeat_interval;
+  /// How often a HEARTBEAT checks that a quiet worker's connection stands
+  /// (the dispatcher also checks at once when a connection closes).
+  std::chrono::milliseconds probe_interval;
   std::chrono::milliseconds heartbeat_timeout;
 };
 
@@ -37,7 +39,7 @@ struct Deadlines {
 struct DueWork {
   std::vector<std::pair<std::string, std::string>> lost;  // id, why
   std::vector<std::string> kill;       // told to stop, still running
-  std::vector<std::string> heartbeat;  // nothing sent to for an interval
+  std::vector<std::string> heartbeat;  // nothing sent to for a probe interval
 };
 
 class WorkerSet {

@@ -78,7 +78,7 @@ class ServeLoop {
     // ZeroMQ's own heartbeats close the connection to a master that stopped
     // answering, even while a long task keeps this thread busy; the watch
     // then ends the process.
-    wire::KeepAlive(dealer_, b.heartbeat_timeout, /*with_ttl=*/false);
+    wire::KeepAlive(dealer_, b.heartbeat_interval, b.heartbeat_timeout, /*with_ttl=*/false);
     wire::MakeCurveClient(dealer_, b.server_public, b.client_public, b.client_secret);
     dealer_.connect(b.master);
   }
