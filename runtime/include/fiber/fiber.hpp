@@ -5,5 +5,7 @@
 #include "fiber/errors.hpp"
 #include "fiber/init.hpp"
 #include "fiber/pool.hpp"
+#include "fiber/process.hpp"
+#include "fiber/resources.hpp"
 #include "fiber/serialize.hpp"
 #include "fiber/task.hpp"

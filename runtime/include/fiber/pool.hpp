@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fiber/async_result.hpp"
+#include "fiber/resources.hpp"
 #include "fiber/task.hpp"
 
 namespace fiber {
@@ -32,6 +33,8 @@ struct PoolOptions {
   /// "local" (worker processes on this machine); empty means the configured
   /// default. An unknown name throws ConfigError.
   std::string backend;
+  /// What each worker asks its backend for (fiber/resources.hpp).
+  Resources resources;
 };
 
 /// Where a worker is in its life, as the master sees it.

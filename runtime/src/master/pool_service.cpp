@@ -107,6 +107,7 @@ bool PoolService::OnHello(const std::string& id, const wire::Hello& hello, Clock
     return true;
   }
   workers_.Find(id)->last_sent = now;
+  if (options_.on_connected) options_.on_connected(id, static_cast<long>(hello.pid));
   log::Info("worker " + id + " (pid " + std::to_string(hello.pid) + ") connected");
   return true;
 }
@@ -238,7 +239,7 @@ bool PoolService::SendControl(const std::string& id, Type type, Clock::time_poin
 void PoolService::StartWorkers(Clock::time_point now) {
   if (closing_ || broken_) return;
   while (workers_.Live() < target_) {
-    backend::Launch launch{options_.bootstrap, {}};
+    backend::Launch launch{options_.bootstrap, {}, options_.resources};
     launch.bootstrap.worker_id = options_.new_worker_id();
     if (!options_.settings.run_dir.empty())
       launch.log_file = runs::WorkerLogPath(options_.settings.run_dir, launch.bootstrap.worker_id);
@@ -276,7 +277,10 @@ void PoolService::LoseWorker(const std::string& id, const std::string& why, Cloc
   if (!terminating_ && !(retiring && tasks_.Leases(id) == 0))
     log::Warning("worker " + id + " lost: " + why);
   tasks_.Lose(id, why);
-  if (start_failures_ > std::max(3, 2 * target_)) {
+  if (!options_.replace_lost_workers) {
+    if (!terminating_)
+      Break({Outcome::Kind::kWorkerLost, "process " + id + " was lost (" + why + ")", {}});
+  } else if (start_failures_ > std::max(3, 2 * target_)) {
     Break({Outcome::Kind::kWorkerLost,
            std::to_string(start_failures_) +
                " workers in a row ended before connecting to the master; the last: " + why,
@@ -299,6 +303,7 @@ void PoolService::Break(Outcome outcome) {
 
 void PoolService::Tick(Clock::time_point now) {
   for (const backend::Exit& exit : backend_->Poll()) {
+    if (options_.on_exit) options_.on_exit(exit);
     const Worker* w = workers_.Find(exit.worker_id);
     if (!w) continue;
     if (w->stop_sent && tasks_.Leases(exit.worker_id) == 0) {

@@ -38,6 +38,16 @@ class PoolService {
     /// Called once, when the pool has finished (closed and drained, or
     /// terminated) and every worker is gone.
     std::function<void()> on_finished;
+    /// What each worker asks its backend for.
+    Resources resources;
+    /// False for a pool of one job-backed process (a Process, a Manager):
+    /// a lost worker is not replaced, and every call, pending or later,
+    /// fails with WorkerLost.
+    bool replace_lost_workers = true;
+    /// Called with every exit the backend reports for a worker of the pool.
+    std::function<void(const backend::Exit&)> on_exit;
+    /// Called when a worker has said HELLO: its id and pid.
+    std::function<void(const std::string&, long)> on_connected;
   };
   PoolService(Options options, std::unique_ptr<backend::Backend> backend, Outbox& outbox);
   /// Kills every worker still there.
