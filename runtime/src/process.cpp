@@ -160,6 +160,10 @@ void Process::start() {
       });
   s.handle->Submit(s.call.function, {s.call.args}, 1, s.batch);
   s.handle->Close();
+  // The I/O thread names the worker as it adds the pool: wait for that, so
+  // id() and active_children() know it once start() has returned.
+  std::unique_lock<std::mutex> lock(s.mu);
+  s.cv.wait(lock, [&] { return !s.id.empty() || s.ended; });
 }
 
 void Process::join() {
@@ -193,11 +197,8 @@ void Process::terminate() {
 void Process::kill() { terminate(); }
 
 std::string Process::id() const {
-  ProcessState& s = *state_;
-  std::unique_lock<std::mutex> lock(s.mu);
-  // The I/O thread names the worker as it adds the pool, just after start.
-  if (s.started) s.cv.wait(lock, [&] { return !s.id.empty() || s.ended; });
-  return s.id;
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->id;
 }
 
 std::string Process::name() const {
