@@ -46,6 +46,16 @@ FIBER_TASK(address_space_limit_mb);
 
 void not_registered(int) {}
 
+std::string start_process_in_worker(int) {
+  try {
+    fiber::Process(sleep_ms, 1).start();
+  } catch (const fiber::Error& e) {
+    return e.what();
+  }
+  return "started";
+}
+FIBER_TASK(start_process_in_worker);
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
@@ -155,6 +165,9 @@ TEST_CASE("misuse is a clear error") {
   CHECK_THROWS_WITH_AS(p.start(), doctest::Contains("only once"), fiber::Error);
   p.join();
   CHECK(p.exitcode() == 0);
+  // Only the master starts processes: a worker would start a run of its own.
+  fiber::Pool pool(1);
+  CHECK(pool.apply(start_process_in_worker, 0).find("only by the run's master") != std::string::npos);
 }
 
 TEST_CASE("Resources.memory_mb bounds a local worker's address space") {

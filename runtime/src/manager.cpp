@@ -18,6 +18,7 @@
 #include "init_state.hpp"
 #include "master/pool_handle.hpp"
 #include "master/run.hpp"
+#include "worker/this_worker.hpp"
 
 namespace fiber::detail {
 
@@ -223,6 +224,9 @@ struct Manager::State {
 Manager::Manager() : Manager(ProcessOptions{}) {}
 
 Manager::Manager(ProcessOptions options) : state_(std::make_unique<State>()) {
+  // A worker that made one would start a second master with a run of its own.
+  if (worker::ThisWorker())
+    throw Error("a Manager can be made only by the run's master, not in a worker");
   if (!detail::initialized())
     throw ConfigError("call fiber::init(argc, argv) first thing in main, before making a Manager");
   PoolOptions pool;
