@@ -276,3 +276,14 @@ TEST_CASE("resize turns an elastic pool into a pool of that size") {
   auto batch = h.SubmitSquares(20);
   CHECK(h.Launched().size() == 2);  // no growth past the size asked for
 }
+
+TEST_CASE("a pool finishes only once its backend has seen a lost worker's process end") {
+  PoolHarness h(1);
+  h.Connect("w0");
+  h.pool->Close(h.now);
+  h.outbox.unreachable.insert("w0");  // its connection closed; the process may live on
+  CHECK_FALSE(h.pool->Probe("w0", h.now));
+  CHECK(h.finished == 0);
+  h.Advance(milliseconds(100));  // the scripted backend reports the kill
+  CHECK(h.finished == 1);
+}

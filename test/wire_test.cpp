@@ -7,6 +7,7 @@
 #include "wire/frames.hpp"
 #include "wire/limits.hpp"
 #include "wire/message.hpp"
+#include "wire/request.hpp"
 #include "wire/task_batch.hpp"
 
 using namespace fiber::wire;
@@ -42,7 +43,7 @@ TEST_CASE("malformed headers are refused with the fault named") {
   CHECK_FALSE(ParseHeader(bytes(std::string("F\x01", 2)), &h, &err));
   CHECK_FALSE(ParseHeader(bytes(std::string("F\x03\x00\0\0\0\0", 7)), &h, &err));
   CHECK(err == "unknown message type 0");
-  CHECK_FALSE(ParseHeader(bytes(std::string("F\x03\x0a\0\0\0\0", 7)), &h, &err));
+  CHECK_FALSE(ParseHeader(bytes(std::string("F\x03\x0c\0\0\0\0", 7)), &h, &err));
   CHECK_FALSE(ParseHeader(bytes(std::string("F\x03\x01\0\0\0", 6)), &h, &err));
 }
 
@@ -236,4 +237,38 @@ TEST_CASE("TASK and RESULT decoders refuse a frame of another type or with no he
   std::vector<ResultView> results;
   CHECK_FALSE(ReadResults(Writer(Type::kTask).U32(1).Finish(), &credit, &results, &err));
   CHECK(err == "a TASK where RESULT was expected");
+}
+
+TEST_CASE("REQUEST and REPLY round-trip; an unknown op or status is malformed") {
+  Request request;
+  request.id = 9;
+  request.op = Op::kQueueGet;
+  request.object = 4;
+  request.timeout_ms = 250;
+  request.body = std::string("item\0bytes", 10);
+  Request got;
+  std::string err;
+  REQUIRE(Decode(Encode(request), &got, &err));
+  CHECK(got.id == 9);
+  CHECK(got.op == Op::kQueueGet);
+  CHECK(got.object == 4);
+  CHECK(got.timeout_ms == 250u);
+  CHECK(got.body == request.body);
+  request.timeout_ms.reset();
+  REQUIRE(Decode(Encode(request), &got, &err));
+  CHECK_FALSE(got.timeout_ms.has_value());
+  CHECK_FALSE(Decode(Writer(Type::kRequest).U64(1).U8(kLastOp + 1).U64(0).U32(0).Finish(), &got, &err));
+  CHECK(err == "a malformed REQUEST");
+
+  Reply reply{7, Status::kRaised, EncodePair("std::invalid_argument", "no")};
+  Reply back;
+  REQUIRE(Decode(Encode(reply), &back, &err));
+  CHECK(back.id == 7);
+  CHECK(back.status == Status::kRaised);
+  std::string type, message;
+  REQUIRE(DecodePair(back.body, &type, &message));
+  CHECK(type == "std::invalid_argument");
+  CHECK(message == "no");
+  CHECK_FALSE(DecodePair(std::string("\xff\0\0\0ab", 6), &type, &message));
+  CHECK_FALSE(Decode(Writer(Type::kReply).U64(1).U8(kLastStatus + 1).Finish(), &back, &err));
 }

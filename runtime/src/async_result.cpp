@@ -30,6 +30,7 @@ Batch::Batch(std::size_t size) : slots_(size), done_(size, false) {
 }
 
 void Batch::complete(std::size_t first, std::vector<Outcome>&& outcomes) {
+  std::function<void()> ready;
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (std::size_t i = 0; i < outcomes.size() && first + i < slots_.size(); ++i) {
@@ -38,8 +39,21 @@ void Batch::complete(std::size_t first, std::vector<Outcome>&& outcomes) {
       done_[first + i] = true;
       completion_order_.push_back(first + i);
     }
+    if (completion_order_.size() == slots_.size()) ready.swap(on_ready_);
   }
   cv_.notify_all();
+  if (ready) ready();
+}
+
+void Batch::on_ready(std::function<void()> fn) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (completion_order_.size() != slots_.size()) {
+      on_ready_ = std::move(fn);
+      return;
+    }
+  }
+  fn();
 }
 
 bool Batch::wait_for_condition(std::unique_lock<std::mutex>& lock,

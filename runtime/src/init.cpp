@@ -17,6 +17,7 @@
 #include "worker/bootstrap.hpp"
 #include "worker/scrub_environment.hpp"
 #include "worker/serve_loop.hpp"
+#include "worker/this_worker.hpp"
 
 namespace fiber {
 
@@ -33,6 +34,7 @@ std::atomic<bool> initialized{false};
     std::_Exit(worker::kBadBootstrap);
   }
   log::SetWorker(bootstrap.worker_id);
+  worker::SetThisWorker(bootstrap);
   // Neither children nor /proc/PID/environ may show the run's secret.
   worker::ScrubEnvironment(worker::kSecretVariable);
   // A local worker dies with its master at once; elsewhere heartbeats

@@ -9,6 +9,7 @@
 #include "payload_types.hpp"
 #include "wire/codec.hpp"
 #include "wire/message.hpp"
+#include "wire/request.hpp"
 #include "wire/task_batch.hpp"
 
 using namespace fiber;
@@ -61,6 +62,16 @@ void WireSeeds() {
   Frame("welcome", "no_initializer", Writer(Type::kWelcome).U32(3).U32(1).Bytes("").Bytes(""));
   Frame("welcome", "lying_length", Writer(Type::kWelcome).U32(3).U32(1).U32(1000).Rest("abc"));
   Frame("welcome", "trailing_byte", Writer(Type::kWelcome).U32(3).U32(1).Bytes("").Bytes("").U8(0));
+
+  Frame("request", "put", Writer(Type::kRequest).U64(1).U8(2).U64(3).U32(0xFFFFFFFF).Rest("item"));
+  Frame("request", "get_timeout", Writer(Type::kRequest).U64(2).U8(3).U64(3).U32(250));
+  Frame("request", "manager_call", Writer(Type::kRequest).U64(3).U8(7).U64(2).U32(0xFFFFFFFF).Rest(wire::EncodePair("fiber_manager_call", "args")));
+  Frame("request", "op_0", Writer(Type::kRequest).U64(4).U8(0).U64(0).U32(0));
+  Frame("request", "short", Writer(Type::kRequest).U64(5).U8(2));
+  Frame("reply", "ok", Writer(Type::kReply).U64(1).U8(0).Rest("item"));
+  Frame("reply", "raised", Writer(Type::kReply).U64(2).U8(4).Rest(wire::EncodePair("std::invalid_argument", "no")));
+  Frame("reply", "lying_pair", Writer(Type::kReply).U64(3).U8(4).U32(1000).Rest("ab"));
+  Frame("reply", "status_9", Writer(Type::kReply).U64(4).U8(9));
 
   Writer tasks(Type::kTask, 3);
   wire::AppendTask(tasks, 1, "square", {to_bytes(std::tuple<int>(3)), to_bytes(std::tuple<int>(4))});

@@ -12,6 +12,7 @@
 
 #include "wire/codec.hpp"
 #include "wire/message.hpp"
+#include "wire/request.hpp"
 
 namespace fiber::fuzz {
 

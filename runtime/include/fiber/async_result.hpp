@@ -59,6 +59,9 @@ class Batch {
                       const Deadline& deadline = {});
   bool wait_all(const Deadline& deadline = {});
   bool ready() const;
+  /// Runs fn once every slot is complete: now if they are, else on the
+  /// thread that completes the last one. At most one per batch.
+  void on_ready(std::function<void()> fn);
 
   /// Slot i; only after wait_slot(i) or wait_all() returned true.
   const Outcome& at(std::size_t i) const { return slots_[i]; }
@@ -73,6 +76,7 @@ class Batch {
   std::vector<Outcome> slots_;
   std::vector<bool> done_;
   std::vector<std::size_t> completion_order_;
+  std::function<void()> on_ready_;
 };
 
 [[noreturn]] void throw_undecodable(const char* why);

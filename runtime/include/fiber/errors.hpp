@@ -59,4 +59,17 @@ class ConfigError : public Error {
   using Error::Error;
 };
 
+/// A Queue or Pipe connection that was closed: put or send after close(),
+/// get or recv once it is closed and empty.
+class Closed : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A shared dict (Manager::dict) has no such key.
+class KeyError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace fiber

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fiber/async_result.hpp"
+#include "fiber/resources.hpp"
 #include "fiber/task.hpp"
 
 namespace fiber {
@@ -33,6 +34,8 @@ struct PoolOptions {
   /// "local" (worker processes on this machine); empty means the configured
   /// default. An unknown name throws ConfigError.
   std::string backend;
+  /// What each worker asks its backend for (fiber/resources.hpp).
+  Resources resources;
   /// An elastic pool when max_processes > 0: it holds from min_processes to
   /// max_processes workers (processes is not used), starting with
   /// min_processes, starting more while tasks wait for a worker and retiring

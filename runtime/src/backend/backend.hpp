@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fiber/resources.hpp"
 #include "worker/bootstrap.hpp"
 
 namespace fiber::backend {
@@ -17,12 +18,15 @@ struct Launch {
   /// Where the worker's stdout and stderr go when the backend keeps no logs
   /// of its own; empty: where the master's go.
   std::string log_file;
+  /// What the worker asks for; each backend applies what it can.
+  Resources resources;
 };
 
 /// A worker the backend saw end.
 struct Exit {
   std::string worker_id;
   std::string how;  // "exit status 3", "killed by signal 9"
+  int status = 0;   // the exit status, or minus the signal number (-9)
 };
 
 class Backend {

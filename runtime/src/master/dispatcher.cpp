@@ -9,6 +9,7 @@
 #include "wire/codec.hpp"
 #include "wire/frames.hpp"
 #include "wire/keepalive.hpp"
+#include "wire/request.hpp"
 
 namespace fiber::master {
 
@@ -178,6 +179,7 @@ void Dispatcher::Run() {
       last_tick = Clock::now();
       for (auto& [channel, pool] : pools_) pool->Tick(last_tick);
       ProbeSuspects(last_tick);
+      requests_.Tick(last_tick);
     }
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) {
@@ -193,6 +195,8 @@ void Dispatcher::Route(const std::string& id, const zmq::message_t& message) {
   std::string err;
   if (!wire::ParseHeader(message, &header, &err)) return Drop(id, err);
   if (header.type == Type::kHello) return OnHello(id, header, message);
+  if (header.type == Type::kRequest && header.version == wire::kProtocolVersion)
+    return OnRequest(id, message);
   PoolService* pool = header.version == wire::kProtocolVersion ? FindPool(header.channel) : nullptr;
   // A worker not yet welcomed knows no channel; its heartbeat is no fault.
   if (header.channel == wire::kRunChannel && header.type == Type::kHeartbeat)
@@ -210,6 +214,19 @@ void Dispatcher::Route(const std::string& id, const zmq::message_t& message) {
                                 " for pool " + std::to_string(header.channel) +
                                 ", which it does not belong to",
                         Clock::now());
+}
+
+// Any admitted connection may ask: it holds the run's key, as a worker does.
+void Dispatcher::OnRequest(const std::string& id, const zmq::message_t& message) {
+  wire::Request request;
+  std::string err;
+  if (!wire::Decode(message, &request, &err)) return Drop(id, err);
+  requests_.Handle(
+      request,
+      [this, id, rid = request.id](wire::Status status, const std::string& body) {
+        return Send(id, wire::Encode(wire::Reply{rid, status, body}));
+      },
+      Clock::now());
 }
 
 void Dispatcher::OnHello(const std::string& id, const wire::Header& header,

@@ -23,6 +23,7 @@
 #include "master/control.hpp"
 #include "master/outbox.hpp"
 #include "master/pool_service.hpp"
+#include "master/request_service.hpp"
 #include "wire/credentials.hpp"
 #include "wire/message.hpp"
 
@@ -56,11 +57,17 @@ class Dispatcher : public Outbox {
   /// A worker id unique within the run: w0, w1, ...
   std::string NewWorkerId() { return "w" + std::to_string(next_worker_++); }
   [[nodiscard]] bool Send(const std::string& worker_id, zmq::message_t message) override;
+  /// A request from this process (the master's own Queue, Pipe or Manager
+  /// calls), answered as a peer's REQUEST would be.
+  void Handle(const wire::Request& request, QueueTable::Answer answer) {
+    requests_.Handle(request, std::move(answer), Clock::now());
+  }
 
  private:
   void Run();
   void RunPosted();
   void Route(const std::string& id, const zmq::message_t& message);
+  void OnRequest(const std::string& id, const zmq::message_t& message);
   void OnHello(const std::string& id, const wire::Header& header, const zmq::message_t& message);
   void Refuse(const std::string& id, std::uint8_t version, const std::string& reason);
   void Drop(const std::string& id, const std::string& why);
@@ -90,6 +97,7 @@ class Dispatcher : public Outbox {
 
   // I/O thread only.
   std::map<wire::Channel, std::unique_ptr<PoolService>> pools_;
+  RequestService requests_{[this](wire::Channel channel) { return FindPool(channel); }};
   std::atomic<wire::Channel> next_channel_{1};
   std::uint64_t next_worker_ = 0;
   log::RateLimit dropped_;

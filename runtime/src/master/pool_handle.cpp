@@ -6,7 +6,20 @@
 
 namespace fiber::master {
 
-PoolHandle::PoolHandle(Run& run, const PoolOptions& options)
+namespace {
+
+// The pool's own request where it makes one, else the run's setting.
+Resources WithDefaults(Resources r, const config::Settings& s) {
+  if (r.cpu <= 0) r.cpu = s.cpu_millis / 1000.0;
+  if (r.memory_mb <= 0) r.memory_mb = s.memory_mib;
+  if (r.gpu <= 0) r.gpu = s.gpu;
+  return r;
+}
+
+}  // namespace
+
+PoolHandle::PoolHandle(Run& run, const PoolOptions& options,
+                       const std::function<void(PoolService::Options*)>& adjust)
     : dispatcher_(run.dispatcher()), channel_(dispatcher_.NewChannel()) {
   PoolService::Options o;
   o.channel = channel_;
@@ -25,6 +38,8 @@ PoolHandle::PoolHandle(Run& run, const PoolOptions& options)
     finish->done = true;
     finish->cv.notify_all();
   };
+  o.resources = WithDefaults(options.resources, o.settings);
+  if (adjust) adjust(&o);
   std::string err;
   std::unique_ptr<backend::Backend> backend = backend::Make(o.settings.backend, &err);
   if (!backend) throw ConfigError("PoolOptions.backend=" + err);

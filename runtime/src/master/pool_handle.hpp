@@ -17,8 +17,10 @@ namespace fiber::master {
 class PoolHandle {
  public:
   /// Adds a pool of options.processes workers to the run; throws ConfigError
-  /// for an unknown backend.
-  PoolHandle(Run& run, const PoolOptions& options);
+  /// for an unknown backend. adjust, when given, sets what PoolOptions does
+  /// not say (a Process's hooks) before the pool starts.
+  PoolHandle(Run& run, const PoolOptions& options,
+             const std::function<void(PoolService::Options*)>& adjust = {});
   /// Terminates what still runs, waits for the workers, removes the pool.
   ~PoolHandle();
   PoolHandle(const PoolHandle&) = delete;
@@ -32,6 +34,8 @@ class PoolHandle {
   /// Waits until every worker is gone (after Close or Terminate).
   void Join();
   std::vector<WorkerInfo> Workers();
+  /// The pool's channel within the run.
+  wire::Channel channel() const { return channel_; }
 
  private:
   /// Runs fn on the pool's service in the I/O thread; false when the pool

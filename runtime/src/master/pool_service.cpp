@@ -108,6 +108,7 @@ bool PoolService::OnHello(const std::string& id, const wire::Hello& hello, Clock
     return true;
   }
   workers_.Find(id)->last_sent = now;
+  if (options_.on_connected) options_.on_connected(id, static_cast<long>(hello.pid));
   log::Info("worker " + id + " (pid " + std::to_string(hello.pid) + ") connected");
   StartWorkers(now);
   return true;
@@ -244,7 +245,7 @@ void PoolService::StartWorkers(Clock::time_point now) {
   // The rest start as these connect (OnHello) or are lost.
   int room = backend_->MaxStarting() - workers_.Starting();
   while (workers_.Live() < target_ && room-- > 0) {
-    backend::Launch launch{options_.bootstrap, {}};
+    backend::Launch launch{options_.bootstrap, {}, options_.resources};
     launch.bootstrap.worker_id = options_.new_worker_id();
     if (!options_.settings.run_dir.empty())
       launch.log_file = runs::WorkerLogPath(options_.settings.run_dir, launch.bootstrap.worker_id);
@@ -310,7 +311,13 @@ void PoolService::LoseWorker(const std::string& id, const std::string& why, Cloc
   if (!terminating_ && !(retiring && tasks_.Leases(id) == 0))
     log::Warning("worker " + id + " lost: " + why);
   tasks_.Lose(id, why);
-  if (start_failures_ > std::max(3, 2 * target_)) {
+  // The pool finishes once the backend has seen it end (and on_exit has
+  // its status): a closed connection can show before the process is gone.
+  awaiting_exit_[id] = now;
+  if (!options_.replace_lost_workers) {
+    if (!terminating_)
+      Break({Outcome::Kind::kWorkerLost, "process " + id + " was lost (" + why + ")", {}});
+  } else if (start_failures_ > std::max(3, 2 * target_)) {
     Break({Outcome::Kind::kWorkerLost,
            std::to_string(start_failures_) +
                " workers in a row ended before connecting to the master; the last: " + why,
@@ -333,14 +340,19 @@ void PoolService::Break(Outcome outcome) {
 
 void PoolService::Tick(Clock::time_point now) {
   for (const backend::Exit& exit : backend_->Poll()) {
+    if (options_.on_exit) options_.on_exit(exit);
     const Worker* w = workers_.Find(exit.worker_id);
-    if (!w) continue;
-    if (w->stop_sent && tasks_.Leases(exit.worker_id) == 0) {
+    if (w && w->stop_sent && tasks_.Leases(exit.worker_id) == 0) {
       workers_.Remove(exit.worker_id);  // retired as asked
-      continue;
+    } else if (w) {
+      LoseWorker(exit.worker_id, "its process ended (" + exit.how + ")", now);
     }
-    LoseWorker(exit.worker_id, "its process ended (" + exit.how + ")", now);
+    awaiting_exit_.erase(exit.worker_id);
   }
+  // A backend that never reports the exit holds up nobody for long.
+  std::erase_if(awaiting_exit_, [&](const auto& entry) {
+    return now - entry.second > deadlines_.heartbeat_timeout;
+  });
   const DueWork due = workers_.Due(now, deadlines_);
   for (const auto& [id, why] : due.lost) LoseWorker(id, why, now);
   for (const auto& id : due.kill) backend_->Kill(id);  // asked to stop, still running
@@ -369,7 +381,7 @@ void PoolService::CheckFinished(Clock::time_point now) {
       }
     }
   }
-  if (finished_ || !workers_.empty() || tasks_.size() != 0) return;
+  if (finished_ || !workers_.empty() || tasks_.size() != 0 || !awaiting_exit_.empty()) return;
   finished_ = true;
   if (options_.on_finished) options_.on_finished();
 }

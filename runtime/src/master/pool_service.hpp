@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,6 +47,16 @@ class PoolService {
     /// Called once, when the pool has finished (closed and drained, or
     /// terminated) and every worker is gone.
     std::function<void()> on_finished;
+    /// What each worker asks its backend for.
+    Resources resources;
+    /// False for a pool of one job-backed process (a Process, a Manager):
+    /// a lost worker is not replaced, and every call, pending or later,
+    /// fails with WorkerLost.
+    bool replace_lost_workers = true;
+    /// Called with every exit the backend reports for a worker of the pool.
+    std::function<void(const backend::Exit&)> on_exit;
+    /// Called when a worker has said HELLO: its id and pid.
+    std::function<void(const std::string&, long)> on_connected;
   };
   PoolService(Options options, std::unique_ptr<backend::Backend> backend, Outbox& outbox);
   /// Kills every worker still there.
@@ -129,7 +140,8 @@ class PoolService {
   bool terminating_ = false;
   bool finished_ = false;
   std::optional<detail::Outcome> broken_;  // why the pool can run nothing more
-  int start_failures_ = 0;                 // workers lost in a row before connecting
+  int start_failures_ = 0;
+  std::map<std::string, Clock::time_point> awaiting_exit_;  // lost at; exit not yet reported                 // workers lost in a row before connecting
 };
 
 }  // namespace fiber::master

@@ -15,6 +15,8 @@ const char* TypeName(Type type) {
     case Type::kHeartbeat: return "HEARTBEAT";
     case Type::kStop: return "STOP";
     case Type::kInitFailed: return "INIT_FAILED";
+    case Type::kRequest: return "REQUEST";
+    case Type::kReply: return "REPLY";
   }
   return "UNKNOWN";
 }

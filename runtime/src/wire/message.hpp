@@ -29,8 +29,10 @@ enum class Type : std::uint8_t {
   kHeartbeat = 7,
   kStop = 8,
   kInitFailed = 9,
+  kRequest = 10,
+  kReply = 11,
 };
-constexpr std::uint8_t kLastType = static_cast<std::uint8_t>(Type::kInitFailed);
+constexpr std::uint8_t kLastType = static_cast<std::uint8_t>(Type::kReply);
 
 const char* TypeName(Type type);
 

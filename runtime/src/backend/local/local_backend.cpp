@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +26,12 @@ void SetCommandLine(int argc, char** argv) {
   std::lock_guard<std::mutex> lock(command_line_mu);
   command_line.assign(argv, argv + argc);
   if (command_line.empty()) command_line.push_back("fiber-worker");
+}
+
+int ExitStatusOf(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return -WTERMSIG(status);
+  return status;
 }
 
 std::string DescribeWaitStatus(int status) {
@@ -75,6 +82,19 @@ bool LocalBackend::Start(const Launch& launch, std::string* err) {
     *err = std::string("cannot start worker process: ") + std::strerror(rc);
     return false;
   }
+  // Of the resources, only memory has a local meaning: a bound on the
+  // worker's address space, set as it starts (before it has allocated much).
+  if (launch.resources.memory_mb > 0) {
+    const rlim_t bytes = static_cast<rlim_t>(launch.resources.memory_mb) << 20;
+    const struct rlimit limit {bytes, bytes};
+    if (::prlimit(pid, RLIMIT_AS, &limit, nullptr) != 0) {
+      ::kill(pid, SIGKILL);
+      while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+      *err = std::string("cannot limit the worker's memory: ") + std::strerror(errno);
+      return false;
+    }
+  }
   children_[launch.bootstrap.worker_id] = pid;
   return true;
 }
@@ -102,7 +122,11 @@ std::vector<Exit> LocalBackend::Poll() {
     int status = 0;
     const pid_t r = waitpid(it->second, &status, WNOHANG);
     if (r == it->second || (r < 0 && errno == ECHILD)) {
-      exits.push_back({it->first, r < 0 ? "gone" : DescribeWaitStatus(status)});
+      if (r < 0) {
+        exits.push_back({it->first, "gone", 0});
+      } else {
+        exits.push_back({it->first, DescribeWaitStatus(status), ExitStatusOf(status)});
+      }
       it = children_.erase(it);
     } else {
       ++it;

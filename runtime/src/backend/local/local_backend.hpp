@@ -30,6 +30,8 @@ class LocalBackend : public Backend {
 /// a worker shows up in ps like its master.
 void SetCommandLine(int argc, char** argv);
 
+/// The exit status, or minus the signal number, for a waitpid status.
+int ExitStatusOf(int status);
 /// "exit status N" or "killed by signal N" for a waitpid status.
 std::string DescribeWaitStatus(int status);
 

@@ -1,0 +1,209 @@
+#include "client/run_client.hpp"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+#include <zmq.hpp>
+
+#include "fiber/errors.hpp"
+#include "init_state.hpp"
+#include "log.hpp"
+#include "master/run.hpp"
+#include "wire/credentials.hpp"
+#include "wire/frames.hpp"
+#include "worker/this_worker.hpp"
+
+namespace fiber::client {
+
+namespace {
+
+using wire::Reply;
+using wire::Request;
+using wire::Status;
+
+// In the master: the request goes straight to the dispatcher's I/O thread.
+class LocalClient : public RunClient {
+ public:
+  explicit LocalClient(master::Run& run) : run_(run) {}
+  const std::string& run_id() const override { return run_.id(); }
+  void Send(Request request, std::function<void(Reply)> on_reply) override {
+    master::Dispatcher& d = run_.dispatcher();
+    const bool posted = d.Post([&d, request = std::move(request), on_reply] {
+      d.Handle(request, [on_reply, id = request.id](Status status, const std::string& body) {
+        on_reply(Reply{id, status, body});
+        return true;
+      });
+    });
+    if (!posted) on_reply(Reply{0, Status::kLost, "the run's master has stopped"});
+  }
+
+ private:
+  master::Run& run_;
+};
+
+// In a worker: a DEALER to the master, its routing id the worker's id and
+// ".client" (a worker's own id belongs to its serve loop's connection).
+class RemoteClient : public RunClient {
+ public:
+  explicit RemoteClient(const worker::Bootstrap& b)
+      : run_id_(b.run_id), context_(1), dealer_(context_, zmq::socket_type::dealer) {
+    wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (wake_fd_ < 0) throw Error("cannot create an eventfd for the run's client connection");
+    dealer_.set(zmq::sockopt::routing_id, b.worker_id + ".client");
+    dealer_.set(zmq::sockopt::linger, 0);  // every request waits for its answer
+    wire::LimitFrames(dealer_);
+    wire::MakeCurveClient(dealer_, b.server_public, b.client_public, b.client_secret);
+    dealer_.connect(b.master);
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~RemoteClient() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    Wake();
+    thread_.join();
+    ::close(wake_fd_);
+  }
+
+  const std::string& run_id() const override { return run_id_; }
+
+  void Send(Request request, std::function<void(Reply)> on_reply) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      request.id = next_id_++;
+      outbox_.push_back({std::move(request), std::move(on_reply)});
+      if (outbox_.size() > 1) return;  // the wake for the first is pending
+    }
+    Wake();
+  }
+
+ private:
+  struct Outgoing {
+    Request request;
+    std::function<void(Reply)> on_reply;
+  };
+
+  void Wake() {
+    const std::uint64_t one = 1;
+    if (::write(wake_fd_, &one, sizeof one) < 0) {
+      // The counter can only saturate; the thread wakes all the same.
+    }
+  }
+
+  void Run() {
+    for (;;) {
+      zmq::pollitem_t items[] = {{dealer_.handle(), 0, ZMQ_POLLIN, 0},
+                                 {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
+      zmq::poll(items, 2, std::chrono::milliseconds(-1));
+      if (items[1].revents & ZMQ_POLLIN) {
+        std::uint64_t count;
+        if (::read(wake_fd_, &count, sizeof count) < 0) {
+          // EAGAIN: an earlier pass took the wake.
+        }
+        std::vector<Outgoing> out;
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          if (stopping_) return;
+          out.swap(outbox_);
+        }
+        for (auto& o : out) {
+          pending_[o.request.id] = std::move(o.on_reply);
+          if (!wire::SendMessage(dealer_, {}, wire::Encode(o.request)))
+            Answer(Reply{o.request.id, Status::kLost, "cannot reach the run's master"});
+        }
+      }
+      if (items[0].revents & ZMQ_POLLIN) ReceiveAll();
+    }
+  }
+
+  void ReceiveAll() {
+    for (;;) {
+      zmq::message_t message;
+      std::string err;
+      const auto receipt = wire::ReceiveMessage(dealer_, false, nullptr, &message, &err,
+                                                zmq::recv_flags::dontwait);
+      if (receipt == wire::Receipt::kNone) return;
+      Reply reply;
+      if (receipt == wire::Receipt::kMalformed || !wire::Decode(message, &reply, &err)) {
+        log::Warning("ignored a malformed answer from the master: " + err);
+        continue;
+      }
+      Answer(std::move(reply));
+    }
+  }
+
+  void Answer(Reply reply) {
+    auto it = pending_.find(reply.id);
+    if (it == pending_.end()) return;
+    auto on_reply = std::move(it->second);
+    pending_.erase(it);
+    on_reply(std::move(reply));
+  }
+
+  std::string run_id_;
+  zmq::context_t context_;
+  zmq::socket_t dealer_;  // the thread's only
+  int wake_fd_ = -1;
+  std::thread thread_;
+
+  std::mutex mu_;
+  std::vector<Outgoing> outbox_;
+  std::uint64_t next_id_ = 1;
+  bool stopping_ = false;
+
+  std::map<std::uint64_t, std::function<void(Reply)>> pending_;  // the thread's only
+};
+
+}  // namespace
+
+RunClient& RunClient::Get() {
+  static std::mutex mu;
+  static std::unique_ptr<RunClient> client;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!client) {
+    if (const worker::Bootstrap* b = worker::ThisWorker()) {
+      client = std::make_unique<RemoteClient>(*b);
+    } else {
+      if (!detail::initialized())
+        throw ConfigError("call fiber::init(argc, argv) first thing in main, before using a "
+                          "Queue, Pipe or Manager");
+      client = std::make_unique<LocalClient>(master::Run::Get());
+    }
+  }
+  return *client;
+}
+
+Reply RunClient::Call(Request request) {
+  auto promise = std::make_shared<std::promise<Reply>>();
+  auto future = promise->get_future();
+  Send(std::move(request), [promise](Reply reply) { promise->set_value(std::move(reply)); });
+  return future.get();
+}
+
+detail::Outcome OutcomeOf(const Reply& reply) {
+  using Kind = detail::Outcome::Kind;
+  switch (reply.status) {
+    case Status::kOk: return {Kind::kValue, reply.body, {}};
+    case Status::kRaised: {
+      std::string type, message;
+      if (!wire::DecodePair(reply.body, &type, &message))
+        return {Kind::kWorkerLost, "a malformed answer from the master", {}};
+      return {Kind::kRemoteError, message, type};
+    }
+    case Status::kNotRegistered: return {Kind::kNotRegistered, reply.body, {}};
+    case Status::kLost:
+    case Status::kTimeout:
+    case Status::kClosed:
+    case Status::kNoSuchObject: break;
+  }
+  return {Kind::kWorkerLost, reply.body, {}};
+}
+
+}  // namespace fiber::client

@@ -1,0 +1,37 @@
+// This process's way to its run's master for the run's shared objects:
+// queues, pipes and calls to a manager's objects. In the master it hands
+// each request to the dispatcher's I/O thread. In a worker it is a second
+// connection to the master, with the run's keys, owned by a thread of its
+// own: the serve loop's socket belongs to the serve loop's thread, and user
+// code inside a task may block on a get while that thread waits for it.
+// Thread-safe.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "fiber/async_result.hpp"
+#include "wire/request.hpp"
+
+namespace fiber::client {
+
+class RunClient {
+ public:
+  /// This process's client, made on first use; in the master that makes the
+  /// run. Throws fiber::Error when the master cannot be reached at all.
+  static RunClient& Get();
+  virtual ~RunClient() = default;
+
+  virtual const std::string& run_id() const = 0;
+  /// Sends request (its id is set here); on_reply runs once, on the
+  /// client's I/O thread (or the master's): it must not block.
+  virtual void Send(wire::Request request, std::function<void(wire::Reply)> on_reply) = 0;
+  /// Send, and wait for the reply.
+  wire::Reply Call(wire::Request request);
+};
+
+/// What a manager call's reply means to its caller (the reverse of the
+/// master's AnswerWith in master/request_service.cpp).
+detail::Outcome OutcomeOf(const wire::Reply& reply);
+
+}  // namespace fiber::client

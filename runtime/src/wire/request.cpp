@@ -1,0 +1,84 @@
+#include "wire/request.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace fiber::wire {
+
+namespace {
+
+constexpr std::uint32_t kNoTimeout = 0xFFFFFFFF;
+
+bool Malformed(Type type, std::string* err) {
+  *err = std::string("a malformed ") + TypeName(type);
+  return false;
+}
+
+}  // namespace
+
+// REQUEST: id u64, op u8, object u64, timeout u32 (ms; all ones: none), body rest.
+zmq::message_t Encode(const Request& m) {
+  return Writer(Type::kRequest)
+      .U64(m.id)
+      .U8(static_cast<std::uint8_t>(m.op))
+      .U64(m.object)
+      .U32(m.timeout_ms ? std::min(*m.timeout_ms, kNoTimeout - 1) : kNoTimeout)
+      .Rest(m.body)
+      .Finish();
+}
+
+// REPLY: id u64, status u8, body rest.
+zmq::message_t Encode(const Reply& m) {
+  return Writer(Type::kReply)
+      .U64(m.id)
+      .U8(static_cast<std::uint8_t>(m.status))
+      .Rest(m.body)
+      .Finish();
+}
+
+bool Decode(const zmq::message_t& message, Request* m, std::string* err) {
+  if (!ExpectType(message, Type::kRequest, err)) return false;
+  Reader r(message);
+  std::uint8_t op = 0;
+  std::uint32_t timeout = 0;
+  if (!r.U64(&m->id) || !r.U8(&op) || !r.U64(&m->object) || !r.U32(&timeout) || op < 1 ||
+      op > kLastOp)
+    return Malformed(Type::kRequest, err);
+  m->op = static_cast<Op>(op);
+  m->timeout_ms.reset();
+  if (timeout != kNoTimeout) m->timeout_ms = timeout;
+  m->body = std::string(r.Rest());
+  return true;
+}
+
+bool Decode(const zmq::message_t& message, Reply* m, std::string* err) {
+  if (!ExpectType(message, Type::kReply, err)) return false;
+  Reader r(message);
+  std::uint8_t status = 0;
+  if (!r.U64(&m->id) || !r.U8(&status) || status > kLastStatus)
+    return Malformed(Type::kReply, err);
+  m->status = static_cast<Status>(status);
+  m->body = std::string(r.Rest());
+  return true;
+}
+
+// Two byte strings: a u32 length and the first, then the second to the end.
+std::string EncodePair(const std::string& first, const std::string& second) {
+  const auto n = static_cast<std::uint32_t>(first.size());
+  std::string out(reinterpret_cast<const char*>(&n), sizeof n);
+  out += first;
+  out += second;
+  return out;
+}
+
+bool DecodePair(const std::string& body, std::string* first, std::string* second) {
+  std::uint32_t n = 0;
+  if (body.size() < sizeof n) return false;
+  std::memcpy(&n, body.data(), sizeof n);
+  if (body.size() - sizeof n < n) return false;
+  *first = body.substr(sizeof n, n);
+  *second = body.substr(sizeof n + n);
+  return true;
+}
+
+}  // namespace fiber::wire

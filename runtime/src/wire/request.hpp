@@ -1,0 +1,63 @@
+// REQUEST and REPLY: what any process of the run asks its master about the
+// run's shared objects (a queue, a call to a manager's object), and the
+// answer. Unlike the messages of a pool's workers these come from any
+// admitted connection (a task's or a Process's own client connection, see
+// client/run_client.hpp), on the run channel. Owning strings: a request
+// outlives the message it came in (a queued item, a waiting get).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <zmq.hpp>
+
+#include "wire/message.hpp"
+
+namespace fiber::wire {
+
+enum class Op : std::uint8_t {
+  kQueueNew = 1,     // -> the new queue's id (u64 in the body)
+  kQueuePut = 2,     // body: the item
+  kQueueGet = 3,     // -> the item; waits up to the timeout
+  kQueuePoll = 4,    // -> once the queue holds an item; takes nothing
+  kQueueEmpty = 5,   // -> body "1" when empty, "0" otherwise
+  kQueueClose = 6,   // no more puts; gets drain what is left
+  kManagerCall = 7,  // object: the manager's channel; body: function, args
+};
+constexpr std::uint8_t kLastOp = static_cast<std::uint8_t>(Op::kManagerCall);
+
+struct Request {
+  std::uint64_t id = 0;  // chosen by the requester, echoed in the REPLY
+  Op op = Op::kQueuePut;
+  std::uint64_t object = 0;                    // a queue id, a manager's channel
+  std::optional<std::uint32_t> timeout_ms;     // empty: wait as long as it takes
+  std::string body;
+};
+
+enum class Status : std::uint8_t {
+  kOk = 0,             // body: the answer
+  kTimeout = 1,        // nothing arrived within the request's timeout
+  kClosed = 2,         // the queue is closed (and, for a get, empty)
+  kNoSuchObject = 3,   // body: why
+  kRaised = 4,         // a manager call threw; body: type bytes, message bytes
+  kLost = 5,           // body: why (the manager process is gone, the run ended)
+  kNotRegistered = 6,  // body: why
+};
+constexpr std::uint8_t kLastStatus = static_cast<std::uint8_t>(Status::kNotRegistered);
+
+struct Reply {
+  std::uint64_t id = 0;
+  Status status = Status::kOk;
+  std::string body;
+};
+
+zmq::message_t Encode(const Request& m);
+zmq::message_t Encode(const Reply& m);
+[[nodiscard]] bool Decode(const zmq::message_t& message, Request* m, std::string* err);
+[[nodiscard]] bool Decode(const zmq::message_t& message, Reply* m, std::string* err);
+
+/// The body of a kManagerCall request, and of a kRaised reply.
+std::string EncodePair(const std::string& first, const std::string& second);
+[[nodiscard]] bool DecodePair(const std::string& body, std::string* first, std::string* second);
+
+}  // namespace fiber::wire
