@@ -34,6 +34,11 @@ struct Settings {
   int cpu_millis = 0;
   std::int64_t memory_mib = 0;
   int gpu = 0;
+  /// The container backend's engine: docker, podman, or auto (the first
+  /// whose socket exists; engine/engine_socket.hpp).
+  std::string engine = "auto";
+  /// The image container workers run; empty: none chosen.
+  std::string image;
   /// The profile applied from the settings files; empty: none.
   std::string profile;
   /// Set by fiber run for the program it starts (runs/run_dir.hpp): the
