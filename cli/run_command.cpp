@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <memory>
 
+#include "backend/container/run_containers.hpp"
 #include "commands.hpp"
 #include "config/sources_report.hpp"
+#include "run_engine.hpp"
 #include "run_store.hpp"
 #include "runs/run_dir.hpp"
 #include "supervisor.hpp"
@@ -21,7 +23,7 @@ namespace {
 struct RunOptions {
   SettingsFlags settings;
   std::vector<std::string> env;  // K=V
-  std::string name, image;
+  std::string name;
   double grace_seconds = 10;
   bool detach = false, quiet = false, dry_run = false;
 };
@@ -71,7 +73,7 @@ int Run(RunOptions& o, const std::vector<std::string>& command) {
     Error(err);
     return kFiberError;
   }
-  if (!o.image.empty() && resolved.settings.backend == "local" && !o.quiet)
+  if (o.settings.given.count("image") && resolved.settings.backend == "local" && !o.quiet)
     std::fprintf(stderr, "fiber: warning: --image has no effect on the local backend\n");
   if (o.dry_run) {
     std::fputs(config::SourcesReport(resolved).c_str(), stdout);
@@ -155,6 +157,15 @@ int Run(RunOptions& o, const std::vector<std::string>& command) {
     std::fprintf(stderr, "fiber: run %s (%s backend)\n", run.id.c_str(), run.backend.c_str());
   status = Supervise(program, so, &err);
   if (!err.empty()) Error(err);
+  // Its master gone, however it went, nothing may use the run's containers:
+  // their logs are kept with the run's and they are removed.
+  if (RunsInContainers(run)) {
+    engine::Client engine;
+    int removed = 0;
+    if (!ConnectRunEngine(run, &engine, &err) ||
+        !backend::RemoveRunContainers(engine, run.id, run.dir, &removed, &err))
+      Error("cannot remove the run's containers: " + err);
+  }
   std::string finish_err;
   if (!store.Finish(run, status, &finish_err)) Error(finish_err);
   return status;
@@ -170,7 +181,6 @@ void AddRunCommand(CLI::App& app, int* status) {
   run->add_option("--env", options->env, "KEY=VALUE added to the program's environment (repeatable)")
       ->allow_extra_args(false);
   run->add_option("--name", options->name, "a name for the run, for ps, logs and stop");
-  run->add_option("--image", options->image, "container image for container backends");
   run->add_option("--grace", options->grace_seconds,
                   "seconds the program has to stop after the first Ctrl-C or SIGTERM (default 10)");
   run->add_flag("--detach", options->detach, "start in the background and print the run id");

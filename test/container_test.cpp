@@ -20,12 +20,15 @@
 #include "engine/engine_socket.hpp"
 #include "master/run.hpp"
 #include "runs/run_dir.hpp"
+#include "support/test_containers.hpp"
 #include "support/test_image.hpp"
 #include "tasks.hpp"
 #include "wire/credentials.hpp"
 
 using fiber::backend::ContainerBackend;
 using fiber::testing::BuildTestImage;
+using fiber::testing::eventually;
+using fiber::testing::ContainersRemoved;
 using fiber::testing::TestEngine;
 using fiber::testing::TestImage;
 
@@ -45,37 +48,8 @@ std::string ImageOf(TestImage image) {
 }
 
 std::vector<fiber::backend::RunContainer> ContainersOf(const std::string& run_id) {
-  std::vector<fiber::backend::RunContainer> found;
-  std::string err;
-  REQUIRE_MESSAGE(fiber::backend::ListRunContainers(Engine(), run_id, &found, &err), err);
-  return found;
+  return fiber::testing::ContainersOf(Engine(), run_id);
 }
-
-template <class Pred>
-bool eventually(Pred pred, int seconds = 60) {
-  for (int i = 0; i < seconds * 20; ++i) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
-}
-
-// Removes whatever containers run_id still has when the test ends, then
-// checks there were none left to remove.
-class ContainersRemoved {
- public:
-  explicit ContainersRemoved(std::string run_id) : run_id_(std::move(run_id)) {}
-  ~ContainersRemoved() {
-    const bool none = eventually([&] { return ContainersOf(run_id_).empty(); }, 30);
-    int removed = 0;
-    std::string err;
-    (void)fiber::backend::RemoveRunContainers(Engine(), run_id_, "", &removed, &err);
-    CHECK_MESSAGE(none, "containers of run " << run_id_ << " were left behind");
-  }
-
- private:
-  std::string run_id_;
-};
 
 // This program's run, with its pools' workers in containers of the test
 // image: set before the run's first pool, which fixes its settings.
@@ -151,7 +125,7 @@ fiber::backend::Exit FirstExit(fiber::backend::Backend& backend) {
 }  // namespace
 
 TEST_CASE("a pool map whose workers are containers returns every result in order") {
-  ContainersRemoved cleanup(ContainerRun());
+  ContainersRemoved cleanup(Engine(), ContainerRun());
   fiber::Pool pool(InContainers(2));
   WaitReady(pool, 2);
   int running = 0;
@@ -165,7 +139,7 @@ TEST_CASE("a pool map whose workers are containers returns every result in order
 }
 
 TEST_CASE("a worker container killed mid-map has its tasks run again; every result once") {
-  ContainersRemoved cleanup(ContainerRun());
+  ContainersRemoved cleanup(Engine(), ContainerRun());
   fiber::PoolOptions options = InContainers(2);
   options.max_task_retries = 10;
   fiber::Pool pool(options);
@@ -190,7 +164,7 @@ TEST_CASE("a worker container killed mid-map has its tasks run again; every resu
 }
 
 TEST_CASE("the run's secret is in neither a worker container's inspect output nor its log") {
-  ContainersRemoved cleanup(ContainerRun());
+  ContainersRemoved cleanup(Engine(), ContainerRun());
   fiber::Pool pool(InContainers(1));
   WaitReady(pool, 1);
   const std::string secret = fiber::master::Run::Get().bootstrap().client_secret;
@@ -215,7 +189,7 @@ TEST_CASE("the run's secret is in neither a worker container's inspect output no
 
 TEST_CASE("an image the engine does not have is named as the cause, at once") {
   const std::string run_id = "ct" + fiber::runs::NewRunId();
-  ContainersRemoved cleanup(run_id);
+  ContainersRemoved cleanup(Engine(), run_id);
   ContainerBackend backend("docker", WithImage("fiber-test:no-such-image"));
   std::string err;
   CHECK_FALSE(backend.Start(TestLaunch(run_id), &err));
@@ -224,7 +198,7 @@ TEST_CASE("an image the engine does not have is named as the cause, at once") {
 
 TEST_CASE("a program missing from its image is named") {
   const std::string run_id = "ct" + fiber::runs::NewRunId();
-  ContainersRemoved cleanup(run_id);
+  ContainersRemoved cleanup(Engine(), run_id);
   TestImage image;
   image.without_programs = true;
   const std::string reference = ImageOf(image);
@@ -237,7 +211,7 @@ TEST_CASE("a program missing from its image is named") {
 
 TEST_CASE("a dynamic loader missing from its image is named") {
   const std::string run_id = "ct" + fiber::runs::NewRunId();
-  ContainersRemoved cleanup(run_id);
+  ContainersRemoved cleanup(Engine(), run_id);
   TestImage image;
   image.without_loader = true;
   ContainerBackend backend("docker", WithImage(ImageOf(image)));
@@ -252,7 +226,7 @@ TEST_CASE("a dynamic loader missing from its image is named") {
 
 TEST_CASE("a library missing from its image is named by the worker's last output") {
   const std::string run_id = "ct" + fiber::runs::NewRunId();
-  ContainersRemoved cleanup(run_id);
+  ContainersRemoved cleanup(Engine(), run_id);
   TestImage image;
   image.without_library = "libzmq.so.5";
   ContainerBackend backend("docker", WithImage(ImageOf(image)));
@@ -266,7 +240,7 @@ TEST_CASE("a library missing from its image is named by the worker's last output
 
 TEST_CASE("a worker container that exits at once shows its last output") {
   const std::string run_id = "ct" + fiber::runs::NewRunId();
-  ContainersRemoved cleanup(run_id);
+  ContainersRemoved cleanup(Engine(), run_id);
   ContainerBackend backend("docker", WithImage(ImageOf({})));
   auto launch = TestLaunch(run_id);
   launch.bootstrap.server_public = "not a key";
@@ -281,7 +255,7 @@ TEST_CASE("a worker container that exits at once shows its last output") {
 
 TEST_CASE("a worker container whose master never answers ends, and is removed") {
   const std::string run_id = "ct" + fiber::runs::NewRunId();
-  ContainersRemoved cleanup(run_id);
+  ContainersRemoved cleanup(Engine(), run_id);
   ContainerBackend backend("docker", WithImage(ImageOf({})));
   std::string err;
   REQUIRE_MESSAGE(backend.Start(TestLaunch(run_id), &err), err);

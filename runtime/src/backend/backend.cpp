@@ -13,13 +13,13 @@ struct Known {
 };
 
 // docker and podman are the container backend with its engine chosen; the
-// container backend itself takes the engine setting.
+// container backend itself takes the engine setting (EngineOf).
 const Known kBackends[] = {
     {"local",
      [](const config::Settings&) { return std::unique_ptr<Backend>(std::make_unique<LocalBackend>()); }},
-    {"docker", [](const config::Settings& s) { return ContainerBackend::Make("docker", s); }},
-    {"podman", [](const config::Settings& s) { return ContainerBackend::Make("podman", s); }},
-    {"container", [](const config::Settings& s) { return ContainerBackend::Make(s.engine, s); }},
+    {"docker", ContainerBackend::Make},
+    {"podman", ContainerBackend::Make},
+    {"container", ContainerBackend::Make},
 };
 
 }  // namespace

@@ -58,6 +58,12 @@ bool FindSocket(const std::string& engine, const config::Getenv& getenv, std::st
     *socket = path;
     return true;
   }
+  if (candidates.empty()) {
+    *err = "no container engine (engine: " + engine +
+           "): DOCKER_HOST or CONTAINER_HOST is not a unix:// URL, and fiber reaches an engine "
+           "only on its Unix socket";
+    return false;
+  }
   std::string tried;
   for (const auto& path : candidates) tried += (tried.empty() ? "" : ", ") + path;
   *err = "no container engine (engine: " + engine + "): none of " + tried +

@@ -65,9 +65,13 @@ nlohmann::json OwnUlimits() {
 
 }  // namespace
 
-std::unique_ptr<Backend> ContainerBackend::Make(const std::string& engine,
-                                                const config::Settings& settings) {
-  return std::make_unique<ContainerBackend>(engine, settings);
+std::string EngineOf(const std::string& backend, const std::string& engine_setting) {
+  if (backend == "docker" || backend == "podman") return backend;
+  return backend == "container" ? engine_setting : "";
+}
+
+std::unique_ptr<Backend> ContainerBackend::Make(const config::Settings& settings) {
+  return std::make_unique<ContainerBackend>(EngineOf(settings.backend, settings.engine), settings);
 }
 
 ContainerBackend::ContainerBackend(std::string engine, config::Settings settings)

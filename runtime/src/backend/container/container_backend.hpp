@@ -36,10 +36,15 @@ namespace fiber::backend {
 inline constexpr const char* kSecretDir = "/.fiber";
 inline constexpr const char* kSecretFile = "/.fiber/client_key";
 
+/// The engine a backend runs its workers on: "docker" and "podman" for
+/// those backends, the engine setting for "container"; "" for a backend
+/// without containers.
+std::string EngineOf(const std::string& backend, const std::string& engine_setting);
+
 class ContainerBackend : public Backend {
  public:
-  /// engine: docker, podman or auto; settings.backend names the backend.
-  static std::unique_ptr<Backend> Make(const std::string& engine, const config::Settings& settings);
+  /// For settings.backend, on EngineOf its engine.
+  static std::unique_ptr<Backend> Make(const config::Settings& settings);
   ContainerBackend(std::string engine, config::Settings settings);
   ~ContainerBackend() override;
   const char* name() const override { return settings_.backend.c_str(); }
