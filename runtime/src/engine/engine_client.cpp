@@ -116,10 +116,11 @@ bool Client::Start(const std::string& id, std::string* err) const {
 
 bool Client::Kill(const std::string& id, std::string* err) const {
   http::Response r;
-  // 409: it is not running; 404: it is gone. Either way it runs no more.
+  // Not running (Docker: 409; Podman: "container state improper") or gone
+  // (404): either way it runs no more.
   if (Call("POST", "/containers/" + id + "/kill?signal=KILL", {}, kShortCallMs, &r, err))
     return true;
-  return r.status == 409 || r.status == 404;
+  return r.status == 409 || r.status == 404 || err->find("state improper") != std::string::npos;
 }
 
 bool Client::Remove(const std::string& id, std::string* err) const {

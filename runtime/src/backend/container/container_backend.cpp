@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "backend/command_line.hpp"
@@ -49,16 +50,19 @@ std::string OneLine(const std::string& output) {
   return line;
 }
 
-// Podman's containers may not raise their limits above the caller's on
-// machines without CAP_SYS_RESOURCE; ours are known to be allowed.
-nlohmann::json OwnUlimits() {
+// Podman asks runc for limits of its own choosing, which a container may set
+// only when they are within the hard limits of the engine's processes (no
+// CAP_SYS_RESOURCE on many machines); those limits are not ours to read, and
+// may be lower than the master's. 1024 open files and processes, or the
+// master's own limits when lower, are within what any Linux account gets.
+nlohmann::json ModestUlimits() {
+  constexpr rlim_t kModest = 1024;
   nlohmann::json out = nlohmann::json::array();
   for (auto [name, resource] : {std::pair{"nofile", RLIMIT_NOFILE}, std::pair{"nproc", RLIMIT_NPROC}}) {
     rlimit r{};
-    if (::getrlimit(resource, &r) != 0 || r.rlim_max == RLIM_INFINITY) continue;
-    out.push_back({{"Name", name},
-                   {"Soft", static_cast<long long>(r.rlim_cur)},
-                   {"Hard", static_cast<long long>(r.rlim_max)}});
+    const rlim_t own = ::getrlimit(resource, &r) == 0 ? r.rlim_cur : kModest;
+    const auto n = static_cast<long long>(std::min(own, kModest));
+    out.push_back({{"Name", name}, {"Soft", n}, {"Hard", n}});
   }
   return out;
 }
@@ -100,7 +104,7 @@ nlohmann::json ContainerBackend::ConfigFor(const Launch& launch,
     host["DeviceRequests"] = {{{"Driver", ""},
                                {"Count", settings_.gpu},
                                {"Capabilities", nlohmann::json::array({{"gpu"}})}}};
-  if (client_->kind() == "podman") host["Ulimits"] = OwnUlimits();
+  if (client_->kind() == "podman") host["Ulimits"] = ModestUlimits();
   return {{"Image", settings_.image},
           {"Entrypoint", {command.front()}},
           {"Cmd", std::vector<std::string>(command.begin() + 1, command.end())},
