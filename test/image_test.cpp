@@ -11,37 +11,17 @@
 #include "image/package.hpp"
 #include "subprocess.hpp"
 #include "support/docker_cli.hpp"
+#include "support/probe_project.hpp"
 #include "support/temp_dir.hpp"
 
 using fiber::testing::Docker;
 using fiber::testing::ImageGuard;
+using Project = fiber::testing::ProbeProject;
 using fiber::testing::TempDir;
 namespace image = fiber::image;
 namespace fs = std::filesystem;
 
 namespace {
-
-// image_probe copied into a project directory of the test's, with a data
-// file listed to go along.
-struct Project {
-  TempDir dir;
-  TempDir blobs;
-  std::string program;
-  Project() {
-    program = dir.path() + "/bin/image_probe";
-    fs::create_directories(dir.path() + "/bin");
-    fs::copy_file(built_program("image_probe"), program);
-    dir.write("data/greeting.txt", "hello from a listed file\n");
-  }
-  image::PackageInputs Inputs() const {
-    image::PackageInputs in;
-    in.program = program;
-    in.files = {"data"};
-    in.base_dir = dir.path();
-    in.blob_dir = blobs.path();
-    return in;
-  }
-};
 
 void SetTimes(const std::string& path, long seconds) {
   const utimbuf times{seconds, seconds};
