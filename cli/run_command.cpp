@@ -21,7 +21,7 @@ namespace {
 struct RunOptions {
   SettingsFlags settings;
   std::vector<std::string> env;  // K=V
-  std::string name, image;
+  std::string name;
   double grace_seconds = 10;
   bool detach = false, quiet = false, dry_run = false;
 };
@@ -71,7 +71,7 @@ int Run(RunOptions& o, const std::vector<std::string>& command) {
     Error(err);
     return kFiberError;
   }
-  if (!o.image.empty() && resolved.settings.backend == "local" && !o.quiet)
+  if (!resolved.settings.image.empty() && resolved.settings.backend == "local" && !o.quiet)
     std::fprintf(stderr, "fiber: warning: --image has no effect on the local backend\n");
   if (o.dry_run) {
     std::fputs(config::SourcesReport(resolved).c_str(), stdout);
@@ -170,7 +170,6 @@ void AddRunCommand(CLI::App& app, int* status) {
   run->add_option("--env", options->env, "KEY=VALUE added to the program's environment (repeatable)")
       ->allow_extra_args(false);
   run->add_option("--name", options->name, "a name for the run, for ps, logs and stop");
-  run->add_option("--image", options->image, "container image for container backends");
   run->add_option("--grace", options->grace_seconds,
                   "seconds the program has to stop after the first Ctrl-C or SIGTERM (default 10)");
   run->add_flag("--detach", options->detach, "start in the background and print the run id");
