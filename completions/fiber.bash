@@ -61,7 +61,7 @@ _fiber() {
         --heartbeat-timeout --start-timeout --prefetch --log --cpu --memory
         --gpu --image --image-files --registry --profile --config'
     local run_valued="$settings --env --name --grace"
-    local run_flags='--detach -q --quiet --dry-run -h --help'
+    local run_flags='--detach --build -q --quiet --dry-run -h --help'
 
     # The value of an option, when the word before it is one.
     case $prev in

@@ -134,3 +134,44 @@ TEST_CASE("fiber image build says in one line why it cannot") {
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
 }
+
+TEST_CASE("fiber run --build builds the project's Dockerfile and hands the program its reference") {
+  ProbeProject project;
+  TempDir home;
+  project.dir.write("Dockerfile", "FROM scratch\nCOPY bin/image_probe /probe\n");
+  const Result r = Fiber(project, home, {"run", "-q", "--build", "sh", "-c", "echo \"$FIBER_IMAGE\""});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const std::string reference = Chomp(r.out);
+  ImageGuard guard(reference);
+  CHECK(std::regex_match(reference, std::regex("fiber/fiber-test-[0-9a-z]+:[0-9a-f]{12}")));
+  auto [status, id, err] = Docker({"image", "inspect", "--format", "{{.Id}}", reference});
+  CHECK_MESSAGE(status == 0, err);
+  CHECK(id.find(reference.substr(reference.find(':') + 1)) == std::string("sha256:").size());
+}
+
+TEST_CASE("fiber run --build says why the Dockerfile did not build, or that there is none") {
+  ProbeProject project;
+  TempDir home;
+  const Result none = Fiber(project, home, {"run", "--build", "true"});
+  CHECK(none.status == 125);
+  CHECK(none.err == "fiber: error: --build: there is no Dockerfile in " + project.dir.path() + "\n");
+
+  project.dir.write("Dockerfile", "FROM scratch\nCOPY missing.txt /\n");
+  const Result failed = Fiber(project, home, {"run", "--build", "true"});
+  CHECK(failed.status == 125);
+  CHECK(failed.err.find("fiber: error: the Dockerfile in " + project.dir.path() +
+                        " did not build: COPY failed") == 0);
+}
+
+TEST_CASE("fiber run --image hands the program the image; with --build it is one or the other") {
+  ProbeProject project;
+  TempDir home;
+  const Result r = Fiber(project, home, {"run", "-q", "--image", "team/train:v1", "sh", "-c",
+                                         "echo \"$FIBER_IMAGE\""});
+  CHECK(r.status == 0);
+  CHECK(r.out == "team/train:v1\n");
+  const Result both = Fiber(project, home, {"run", "--image", "team/train:v1", "--build", "true"});
+  CHECK(both.status == 125);
+  CHECK(both.err.find("--build and the image setting (team/train:v1) both choose the image") !=
+        std::string::npos);
+}

@@ -7,28 +7,11 @@
 
 #include "http/client.hpp"
 #include "image/byte_sinks.hpp"
+#include "image/engine_api.hpp"
 
 namespace fiber::image {
 
 namespace {
-
-constexpr const char* kApi = "http://engine/v1.41";
-
-bool Ask(http::Request request, const std::string& socket, http::Response* response,
-         std::string* err) {
-  request.unix_socket = socket;
-  if (http::Perform(request, response, err)) return true;
-  *err = "cannot reach the container engine at " + socket + ": " + *err;
-  return false;
-}
-
-// The engine's words for a failed call: its JSON {"message": ...}, else the body.
-std::string EngineMessage(const http::Response& response) {
-  const auto body = nlohmann::json::parse(response.body, nullptr, false);
-  if (body.is_object() && body.contains("message") && body["message"].is_string())
-    return body["message"].get<std::string>();
-  return "HTTP " + std::to_string(response.status) + " " + response.body;
-}
 
 bool WriteArchive(const Image& img, const std::string& path, std::string* err) {
   const std::string config_name = std::string(HexOf(img.config_blob.digest)) + ".json";
@@ -64,9 +47,9 @@ bool EngineSocket(const config::Getenv& getenv, std::string* socket, std::string
 bool LoadIntoEngine(const Image& img, const std::string& socket, bool* loaded, std::string* err) {
   *loaded = false;
   http::Request inspect;
-  inspect.url = std::string(kApi) + "/images/" + http::Escape(img.Reference()) + "/json";
+  inspect.url = std::string(kEngineApi) + "/images/" + http::Escape(img.Reference()) + "/json";
   http::Response response;
-  if (!Ask(inspect, socket, &response, err)) return false;
+  if (!AskEngine(inspect, socket, &response, err)) return false;
   if (response.status == 200) {
     const auto known = nlohmann::json::parse(response.body, nullptr, false);
     if (known.is_object() && known.value("Id", "") == img.config_blob.digest) return true;
@@ -78,11 +61,11 @@ bool LoadIntoEngine(const Image& img, const std::string& socket, bool* loaded, s
   }
   http::Request load;
   load.method = "POST";
-  load.url = std::string(kApi) + "/images/load?quiet=1";
+  load.url = std::string(kEngineApi) + "/images/load?quiet=1";
   load.headers = {"Content-Type: application/x-tar"};
   load.body_file = archive;
   load.timeout_ms = 0;
-  const bool answered = Ask(load, socket, &response, err);
+  const bool answered = AskEngine(load, socket, &response, err);
   ::unlink(archive.c_str());
   if (!answered) return false;
   if (response.status != 200) {

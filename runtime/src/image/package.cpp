@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -24,20 +25,6 @@ namespace fs = std::filesystem;
 std::string Absolute(const std::string& path, const std::string& base) {
   const fs::path p(path);
   return (p.is_absolute() ? p : fs::path(base) / p).lexically_normal().string();
-}
-
-// A repository name engines accept: lower-case letters, digits and single
-// separators.
-std::string RepositoryFor(const std::string& program) {
-  std::string name;
-  for (char c : fs::path(program).filename().string()) {
-    const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const bool plain = (l >= 'a' && l <= 'z') || (l >= '0' && l <= '9');
-    if (plain) name += l;
-    else if (!name.empty() && name.back() != '-') name += '-';
-  }
-  while (!name.empty() && name.back() == '-') name.pop_back();
-  return "fiber/" + (name.empty() ? std::string("program") : name);
 }
 
 std::string Rfc3339(std::int64_t seconds) {
@@ -109,6 +96,20 @@ void Describe(const PackageInputs& in, bool relative_files, Image* out) {
 }
 
 }  // namespace
+
+std::string RepositoryFor(const std::string& path) {
+  fs::path p = fs::path(path).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  std::string name;
+  for (char c : p.filename().string()) {
+    const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const bool plain = (l >= 'a' && l <= 'z') || (l >= '0' && l <= '9');
+    if (plain) name += l;
+    else if (!name.empty() && name.back() != '-') name += '-';
+  }
+  while (!name.empty() && name.back() == '-') name.pop_back();
+  return "fiber/" + (name.empty() ? std::string("program") : name);
+}
 
 std::string Image::Tag() const { return std::string(HexOf(config_blob.digest).substr(0, 12)); }
 

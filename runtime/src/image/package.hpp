@@ -69,6 +69,10 @@ struct Image {
   std::string Reference() const;
 };
 
+/// "fiber/NAME" for a program's or a project directory's path: its last
+/// component in lower case, other characters as single '-'.
+std::string RepositoryFor(const std::string& path);
+
 /// Packages the program; false with *err naming what could not go in (the
 /// program not found or not an ELF executable, a library the loader cannot
 /// find, a listed file missing).
