@@ -2,6 +2,7 @@
 // (Debian's docker-registry on loopback), with credentials read where users
 // keep them (image/registry_credentials.hpp).
 #include <doctest/doctest.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <cstdlib>
@@ -133,6 +134,24 @@ TEST_CASE("a registry asking for Basic credentials gets them from Docker's confi
   image::PushReport report;
   REQUIRE_MESSAGE(p.Push("probe:v1", credentials, &report, &err), err);
   CHECK(report.blobs[0].uploaded);
+}
+
+TEST_CASE("a registry asking for a Bearer token gets one from its realm with the credentials") {
+  Child server = spawn({TOKEN_REGISTRY, "fiber", "tok-pass"}, {});
+  const std::string line = read_line(server.stdout_fd, 30);
+  REQUIRE(line.rfind("ready ", 0) == 0);
+  const std::string address = "127.0.0.1:" + line.substr(6);
+  ProbeProject project;
+  const image::Image img = Packaged(project);
+  image::PushReport report;
+  std::string err;
+  const bool pushed = image::Push(img, At(address + "/probe:v1"), {"fiber", "tok-pass", "test"}, &report, &err);
+  const bool refused = image::Push(img, At(address + "/probe:v1"), {"fiber", "bad-pass", "test"}, &report, &err);
+  ::kill(server.pid, SIGKILL);
+  wait_exit(server, 10);
+  CHECK_MESSAGE(pushed, err);
+  CHECK_FALSE(refused);
+  CHECK(err == address + " refused the credentials of fiber (from test)");
 }
 
 TEST_CASE("credentials are read from Podman's auth file and from a credential helper") {
