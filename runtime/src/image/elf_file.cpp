@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
-#include <vector>
 
 namespace fiber::image {
 
@@ -48,15 +47,23 @@ bool ReadElfFile(const std::string& path, ElfFile* out, std::string* err) {
     *err = "cannot read " + path + ": " + std::strerror(errno);
     return false;
   }
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Reads size bytes at offset; false when the file is shorter.
+  const auto read_at = [&in](std::uint64_t offset, std::uint64_t size, std::string* bytes) {
+    bytes->assign(size, '\0');
+    in.clear();
+    in.seekg(static_cast<std::streamoff>(offset));
+    return in.read(bytes->data(), static_cast<std::streamsize>(size)).gcount() ==
+           static_cast<std::streamsize>(size);
+  };
+  std::string header;
   const std::string not_elf = path + " is not an ELF executable";
-  if (bytes.size() < 64 || bytes.compare(0, 4, "\x7f" "ELF") != 0) {
-    *err = not_elf + (bytes.compare(0, 2, "#!") == 0 ? " (it is a script)" : "");
+  if (!read_at(0, 64, &header) || header.compare(0, 4, "\x7f" "ELF") != 0) {
+    *err = not_elf + (header.compare(0, 2, "#!") == 0 ? " (it is a script)" : "");
     return false;
   }
-  const bool wide = bytes[4] == 2;
-  const bool little = bytes[5] == 1;
-  const Fields f{bytes, little};
+  const bool wide = header[4] == 2;
+  const bool little = header[5] == 1;
+  const Fields f{header, little};
   const auto type = static_cast<std::uint16_t>(f.Get(16, 2));
   if (type != kEtExec && type != kEtDyn) {
     *err = not_elf + " (an object file or core dump)";
@@ -74,14 +81,22 @@ bool ReadElfFile(const std::string& path, ElfFile* out, std::string* err) {
   const std::uint64_t phoff = f.Get(wide ? 32 : 28, wide ? 8 : 4);
   const std::uint64_t phentsize = f.Get(wide ? 54 : 42, 2);
   const std::uint64_t phnum = f.Get(wide ? 56 : 44, 2);
-  for (std::uint64_t i = 0; i < phnum; ++i) {
-    const std::uint64_t at = phoff + i * phentsize;
-    if (at + (wide ? 56 : 32) > bytes.size()) break;
-    if (f.Get(at, 4) != kPtInterp) continue;
-    const std::uint64_t offset = f.Get(at + (wide ? 8 : 4), wide ? 8 : 4);
-    const std::uint64_t size = f.Get(at + (wide ? 32 : 16), wide ? 8 : 4);
-    if (offset + size > bytes.size()) break;
-    out->interpreter = std::string(bytes.c_str() + offset, strnlen(bytes.c_str() + offset, size));
+  std::string headers;
+  if (phentsize < (wide ? 56u : 32u) || !read_at(phoff, phnum * phentsize, &headers)) {
+    *err = not_elf + " (its program headers are cut short)";
+    return false;
+  }
+  const Fields ph{headers, little};
+  for (std::uint64_t at = 0; at < headers.size(); at += phentsize) {
+    if (ph.Get(at, 4) != kPtInterp) continue;
+    const std::uint64_t offset = ph.Get(at + (wide ? 8 : 4), wide ? 8 : 4);
+    const std::uint64_t size = ph.Get(at + (wide ? 32 : 16), wide ? 8 : 4);
+    std::string interp;
+    if (size > 4096 || !read_at(offset, size, &interp)) {
+      *err = not_elf + " (its interpreter's name is cut short)";
+      return false;
+    }
+    out->interpreter = interp.substr(0, interp.find('\0'));
   }
   return true;
 }
