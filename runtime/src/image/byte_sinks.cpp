@@ -1,5 +1,8 @@
 #include "image/byte_sinks.hpp"
 
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -13,6 +16,18 @@ bool FileSink::Open(const std::string& path, std::string* err) {
   path_ = path;
   file_ = std::fopen(path.c_str(), "wb");
   if (!file_) *err = "cannot write " + path + ": " + std::strerror(errno);
+  return file_ != nullptr;
+}
+
+bool FileSink::OpenNew(const std::string& prefix, std::string* err) {
+  std::string name = prefix + "XXXXXX";
+  const int fd = ::mkstemp(name.data());
+  file_ = fd < 0 ? nullptr : ::fdopen(fd, "wb");
+  path_ = name;
+  if (!file_) {
+    *err = "cannot write a file " + prefix + "...: " + std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+  }
   return file_ != nullptr;
 }
 

@@ -19,6 +19,10 @@ class FileSink : public ByteSink {
  public:
   ~FileSink() override;
   [[nodiscard]] bool Open(const std::string& path, std::string* err);
+  /// Creates a new file named prefix + six random characters (mkstemp);
+  /// its name is path().
+  [[nodiscard]] bool OpenNew(const std::string& prefix, std::string* err);
+  const std::string& path() const { return path_; }
   [[nodiscard]] bool Write(std::string_view bytes, std::string* err) override;
   /// Flushes and closes; false with *err when the data did not all reach the file.
   [[nodiscard]] bool Close(std::string* err);

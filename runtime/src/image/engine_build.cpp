@@ -85,18 +85,11 @@ bool BuildDockerfile(const std::string& context_dir, const std::string& reposito
     *err = "--build: there is no Dockerfile in " + context_dir;
     return false;
   }
-  char name[] = "/tmp/fiber-context-XXXXXX";
-  const int fd = ::mkstemp(name);
-  if (fd < 0) {
-    *err = std::string("cannot write the build context: ") + std::strerror(errno);
-    return false;
-  }
-  ::close(fd);
-  const std::string archive = name;
   FileSink file;
+  if (!file.OpenNew("/tmp/fiber-context-", err)) return false;
+  const std::string archive = file.path();
   TarWriter tar(&file, 0);
-  if (!file.Open(archive, err) || !WriteContext(context_dir, "", &tar, err) || !tar.Finish(err) ||
-      !file.Close(err)) {
+  if (!WriteContext(context_dir, "", &tar, err) || !tar.Finish(err) || !file.Close(err)) {
     ::unlink(archive.c_str());
     return false;
   }

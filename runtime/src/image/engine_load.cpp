@@ -13,13 +13,15 @@ namespace fiber::image {
 
 namespace {
 
-bool WriteArchive(const Image& img, const std::string& path, std::string* err) {
+// Written beside the layer; *path names it, also when writing failed.
+bool WriteArchive(const Image& img, std::string* path, std::string* err) {
   const std::string config_name = std::string(HexOf(img.config_blob.digest)) + ".json";
   const std::string layer_name = std::string(HexOf(img.layer.digest)) + ".tar.gz";
   const nlohmann::json manifest = nlohmann::json::array(
       {{{"Config", config_name}, {"RepoTags", {img.Reference()}}, {"Layers", {layer_name}}}});
   FileSink file;
-  if (!file.Open(path, err)) return false;
+  if (!file.OpenNew(img.layer_file + ".load-", err)) return false;
+  *path = file.path();
   TarWriter tar(&file, 0);
   return tar.FileWith("manifest.json", 0644, manifest.dump(), err) &&
          tar.FileWith(config_name, 0644, img.config, err) &&
@@ -54,9 +56,9 @@ bool LoadIntoEngine(const Image& img, const std::string& socket, bool* loaded, s
     const auto known = nlohmann::json::parse(response.body, nullptr, false);
     if (known.is_object() && known.value("Id", "") == img.config_blob.digest) return true;
   }
-  const std::string archive = img.layer_file + ".load-" + std::to_string(::getpid()) + ".tar";
-  if (!WriteArchive(img, archive, err)) {
-    ::unlink(archive.c_str());
+  std::string archive;
+  if (!WriteArchive(img, &archive, err)) {
+    if (!archive.empty()) ::unlink(archive.c_str());
     return false;
   }
   http::Request load;

@@ -45,9 +45,9 @@ bool WriteLayer(const LayerContents& contents, const PackageInputs& in, Image* o
     *err = "cannot make " + dir + ": " + ec.message();
     return false;
   }
-  const std::string temp = dir + "/.layer-" + std::to_string(::getpid());
   FileSink file;
-  if (!file.Open(temp, err)) return false;
+  if (!file.OpenNew(dir + "/.layer-", err)) return false;
+  const std::string temp = file.path();
   DigestingSink blob(&file);
   GzipSink gzip(&blob);
   DigestingSink tar_bytes(&gzip);
