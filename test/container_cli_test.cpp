@@ -1,5 +1,5 @@
 // fiber run, ps, logs and stop with workers in containers of this machine's
-// Docker engine: the engine's labels, not fiber's memory, say what a run
+// Docker engine, each test's program packaged by fiber run itself: the engine's labels, not fiber's memory, say what a run
 // has; a run's containers go when its master goes, however it went. Every
 // test checks through the engine that its run left no container.
 #include <doctest/doctest.h>
@@ -10,7 +10,7 @@
 #include "backend/container/run_containers.hpp"
 #include "support/fiber_command.hpp"
 #include "support/test_containers.hpp"
-#include "support/test_image.hpp"
+#include "support/test_image.hpp"  // TestEngine
 
 using fiber::testing::ContainersRemoved;
 using fiber::testing::eventually;
@@ -23,18 +23,6 @@ const fiber::engine::Client& Engine() {
   return engine;
 }
 
-// An image of the test programs that fiber run starts.
-const std::string& Image() {
-  static const std::string reference = [] {
-    fiber::testing::TestImage image;
-    image.programs = {built_program("hold_pool"), built_program("chatty_pool")};
-    std::string ref, err;
-    REQUIRE_MESSAGE(fiber::testing::BuildTestImage(Engine(), image, &ref, &err), err);
-    return ref;
-  }();
-  return reference;
-}
-
 std::vector<fiber::backend::RunContainer> ContainersOf(const std::string& run_id) {
   return fiber::testing::ContainersOf(Engine(), run_id);
 }
@@ -45,11 +33,11 @@ int Running(const std::string& run_id) {
   return n;
 }
 
-// fiber run --detach of hold_pool with two container workers, once both are
+// fiber run --detach --backend docker of hold_pool with two container workers, once both are
 // ready; its run id.
 std::string StartHeld(Fiber& fiber, ContainersRemoved& cleanup) {
   auto [status, out, err] = fiber.Run(
-      {"run", "--detach", "--backend", "docker", "--image", Image(), built_program("hold_pool"), "2"});
+      {"run", "--detach", "--backend", "docker", built_program("hold_pool"), "2"});
   REQUIRE_MESSAGE(status == 0, err);
   cleanup.run_id = out.substr(0, out.find('\n'));
   REQUIRE(eventually([&] { return fiber.Ps()[0]["workers_ready"] == 2; }, 120));
@@ -127,7 +115,7 @@ TEST_CASE("fiber logs --worker shows a container worker's output after its conta
   Fiber fiber;
   ContainersRemoved cleanup(Engine());
   auto [status, out, err] = fiber.Run(
-      {"run", "--backend", "docker", "--image", Image(), built_program("chatty_pool")});
+      {"run", "--backend", "docker", built_program("chatty_pool")});
   CHECK_MESSAGE(status == 0, err);
   CHECK(out.find("result 40") != std::string::npos);
   cleanup.run_id = fiber.Ps()[0]["id"];

@@ -9,35 +9,18 @@
 #include <set>
 #include <sstream>
 
-#include "backend/container/start_diagnosis.hpp"
 #include "engine/tar_writer.hpp"
+#include "image/elf_file.hpp"
+#include "image/engine_load.hpp"
+#include "image/package.hpp"
+#include "image/shared_libraries.hpp"
+#include "support/temp_dir.hpp"
 
 namespace fiber::testing {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-// The files ldd names for program: "name => /path (0x...)" and the loader's
-// "/path (0x...)".
-std::vector<std::string> SharedLibraries(const std::string& program, std::string* err) {
-  std::vector<std::string> out;
-  FILE* ldd = ::popen(("ldd '" + program + "' 2>&1").c_str(), "r");
-  if (!ldd) {
-    *err = "cannot run ldd";
-    return out;
-  }
-  char line[4096];
-  while (std::fgets(line, sizeof line, ldd)) {
-    std::string text = line;
-    const auto arrow = text.find("=> ");
-    const auto start = arrow != std::string::npos ? arrow + 3 : text.find('/');
-    if (start == std::string::npos || text[start] != '/') continue;
-    out.push_back(text.substr(start, text.find(" (", start) - start));
-  }
-  ::pclose(ldd);
-  return out;
-}
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -58,12 +41,32 @@ engine::Client TestEngine() {
 
 bool BuildTestImage(const engine::Client& engine, const TestImage& image, std::string* reference,
                     std::string* err) {
+  // Whole, it is what the packager makes.
+  if (!image.without_programs && !image.without_loader && image.without_library.empty() &&
+      image.programs.size() == 1) {
+    TempDir blobs;
+    image::PackageInputs in;
+    in.program = fs::canonical(image.programs.front()).string();
+    in.blob_dir = blobs.path();
+    image::Image packaged;
+    bool loaded = false;
+    if (!image::Package(in, &packaged, err) ||
+        !image::LoadIntoEngine(packaged, engine.socket(), &loaded, err))
+      return false;
+    *reference = packaged.Reference();
+    return true;
+  }
   std::set<std::string> files;  // normalized absolute paths
   for (const std::string& program : image.programs) {
     const std::string exe = fs::canonical(program).string();
     if (!image.without_programs) files.insert(exe);
-    const std::string loader = backend::ElfInterpreter(exe);
-    for (const std::string& lib : SharedLibraries(exe, err)) {
+    image::ElfFile elf;
+    std::vector<std::string> libraries;
+    if (!image::ReadElfFile(exe, &elf, err) ||
+        !image::SharedLibraries(exe, elf.interpreter, &libraries, err))
+      return false;
+    const std::string& loader = elf.interpreter;
+    for (const std::string& lib : libraries) {
       const std::string path = fs::path(lib).lexically_normal().string();
       if (image.without_loader && path == loader) continue;
       if (!image.without_library.empty() && fs::path(path).filename() == image.without_library)

@@ -1,10 +1,11 @@
 // Images for tests of the container backend, built here since nothing can be
-// pulled: the given programs at their paths on this machine, with every
-// shared library they load and their dynamic loader (their ldd closure),
-// imported into the engine (POST /images/create?fromSrc=-) with no base
-// image. The same contents give the same tag, so a test run imports an image
-// once. A stand-in for the image packager (issue 10's images), to be replaced
-// by it.
+// pulled. One whole program is what the packager makes (image::Package,
+// loaded with image::LoadIntoEngine). The images a packager would never
+// make, with the program, its dynamic loader or a library left out, are the
+// programs at their paths on this machine with the rest of their shared
+// libraries (image/shared_libraries.hpp), imported into the engine (POST
+// /images/create?fromSrc=-) with no base image; the same contents give the
+// same tag, so a test run imports one once.
 #pragma once
 
 #include <string>

@@ -53,6 +53,13 @@ Kind Text(Field<std::string> field, const char* takes) {
           [field](const Settings& s) { return s.*field; }};
 }
 
+// Paths joined with ':', as PATH; a settings file may list them.
+Kind Paths(Field<std::string> field) {
+  Kind kind = Text(field, "paths separated by ':'");
+  kind.list_separator = ":";
+  return kind;
+}
+
 Kind Whole(Field<int> field, long lo, long hi, const char* takes) {
   return {takes,
           [=](const std::string& text, Settings* s, std::string* err) {
@@ -159,8 +166,14 @@ const std::vector<Setting>& Table() {
      "the container backend's engine: docker, podman, or auto (the first whose socket exists)",
      EngineName()},
     {"image", "FIBER_IMAGE", "--image",
-     "the image container workers run, holding the program at the same path",
+     "container image workers run (none: fiber run packages the program for a container backend)",
      Text(&Settings::image, "an image reference")},
+    {"image_files", "FIBER_IMAGE_FILES", "--image-files",
+     "files and directories packaged with the program, ':'-separated (a list in a file)",
+     Paths(&Settings::image_files)},
+    {"registry", "FIBER_REGISTRY", "--registry",
+     "where a packaged image is pushed, REGISTRY/NAME (none: loaded into the local engine)",
+     Text(&Settings::registry, "a registry and image name")},
     {"profile", "FIBER_PROFILE", "--profile", "which of the settings files' profiles to apply",
      Text(&Settings::profile, "a profile name")},
   };

@@ -14,10 +14,6 @@
 
 namespace fiber::backend {
 
-/// The dynamic loader (ELF PT_INTERP) the executable at path asks for, or ""
-/// for a static executable or a file that is not ELF.
-std::string ElfInterpreter(const std::string& path);
-
 /// One line saying why container id of image could not run program, given
 /// the engine's error for its start, or the container's output.
 std::string DiagnoseStart(const engine::Client& engine, const std::string& id,
