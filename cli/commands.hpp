@@ -16,6 +16,7 @@ void AddPsCommand(CLI::App& app, int* status);
 void AddLogsCommand(CLI::App& app, int* status);
 void AddStopCommand(CLI::App& app, int* status);
 void AddConfigCommands(CLI::App& app, int* status);
+void AddImageCommands(CLI::App& app, int* status);
 
 /// One line on stderr, "fiber: error: ...".
 void Error(const std::string& message);

@@ -1,12 +1,17 @@
 // fiber logs [-f] [--worker ID | --all] RUN: the master's output, one
-// worker's, or all of them prefixed; -f follows until the run ends.
+// worker's, or all of them prefixed; -f follows until the run ends. A worker
+// whose container is still there is read from the engine; one whose
+// container was removed, from the copy its removal left in the run's
+// directory (backend/container/run_containers.hpp).
 #include <unistd.h>
 
 #include <cstdio>
 #include <thread>
 
+#include "backend/container/container_labels.hpp"
 #include "commands.hpp"
 #include "log_follower.hpp"
+#include "run_engine.hpp"
 #include "run_store.hpp"
 #include "runs/run_dir.hpp"
 
@@ -18,6 +23,32 @@ struct LogsOptions {
   std::string run, worker;
   bool follow = false, all = false;
 };
+
+// The worker's log from its container, when it has one: true once shown
+// (or on an error, said); false when there is no such container.
+bool FromContainer(const RunRecord& run, const LogsOptions& o, int* status) {
+  engine::Client engine;
+  std::string err;
+  std::vector<nlohmann::json> found;
+  if (!RunsInContainers(run) || !ConnectRunEngine(run, &engine, &err) ||
+      !engine.List({backend::LabelIs(backend::kRunLabel, run.id),
+                    backend::LabelIs(backend::kWorkerLabel, o.worker)},
+                   &found, &err) ||
+      found.empty())
+    return false;
+  const std::string id = found.front().value("Id", "");
+  std::string text;
+  const bool ok = o.follow ? engine.FollowLogs(id, [](std::string_view chunk) {
+                              std::fwrite(chunk.data(), 1, chunk.size(), stdout);
+                              std::fflush(stdout);
+                              return true;
+                            }, &err)
+                           : engine.Logs(id, 0, &text, &err);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (!ok) Error("cannot read worker " + o.worker + "'s log from its container: " + err);
+  *status = ok ? 0 : 1;
+  return true;
+}
 
 int Logs(const LogsOptions& o) {
   RunStore store(RunsRoot());
@@ -41,6 +72,8 @@ int Logs(const LogsOptions& o) {
       std::printf("%s\n", line.c_str());
     }
   }, o.all ? "" : o.worker);
+  int status = 0;
+  if (!master && !o.all && FromContainer(run, o, &status)) return status;
   if (!master && !o.all && ::access(runs::WorkerLogPath(run.dir, o.worker).c_str(), R_OK) != 0) {
     Error("run " + run.id + " has no worker '" + o.worker + "'");
     return 1;

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   fiber::cli::AddLogsCommand(app, &status);
   fiber::cli::AddStopCommand(app, &status);
   fiber::cli::AddConfigCommands(app, &status);
+  fiber::cli::AddImageCommands(app, &status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,11 +1,15 @@
 // fiber ps [-a] [--json]: the runs of this user, from their records and
-// processes, with live numbers from each running master.
+// processes, with live numbers from each running master, and the containers
+// of container runs as the engine lists them by label (right after a crash
+// of fiber run or the master too).
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "backend/container/run_containers.hpp"
 #include "commands.hpp"
 #include "control_client.hpp"
+#include "run_engine.hpp"
 #include "run_store.hpp"
 
 namespace fiber::cli {
@@ -31,8 +35,20 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r) {
                       {"workers_ready", nullptr},  {"workers_wanted", nullptr},
                       {"tasks_running", nullptr},  {"tasks_queued", nullptr}};
   if (r.exit_status) j["exit_status"] = *r.exit_status;
-  nlohmann::json status;
   std::string err;
+  if (RunsInContainers(r)) {
+    // [{"worker": "w1", "state": "running", "id": ...}], or null when the
+    // engine cannot say.
+    j["containers"] = nullptr;
+    engine::Client engine;
+    std::vector<backend::RunContainer> found;
+    if (ConnectRunEngine(r, &engine, &err) && backend::ListRunContainers(engine, r.id, &found, &err)) {
+      j["containers"] = nlohmann::json::array();
+      for (const auto& c : found)
+        j["containers"].push_back({{"worker", c.worker_id}, {"state", c.state}, {"id", c.id.substr(0, 12)}});
+    }
+  }
+  nlohmann::json status;
   if (state == RunState::kRunning && control.Query(r.dir, &status, &err)) {
     for (const char* key : {"workers_ready", "workers_wanted", "tasks_running", "tasks_queued"})
       if (status.contains(key)) j[key] = status[key];
@@ -45,13 +61,26 @@ std::string Cell(const nlohmann::json& a, const nlohmann::json& b) {
   return a.dump() + "/" + (b.is_null() ? std::string("-") : b.dump());
 }
 
+// Workers ready/wanted from the master; with no master to ask, the run's
+// containers that still run, as "N running".
+std::string WorkersCell(const nlohmann::json& row) {
+  if (!row["workers_ready"].is_null() || !row.contains("containers") || !row["containers"].is_array())
+    return Cell(row["workers_ready"], row["workers_wanted"]);
+  int running = 0;
+  for (const auto& c : row["containers"]) running += c["state"] == "running";
+  return std::to_string(running) + " running";
+}
+
 int Ps(bool all, bool json) {
   RunStore store(RunsRoot());
   ControlClient control;
   nlohmann::json rows = nlohmann::json::array();
   for (const RunRecord& r : store.List()) {
     nlohmann::json row = Describe(control, r);
-    if (all || row["state"] == "running") rows.push_back(std::move(row));
+    // A run whose containers outlived it shows until they are removed.
+    const bool containers_left = row.contains("containers") && row["containers"].is_array() &&
+                                 !row["containers"].empty();
+    if (all || row["state"] == "running" || containers_left) rows.push_back(std::move(row));
   }
   if (json) {
     std::printf("%s\n", rows.dump(2).c_str());
@@ -64,7 +93,7 @@ int Ps(bool all, bool json) {
     std::printf("%-12s  %-16s  %-8s  %-12s  %-9s  %-9s  %-5s  %s\n",
                 row["id"].get<std::string>().c_str(), name.c_str(),
                 row["backend"].get<std::string>().c_str(), row["state"].get<std::string>().c_str(),
-                Cell(row["workers_ready"], row["workers_wanted"]).c_str(),
+                WorkersCell(row).c_str(),
                 Cell(row["tasks_running"], row["tasks_queued"]).c_str(),
                 row["age"].get<std::string>().c_str(),
                 row["exit_status"].is_null() ? "" : row["exit_status"].dump().c_str());

@@ -6,8 +6,13 @@
 #include <cstdlib>
 #include <memory>
 
+#include "backend/container/run_containers.hpp"
 #include "commands.hpp"
 #include "config/sources_report.hpp"
+#include "image/engine_build.hpp"
+#include "image/engine_load.hpp"
+#include "image_build.hpp"
+#include "run_engine.hpp"
 #include "run_store.hpp"
 #include "runs/run_dir.hpp"
 #include "supervisor.hpp"
@@ -21,9 +26,9 @@ namespace {
 struct RunOptions {
   SettingsFlags settings;
   std::vector<std::string> env;  // K=V
-  std::string name, image;
+  std::string name;
   double grace_seconds = 10;
-  bool detach = false, quiet = false, dry_run = false;
+  bool detach = false, quiet = false, dry_run = false, build = false;
 };
 
 // The program's environment: ours, the settings the flags gave as the
@@ -51,6 +56,48 @@ std::vector<std::string> ProgramEnvironment(const RunOptions& o, const RunRecord
   return env;
 }
 
+// The image workers run, when one is wanted: the project's Dockerfile built
+// (--build), the one named (--image, the image setting), or for a container
+// backend the program packaged. Handed to the program as the image setting.
+bool ChooseImage(RunOptions& o, const std::string& program, config::Settings* settings,
+                 std::string* err) {
+  const bool progress = !o.quiet && ::isatty(2);
+  if (o.build) {
+    if (!settings->image.empty()) {
+      *err = "--build and the image setting (" + settings->image + ") both choose the image; give one";
+      return false;
+    }
+    char cwd[4096];
+    const std::string here = ::getcwd(cwd, sizeof cwd) ? cwd : ".";
+    const std::string project_file = config::FindProjectFile(here);
+    const std::string context =
+        project_file.empty() ? here : project_file.substr(0, project_file.rfind('/'));
+    std::string socket;
+    if (!image::EngineSocket([](const char* n) -> const char* { return std::getenv(n); }, &socket, err))
+      return false;
+    if (progress) std::fprintf(stderr, "fiber: building %s/Dockerfile\n", context.c_str());
+    const auto step = [progress](const std::string& line) {
+      if (progress) std::fprintf(stderr, "  %s\n", line.c_str());
+    };
+    if (!image::BuildDockerfile(context, image::RepositoryFor(context), socket, step,
+                                &settings->image, err))
+      return false;
+  } else if (settings->image.empty() && settings->backend != "local") {
+    ImageRequest request;
+    request.program = program;
+    request.settings = settings;
+    request.progress = progress;
+    BuiltImage built;
+    if (!BuildImage(request, &built, err)) return false;
+    settings->image = built.reference;
+  } else {
+    return true;
+  }
+  o.settings.given["image"] = settings->image;
+  if (progress) std::fprintf(stderr, "fiber: image %s\n", settings->image.c_str());
+  return true;
+}
+
 int Run(RunOptions& o, const std::vector<std::string>& command) {
   if (command.empty()) {
     Error("fiber run needs a PROGRAM to run (fiber run [OPTIONS] PROGRAM [ARGS...])");
@@ -71,7 +118,7 @@ int Run(RunOptions& o, const std::vector<std::string>& command) {
     Error(err);
     return kFiberError;
   }
-  if (!o.image.empty() && resolved.settings.backend == "local" && !o.quiet)
+  if (!resolved.settings.image.empty() && resolved.settings.backend == "local" && !o.quiet)
     std::fprintf(stderr, "fiber: warning: --image has no effect on the local backend\n");
   if (o.dry_run) {
     std::fputs(config::SourcesReport(resolved).c_str(), stdout);
@@ -85,6 +132,10 @@ int Run(RunOptions& o, const std::vector<std::string>& command) {
     return status;
   }
   program.argv = command;
+  if (!ChooseImage(o, program.path, &resolved.settings, &err)) {
+    Error(err);
+    return kFiberError;
+  }
   RunStore store(RunsRoot());
   RunRecord run;
   run.name = o.name;
@@ -155,6 +206,15 @@ int Run(RunOptions& o, const std::vector<std::string>& command) {
     std::fprintf(stderr, "fiber: run %s (%s backend)\n", run.id.c_str(), run.backend.c_str());
   status = Supervise(program, so, &err);
   if (!err.empty()) Error(err);
+  // Its master gone, however it went, nothing may use the run's containers:
+  // their logs are kept with the run's and they are removed.
+  if (RunsInContainers(run)) {
+    engine::Client engine;
+    int removed = 0;
+    if (!ConnectRunEngine(run, &engine, &err) ||
+        !backend::RemoveRunContainers(engine, run.id, run.dir, &removed, &err))
+      Error("cannot remove the run's containers: " + err);
+  }
   std::string finish_err;
   if (!store.Finish(run, status, &finish_err)) Error(finish_err);
   return status;
@@ -170,9 +230,10 @@ void AddRunCommand(CLI::App& app, int* status) {
   run->add_option("--env", options->env, "KEY=VALUE added to the program's environment (repeatable)")
       ->allow_extra_args(false);
   run->add_option("--name", options->name, "a name for the run, for ps, logs and stop");
-  run->add_option("--image", options->image, "container image for container backends");
   run->add_option("--grace", options->grace_seconds,
                   "seconds the program has to stop after the first Ctrl-C or SIGTERM (default 10)");
+  run->add_flag("--build", options->build,
+                 "build the project's Dockerfile through the engine for the workers' image");
   run->add_flag("--detach", options->detach, "start in the background and print the run id");
   run->add_flag("-q,--quiet", options->quiet, "no messages from fiber on stderr");
   run->add_flag("--dry-run", options->dry_run, "print the resolved settings and start nothing");

@@ -59,9 +59,9 @@ _fiber() {
     # fiber run and fiber config show take them; all take a value.
     local settings='--backend --listen-host --listen-port --heartbeat-interval
         --heartbeat-timeout --start-timeout --prefetch --log --cpu --memory
-        --gpu --profile --config'
-    local run_valued="$settings --env --name --image --grace"
-    local run_flags='--detach -q --quiet --dry-run -h --help'
+        --gpu --image --image-files --registry --profile --config'
+    local run_valued="$settings --env --name --grace"
+    local run_flags='--detach --build -q --quiet --dry-run -h --help'
 
     # The value of an option, when the word before it is one.
     case $prev in
@@ -73,7 +73,7 @@ _fiber() {
             mapfile -t COMPREPLY < <(compgen -W 'info warning' -- "$cur")
             return
             ;;
-        --config)
+        --config | --image-files)
             compopt -o default 2>/dev/null
             return
             ;;
@@ -83,14 +83,15 @@ _fiber() {
             ;;
         --listen-port | --heartbeat-interval | --heartbeat-timeout | \
             --start-timeout | --prefetch | --cpu | --memory | --gpu | \
-            --profile | --env | --name | --image | --grace | --worker)
+            --profile | --env | --name | --image | --registry | --push | \
+            --grace | --worker)
             return
             ;;
     esac
     [[ $split == true ]] && return
 
     if ((cword == 1)); then
-        mapfile -t COMPREPLY < <(compgen -W 'run ps logs stop config init -h --help' -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W 'run ps logs stop config image init -h --help' -- "$cur")
         return
     fi
 
@@ -150,6 +151,16 @@ _fiber() {
                 mapfile -t COMPREPLY < <(compgen -W 'show -h --help' -- "$cur")
             elif [[ ${words[2]} == show && $cur == -* ]]; then
                 mapfile -t COMPREPLY < <(compgen -W "$settings --json -h --help" -- "$cur")
+            fi
+            ;;
+        image)
+            if ((cword == 2)); then
+                mapfile -t COMPREPLY < <(compgen -W 'build -h --help' -- "$cur")
+            elif [[ ${words[2]} == build && $cur == -* ]]; then
+                mapfile -t COMPREPLY < <(compgen -W "--push -q --quiet $settings -h --help" -- "$cur")
+            elif [[ ${words[2]} == build ]]; then
+                compopt -o filenames 2>/dev/null
+                mapfile -t COMPREPLY < <({ compgen -c -- "$cur"; compgen -f -- "$cur"; } | sort -u)
             fi
             ;;
         init)

@@ -12,50 +12,14 @@
 
 #include "process_probe.hpp"
 #include "subprocess.hpp"
+#include "support/fiber_command.hpp"
 #include "support/temp_dir.hpp"
 
+using fiber::testing::eventually;
+using fiber::testing::Fiber;
 using fiber::testing::TempDir;
 
 namespace {
-
-// A fiber command line with its own runs directory (XDG_STATE_HOME).
-struct Fiber {
-  TempDir state;
-  std::map<std::string, std::string> env{{"XDG_STATE_HOME", state.path()}};
-
-  Child Start(std::vector<std::string> args, const std::string& cwd = {}) {
-    args.insert(args.begin(), built_program("../cli/fiber"));
-    return spawn(args, env, cwd);
-  }
-  /// Runs to the end: exit status, stdout, stderr.
-  std::tuple<int, std::string, std::string> Run(std::vector<std::string> args,
-                                                const std::string& cwd = {}) {
-    Child c = Start(std::move(args), cwd);
-    std::string out = read_all(c.stdout_fd, 120);
-    std::string err = read_all(c.stderr_fd, 120);
-    return {wait_exit(c, 120), out, err};
-  }
-  nlohmann::json Ps() {
-    auto [status, out, err] = Run({"ps", "-a", "--json"});
-    REQUIRE_MESSAGE(status == 0, err);
-    return nlohmann::json::parse(out);
-  }
-  /// The record of run id, as fiber run wrote it.
-  nlohmann::json Record(const std::string& id) {
-    std::ifstream in(state.path() + "/fiber/runs/" + id + "/run.json");
-    return nlohmann::json::parse(in);
-  }
-};
-
-// Waits (bounded) until pred holds.
-template <class Pred>
-bool eventually(Pred pred, int seconds = 30) {
-  for (int i = 0; i < seconds * 20; ++i) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
-}
 
 // fiber run (with options) of a shell that sets trap, says "ready" once it
 // has, and loops until a signal ends it.

@@ -213,7 +213,7 @@ TEST_CASE("a bad settings file is one error naming its file, line and column") {
       {"prefetch:\n  a: 1\n", ":2:3: prefetch takes a whole number, not a map"},
       {"backend: [local]\n", ":1:10: backend takes a backend name, not a list"},
       {"listen_port: 70000\n", ":1:14: listen_port='70000' is not a whole number from 0 to 65535"},
-      {"backend: slurm\n", ":1:10: backend='slurm' is not a known backend (known: local)"},
+      {"backend: slurm\n", ":1:10: backend='slurm' is not a known backend (known: local, docker, podman, container)"},
       {"memory: 2GB\n",
        ":1:9: memory='2GB' is not a size such as 512Mi, 2Gi, 1G or 256m (a bare number is MiB)"},
       {"log: loud\n", ":1:6: log='loud' is not a log level (info or warning)"},
@@ -221,6 +221,7 @@ TEST_CASE("a bad settings file is one error naming its file, line and column") {
       {"prefetch: [1, 2\n", ":2:1: not valid YAML: end of sequence flow not found"},
       {"prefetch: 2\nprefetch: 3\n", ":2:1: 'prefetch' is given twice (first on line 1)"},
       {"- prefetch: 2\n", ":1:1: a settings file holds a map of settings (key: value), not a list"},
+      {"image_files: [data, {a: 1}]\n", ":1:21: image_files lists single values, not a map"},
       {"profiles: [dev]\n", ":1:11: profiles takes a map of profile names to settings, not a list"},
       {"profiles:\n  dev: 3\n", ":2:8: profile 'dev' takes a map of settings, not a single value"},
       {"profiles:\n  dev:\n    profile: x\n", ":3:5: a profile cannot choose a profile"},
@@ -238,6 +239,14 @@ TEST_CASE("a bad settings file is one error naming its file, line and column") {
   const std::string user = w.user_file("prefetch: none\n");
   w.project_file("prefetch: 3\n");
   CHECK(w.error() == user + ":1:11: prefetch='none' is not a whole number from 1 to 256");
+}
+
+TEST_CASE("a list setting takes a YAML list in a file, as the variable takes it joined with ':'") {
+  World w;
+  w.project_file("image_files:\n  - data\n  - models/big.bin\n");
+  CHECK(w.resolved().settings.image_files == "data:models/big.bin");
+  w.env["FIBER_IMAGE_FILES"] = "other:more";
+  CHECK(w.resolved().settings.image_files == "other:more");
 }
 
 TEST_CASE("a rule between settings names where each value came from") {
@@ -286,8 +295,9 @@ TEST_CASE("the starter file reads back as the defaults, its lines commented out 
   const std::string project = w.project_file(uncommented);
   r = w.resolved();
   CHECK(same(r.settings, fiber::config::Settings{}));
+  // Settings with no default (profile, image, ...) are shown by example only.
   for (const auto& row : fiber::config::Table())
-    if (std::string(row.key) != "profile")
+    if (!row.kind.show(fiber::config::Settings{}).empty())
       CHECK_MESSAGE(r.sources.at(row.key).rfind(project + ":", 0) == 0, row.key);
   w.flags["profile"] = "big";
   CHECK(w.resolved().settings.cpu_millis == 4000);

@@ -110,15 +110,33 @@ class Reader {
       if (!setting)
         return Fail(entry.first.Mark(), "unknown key '" + name + "'" +
                                             DidYouMean(AsKey(name), top ? top_keys : profile_keys));
-      if (value.IsMap() || value.IsSequence())
-        return Fail(value.Mark(), name + " takes " + setting->kind.takes + ", not " + KindOf(value));
+      std::string text;
+      if (!Text(name, *setting, value, &text)) return false;
       // An empty value has no position of its own; its key's stands in.
-      const Assignment a{setting, value.IsNull() ? "" : value.Scalar(),
-                         At(value.IsNull() ? entry.first.Mark() : value.Mark())};
+      const Assignment a{setting, text, At(value.IsNull() ? entry.first.Mark() : value.Mark())};
       Settings unused;
       if (!Apply(a, &unused, err_)) return false;
       out->push_back(a);
     }
+    return true;
+  }
+
+  // A setting's value as text: a single value, or for a list setting a
+  // list of them joined with its separator.
+  bool Text(const std::string& name, const Setting& setting, const YAML::Node& value,
+            std::string* text) {
+    const char* sep = setting.kind.list_separator;
+    if (value.IsSequence() && sep) {
+      for (const auto& item : value) {
+        if (!item.IsScalar())
+          return Fail(item.Mark(), name + " lists single values, not " + KindOf(item));
+        *text += (text->empty() ? "" : sep) + item.Scalar();
+      }
+      return true;
+    }
+    if (value.IsMap() || value.IsSequence())
+      return Fail(value.Mark(), name + " takes " + setting.kind.takes + ", not " + KindOf(value));
+    if (!value.IsNull()) *text = value.Scalar();
     return true;
   }
 

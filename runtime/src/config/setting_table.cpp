@@ -6,6 +6,7 @@
 
 #include "backend/backend.hpp"
 #include "config/quantities.hpp"
+#include "engine/engine_socket.hpp"
 #include "wire/limits.hpp"
 
 namespace fiber::config {
@@ -52,6 +53,13 @@ Kind Text(Field<std::string> field, const char* takes) {
           [field](const Settings& s) { return s.*field; }};
 }
 
+// Paths joined with ':', as PATH; a settings file may list them.
+Kind Paths(Field<std::string> field) {
+  Kind kind = Text(field, "paths separated by ':'");
+  kind.list_separator = ":";
+  return kind;
+}
+
 Kind Whole(Field<int> field, long lo, long hi, const char* takes) {
   return {takes,
           [=](const std::string& text, Settings* s, std::string* err) {
@@ -77,6 +85,24 @@ Kind BackendName() {
       return true;
     },
     [](const Settings& s) { return s.backend; }};
+}
+
+Kind EngineName() {
+  return {
+    "an engine name",
+    [](const std::string& text, Settings* s, std::string* err) {
+      std::string known;
+      for (const char* name : engine::kEngineNames) {
+        if (text == name) {
+          s->engine = text;
+          return true;
+        }
+        known += (known.empty() ? "" : ", ") + std::string(name);
+      }
+      *err = "'" + text + "' is not a container engine (" + known + ")";
+      return false;
+    },
+    [](const Settings& s) { return s.engine; }};
 }
 
 Kind LogLevel() {
@@ -136,6 +162,18 @@ const std::vector<Setting>& Table() {
      Quantity(&Settings::memory_mib, "a size", ParseMemory, FormatMemory)},
     {"gpu", "FIBER_GPU", "--gpu", "GPUs each worker asks for",
      Whole(&Settings::gpu, 0, 1024, "a whole number")},
+    {"engine", "FIBER_ENGINE", "--engine",
+     "the container backend's engine: docker, podman, or auto (the first whose socket exists)",
+     EngineName()},
+    {"image", "FIBER_IMAGE", "--image",
+     "container image workers run (none: fiber run packages the program for a container backend)",
+     Text(&Settings::image, "an image reference")},
+    {"image_files", "FIBER_IMAGE_FILES", "--image-files",
+     "files and directories packaged with the program, ':'-separated (a list in a file)",
+     Paths(&Settings::image_files)},
+    {"registry", "FIBER_REGISTRY", "--registry",
+     "where a packaged image is pushed, REGISTRY/NAME (none: loaded into the local engine)",
+     Text(&Settings::registry, "a registry and image name")},
     {"profile", "FIBER_PROFILE", "--profile", "which of the settings files' profiles to apply",
      Text(&Settings::profile, "a profile name")},
   };

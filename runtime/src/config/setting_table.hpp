@@ -24,6 +24,9 @@ struct Kind {
   std::function<bool(const std::string& text, Settings* settings, std::string* err)> parse;
   /// The value, in a form parse takes back.
   std::function<std::string(const Settings& settings)> show;
+  /// Set for a list: a settings file may give a YAML list, whose items are
+  /// joined with this separator (as the variable and flag take them).
+  const char* list_separator = nullptr;
 };
 
 struct Setting {

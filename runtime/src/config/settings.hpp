@@ -34,6 +34,18 @@ struct Settings {
   int cpu_millis = 0;
   std::int64_t memory_mib = 0;
   int gpu = 0;
+  /// The container backend's engine: docker, podman, or auto (the first
+  /// whose socket exists; engine/engine_socket.hpp).
+  std::string engine = "auto";
+  /// The container image workers run; empty: fiber run packages the
+  /// program (image/package.hpp) for a container backend and sets it.
+  std::string image;
+  /// Files and directories packaged with the program, ':'-separated as
+  /// PATH is; relative ones from the directory fiber runs in.
+  std::string image_files;
+  /// Where a packaged image is pushed (REGISTRY/NAME); empty: loaded into
+  /// the local engine.
+  std::string registry;
   /// The profile applied from the settings files; empty: none.
   std::string profile;
   /// Set by fiber run for the program it starts (runs/run_dir.hpp): the

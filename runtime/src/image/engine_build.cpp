@@ -1,0 +1,133 @@
+#include "image/engine_build.hpp"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "http/client.hpp"
+#include "image/byte_sinks.hpp"
+#include "image/engine_api.hpp"
+#include "image/sha256.hpp"
+
+namespace fiber::image {
+
+namespace {
+
+// The build context as the engine reads it: every entry under dir,
+// relative, sorted; links stay links (the engine resolves them itself).
+bool WriteContext(const std::string& dir, const std::string& relative, TarWriter* tar,
+                  std::string* err) {
+  const std::string host = relative.empty() ? dir : dir + "/" + relative;
+  DIR* d = ::opendir(host.c_str());
+  if (!d) {
+    *err = "cannot read the build context " + host + ": " + std::strerror(errno);
+    return false;
+  }
+  std::vector<std::string> names;
+  while (const dirent* e = ::readdir(d))
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) names.push_back(e->d_name);
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  for (const auto& name : names) {
+    const std::string path = relative.empty() ? name : relative + "/" + name;
+    const std::string full = dir + "/" + path;
+    struct stat st;
+    if (::lstat(full.c_str(), &st) != 0) continue;  // gone meanwhile
+    bool ok = true;
+    if (S_ISDIR(st.st_mode)) {
+      ok = tar->Directory(path, 0755, err) && WriteContext(dir, path, tar, err);
+    } else if (S_ISLNK(st.st_mode)) {
+      std::string target(static_cast<std::size_t>(st.st_size) + 1, '\0');
+      const ssize_t n = ::readlink(full.c_str(), target.data(), target.size());
+      target.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+      ok = tar->Symlink(path, target, err);
+    } else if (S_ISREG(st.st_mode)) {
+      ok = tar->FileFrom(path, (st.st_mode & 0111) ? 0755 : 0644, full, st.st_size, err);
+    }
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// Splits the build's stream of JSON lines as it arrives.
+struct BuildStream {
+  const std::function<void(const std::string&)>* on_step;
+  std::string pending, id, error;
+  void Take(std::string_view chunk) {
+    pending.append(chunk);
+    for (auto nl = pending.find('\n'); nl != std::string::npos; nl = pending.find('\n')) {
+      const auto msg = nlohmann::json::parse(pending.substr(0, nl), nullptr, false);
+      pending.erase(0, nl + 1);
+      if (!msg.is_object()) continue;
+      if (msg.contains("error") && msg["error"].is_string()) error = msg["error"].get<std::string>();
+      if (msg.contains("aux") && msg["aux"].is_object()) id = msg["aux"].value("ID", id);
+      if (msg.contains("stream") && msg["stream"].is_string() && *on_step) {
+        std::string line = msg["stream"].get<std::string>();
+        while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+        if (!line.empty()) (*on_step)(line);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+bool BuildDockerfile(const std::string& context_dir, const std::string& repository,
+                     const std::string& socket, const std::function<void(const std::string&)>& on_step,
+                     std::string* reference, std::string* err) {
+  if (::access((context_dir + "/Dockerfile").c_str(), R_OK) != 0) {
+    *err = "--build: there is no Dockerfile in " + context_dir;
+    return false;
+  }
+  FileSink file;
+  if (!file.OpenNew("/tmp/fiber-context-", err)) return false;
+  const std::string archive = file.path();
+  TarWriter tar(&file, 0);
+  if (!WriteContext(context_dir, "", &tar, err) || !tar.Finish(err) || !file.Close(err)) {
+    ::unlink(archive.c_str());
+    return false;
+  }
+  http::Request build;
+  build.method = "POST";
+  build.url = std::string(kEngineApi) + "/build?rm=1&forcerm=1";
+  build.headers = {"Content-Type: application/x-tar"};
+  build.body_file = archive;
+  build.timeout_ms = 0;
+  BuildStream stream{&on_step, "", "", ""};
+  build.on_body = [&stream](std::string_view chunk) {
+    stream.Take(chunk);
+    return true;
+  };
+  http::Response response;
+  const bool answered = AskEngine(build, socket, &response, err);
+  ::unlink(archive.c_str());
+  if (!answered) return false;
+  stream.Take("\n");
+  if (response.status != 200 || !stream.error.empty() || stream.id.empty()) {
+    std::string why = stream.error;
+    while (!why.empty() && why.back() == '\n') why.pop_back();
+    *err = "the Dockerfile in " + context_dir + " did not build: " +
+           (why.empty() ? "HTTP " + std::to_string(response.status) + " " + stream.pending : why);
+    return false;
+  }
+  const std::string tag = std::string(HexOf(stream.id).substr(0, 12));
+  http::Request tag_it;
+  tag_it.method = "POST";
+  tag_it.url = std::string(kEngineApi) + "/images/" + http::Escape(stream.id) +
+               "/tag?repo=" + http::Escape(repository) + "&tag=" + tag;
+  if (!AskEngine(tag_it, socket, &response, err)) return false;
+  if (response.status != 201) {
+    *err = "the container engine did not tag the built image: " + EngineMessage(response);
+    return false;
+  }
+  *reference = repository + ":" + tag;
+  return true;
+}
+
+}  // namespace fiber::image

@@ -1,0 +1,21 @@
+// Building a project's Dockerfile through the container engine's build API
+// (POST /build with a tar of the build context), for fiber run --build.
+// The image is tagged as packaged ones are: REPOSITORY:<first 12 hex of its
+// ID>.
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace fiber::image {
+
+/// Builds context_dir/Dockerfile on the engine at socket and tags it
+/// repository:ID12 (*reference). on_step gets each line the build prints,
+/// as it comes ("Step 1/2 : FROM scratch"). False with *err: no
+/// Dockerfile, no engine, or the build's own error.
+[[nodiscard]] bool BuildDockerfile(const std::string& context_dir, const std::string& repository,
+                                   const std::string& socket,
+                                   const std::function<void(const std::string&)>& on_step,
+                                   std::string* reference, std::string* err);
+
+}  // namespace fiber::image

@@ -1,0 +1,23 @@
+// Where an image is pushed: "REGISTRY/NAME[:TAG]", as docker push takes it,
+// with the registry always named (host[:port]). A registry on loopback
+// (127.0.0.0/8, localhost, [::1]) is spoken to in plain HTTP, as engines
+// allow; every other one over HTTPS.
+#pragma once
+
+#include <string>
+
+namespace fiber::image {
+
+struct RegistryReference {
+  std::string registry;    // "127.0.0.1:5000", "registry.example:443"
+  std::string repository;  // "team/train"
+  std::string tag;         // empty: none was given
+  /// "http://127.0.0.1:5000" or "https://registry.example".
+  std::string BaseUrl() const;
+};
+
+/// Parses text; false with *err saying what a reference looks like.
+[[nodiscard]] bool ParseRegistryReference(const std::string& text, RegistryReference* out,
+                                          std::string* err);
+
+}  // namespace fiber::image

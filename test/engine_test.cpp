@@ -1,0 +1,63 @@
+// The engine client's pieces that need no engine: reading the multiplexed
+// log stream however it is split, the engine's error answers as one line,
+// and where each engine's socket is looked for.
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "engine/engine_client.hpp"
+#include "engine/engine_socket.hpp"
+#include "engine/log_stream.hpp"
+
+namespace {
+
+std::string Frame(char stream, const std::string& text) {
+  std::string f = {stream, 0, 0, 0};
+  for (int shift = 24; shift >= 0; shift -= 8) f += static_cast<char>((text.size() >> shift) & 0xff);
+  return f + text;
+}
+
+fiber::config::Getenv Env(std::map<std::string, std::string> vars) {
+  return [vars = std::move(vars)](const char* name) -> const char* {
+    const auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  };
+}
+
+}  // namespace
+
+TEST_CASE("the log stream gives each frame's text and stream, however its bytes are split") {
+  const std::string bytes = Frame(1, "out 1\n") + Frame(2, "err 1\n") + Frame(1, std::string(300, 'x'));
+  for (std::size_t piece : {1, 3, 8, 9, 100, 1000}) {
+    std::string out, err;
+    fiber::engine::LogStream stream([&](int s, std::string_view text) { (s == 1 ? out : err).append(text); });
+    for (std::size_t at = 0; at < bytes.size(); at += piece) stream.Feed(std::string_view(bytes).substr(at, piece));
+    CHECK(out == "out 1\n" + std::string(300, 'x'));
+    CHECK(err == "err 1\n");
+    CHECK(stream.complete());
+  }
+}
+
+TEST_CASE("an engine's error answer becomes its message") {
+  fiber::http::Response r;
+  r.status = 404;
+  r.body = R"({"message":"No such image: x:latest"})";
+  CHECK(fiber::engine::ErrorMessage(r) == "No such image: x:latest");
+  r.body = "page not found\n";
+  CHECK(fiber::engine::ErrorMessage(r) == "page not found");
+  r.body.clear();
+  CHECK(fiber::engine::ErrorMessage(r) == "HTTP status 404");
+}
+
+TEST_CASE("each engine's socket is looked for where its own CLI looks") {
+  using fiber::engine::CandidateSockets;
+  CHECK(CandidateSockets("docker", Env({})) == std::vector<std::string>{"/var/run/docker.sock"});
+  CHECK(CandidateSockets("docker", Env({{"DOCKER_HOST", "unix:///tmp/d.sock"}})) ==
+        std::vector<std::string>{"/tmp/d.sock"});
+  CHECK(CandidateSockets("podman", Env({{"XDG_RUNTIME_DIR", "/run/user/7"}})) ==
+        std::vector<std::string>{"/run/user/7/podman/podman.sock", "/run/podman/podman.sock"});
+  CHECK(CandidateSockets("auto", Env({{"CONTAINER_HOST", "unix:///tmp/p.sock"}})) ==
+        std::vector<std::string>{"/var/run/docker.sock", "/tmp/p.sock"});
+  // A TCP address is not a socket fiber uses.
+  CHECK(CandidateSockets("docker", Env({{"DOCKER_HOST", "tcp://10.0.0.1:2375"}})).empty());
+}

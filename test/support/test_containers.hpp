@@ -1,0 +1,47 @@
+// A run's containers as a test sees them through the engine (by label), and
+// a guard that removes whatever a test's run left, then fails the test if
+// there was anything: no test may leave a container behind.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "backend/container/run_containers.hpp"
+#include "support/fiber_command.hpp"
+
+namespace fiber::testing {
+
+inline std::vector<backend::RunContainer> ContainersOf(const engine::Client& engine,
+                                                       const std::string& run_id) {
+  std::vector<backend::RunContainer> found;
+  std::string err;
+  REQUIRE_MESSAGE(backend::ListRunContainers(engine, run_id, &found, &err), err);
+  return found;
+}
+
+class ContainersRemoved {
+ public:
+  /// run_id may be set later, once known.
+  explicit ContainersRemoved(const engine::Client& engine, std::string run_id = {})
+      : engine_(engine), run_id(std::move(run_id)) {}
+  ~ContainersRemoved() {
+    if (run_id.empty()) return;
+    // A pool's end removes its containers on the master's I/O thread:
+    // give it time.
+    const bool none = eventually([&] { return ContainersOf(engine_, run_id).empty(); }, 30);
+    int removed = 0;
+    std::string err;
+    (void)backend::RemoveRunContainers(engine_, run_id, "", &removed, &err);
+    CHECK_MESSAGE(none, "containers of run " << run_id << " were left behind");
+  }
+
+ private:
+  const engine::Client& engine_;
+
+ public:
+  std::string run_id;
+};
+
+}  // namespace fiber::testing

@@ -1,0 +1,112 @@
+#include "support/test_image.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "engine/tar_writer.hpp"
+#include "image/elf_file.hpp"
+#include "image/engine_load.hpp"
+#include "image/package.hpp"
+#include "image/shared_libraries.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fiber::testing {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+engine::Client TestEngine() {
+  engine::Client client;
+  std::string err;
+  const config::Getenv getenv = [](const char* name) -> const char* { return std::getenv(name); };
+  REQUIRE_MESSAGE(engine::Client::Connect("auto", getenv, &client, &err), err);
+  return client;
+}
+
+bool BuildTestImage(const engine::Client& engine, const TestImage& image, std::string* reference,
+                    std::string* err) {
+  // Whole, it is what the packager makes.
+  if (!image.without_programs && !image.without_loader && image.without_library.empty() &&
+      image.programs.size() == 1) {
+    TempDir blobs;
+    image::PackageInputs in;
+    in.program = fs::canonical(image.programs.front()).string();
+    in.blob_dir = blobs.path();
+    image::Image packaged;
+    bool loaded = false;
+    if (!image::Package(in, &packaged, err) ||
+        !image::LoadIntoEngine(packaged, engine.socket(), &loaded, err))
+      return false;
+    *reference = packaged.Reference();
+    return true;
+  }
+  std::set<std::string> files;  // normalized absolute paths
+  for (const std::string& program : image.programs) {
+    const std::string exe = fs::canonical(program).string();
+    if (!image.without_programs) files.insert(exe);
+    image::ElfFile elf;
+    std::vector<std::string> libraries;
+    if (!image::ReadElfFile(exe, &elf, err) ||
+        !image::SharedLibraries(exe, elf.interpreter, &libraries, err))
+      return false;
+    const std::string& loader = elf.interpreter;
+    for (const std::string& lib : libraries) {
+      const std::string path = fs::path(lib).lexically_normal().string();
+      if (image.without_loader && path == loader) continue;
+      if (!image.without_library.empty() && fs::path(path).filename() == image.without_library)
+        continue;
+      files.insert(path);
+    }
+  }
+  engine::TarWriter tar;
+  tar.AddDirectory("tmp", 01777);
+  std::set<std::string> dirs;
+  for (const std::string& file : files) {
+    std::vector<std::string> parents;
+    for (fs::path p = fs::path(file).parent_path(); p != "/"; p = p.parent_path())
+      parents.push_back(p.string().substr(1));
+    for (auto it = parents.rbegin(); it != parents.rend(); ++it)
+      if (dirs.insert(*it).second) tar.AddDirectory(*it, 0755);
+    tar.AddFile(file.substr(1), 0755, ReadFile(file));
+  }
+  std::string archive;
+  if (!tar.Finish(&archive, err)) return false;
+  char tag[32];
+  std::snprintf(tag, sizeof tag, "%016zx", std::hash<std::string>{}(archive));
+  *reference = std::string("fiber-test:") + tag;
+
+  http::Response r;
+  if (engine.Call("GET", "/images/" + *reference + "/json", {}, engine::kShortCallMs, &r, err))
+    return true;
+  http::Request q;
+  q.method = "POST";
+  q.url = std::string("http://engine/v1.41/images/create?fromSrc=-&repo=fiber-test&tag=") + tag;
+  q.unix_socket = engine.socket();
+  q.headers.push_back("Content-Type: application/x-tar");
+  q.body = std::move(archive);
+  q.timeout_ms = engine::kLongCallMs;
+  if (!http::Perform(q, &r, err)) return false;
+  if (r.status != 200) {
+    *err = "importing the test image: " + engine::ErrorMessage(r);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace fiber::testing
