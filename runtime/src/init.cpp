@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "backend/local/local_backend.hpp"
+#include "backend/command_line.hpp"
 #include "config/resolve.hpp"
 #include "demangle.hpp"
 #include "init_state.hpp"

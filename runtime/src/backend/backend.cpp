@@ -1,5 +1,6 @@
 #include "backend/backend.hpp"
 
+#include "backend/container/container_backend.hpp"
 #include "backend/local/local_backend.hpp"
 
 namespace fiber::backend {
@@ -8,11 +9,17 @@ namespace {
 
 struct Known {
   const char* name;
-  std::unique_ptr<Backend> (*make)();
+  std::unique_ptr<Backend> (*make)(const config::Settings&);
 };
 
+// docker and podman are the container backend with its engine chosen; the
+// container backend itself takes the engine setting.
 const Known kBackends[] = {
-    {"local", [] { return std::unique_ptr<Backend>(std::make_unique<LocalBackend>()); }},
+    {"local",
+     [](const config::Settings&) { return std::unique_ptr<Backend>(std::make_unique<LocalBackend>()); }},
+    {"docker", [](const config::Settings& s) { return ContainerBackend::Make("docker", s); }},
+    {"podman", [](const config::Settings& s) { return ContainerBackend::Make("podman", s); }},
+    {"container", [](const config::Settings& s) { return ContainerBackend::Make(s.engine, s); }},
 };
 
 }  // namespace
@@ -27,10 +34,10 @@ bool CheckName(const std::string& name, std::string* err) {
   return false;
 }
 
-std::unique_ptr<Backend> Make(const std::string& name, std::string* err) {
+std::unique_ptr<Backend> Make(const config::Settings& settings, std::string* err) {
   for (const auto& b : kBackends)
-    if (name == b.name) return b.make();
-  (void)CheckName(name, err);
+    if (settings.backend == b.name) return b.make(settings);
+  (void)CheckName(settings.backend, err);
   return nullptr;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "config/settings.hpp"
 #include "worker/bootstrap.hpp"
 
 namespace fiber::backend {
@@ -43,7 +44,8 @@ class Backend {
 /// backend (known: ...)") for any other.
 [[nodiscard]] bool CheckName(const std::string& name, std::string* err);
 
-/// The backend called name; nullptr with *err for an unknown one.
-std::unique_ptr<Backend> Make(const std::string& name, std::string* err);
+/// The backend settings.backend names, for workers with these settings;
+/// nullptr with *err for an unknown one.
+std::unique_ptr<Backend> Make(const config::Settings& settings, std::string* err);
 
 }  // namespace fiber::backend

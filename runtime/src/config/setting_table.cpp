@@ -6,6 +6,7 @@
 
 #include "backend/backend.hpp"
 #include "config/quantities.hpp"
+#include "engine/engine_socket.hpp"
 #include "wire/limits.hpp"
 
 namespace fiber::config {
@@ -86,6 +87,24 @@ Kind BackendName() {
     [](const Settings& s) { return s.backend; }};
 }
 
+Kind EngineName() {
+  return {
+    "an engine name",
+    [](const std::string& text, Settings* s, std::string* err) {
+      std::string known;
+      for (const char* name : engine::kEngineNames) {
+        if (text == name) {
+          s->engine = text;
+          return true;
+        }
+        known += (known.empty() ? "" : ", ") + std::string(name);
+      }
+      *err = "'" + text + "' is not a container engine (" + known + ")";
+      return false;
+    },
+    [](const Settings& s) { return s.engine; }};
+}
+
 Kind LogLevel() {
   return {
     "a log level",
@@ -143,8 +162,12 @@ const std::vector<Setting>& Table() {
      Quantity(&Settings::memory_mib, "a size", ParseMemory, FormatMemory)},
     {"gpu", "FIBER_GPU", "--gpu", "GPUs each worker asks for",
      Whole(&Settings::gpu, 0, 1024, "a whole number")},
+    {"engine", "FIBER_ENGINE", "--engine",
+     "the container backend's engine: docker, podman, or auto (the first whose socket exists)",
+     EngineName()},
     {"image", "FIBER_IMAGE", "--image",
-     "container image workers run (none: fiber run packages the program for a container backend)",
+     "the image container workers run, holding the program at the same path (none: fiber run "
+     "packages the program)",
      Text(&Settings::image, "an image reference")},
     {"image_files", "FIBER_IMAGE_FILES", "--image-files",
      "files and directories packaged with the program, ':'-separated (a list in a file)",

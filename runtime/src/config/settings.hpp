@@ -34,8 +34,12 @@ struct Settings {
   int cpu_millis = 0;
   std::int64_t memory_mib = 0;
   int gpu = 0;
-  /// The container image workers run; empty: fiber run packages the
-  /// program (image/package.hpp) for a container backend and sets it.
+  /// The container backend's engine: docker, podman, or auto (the first
+  /// whose socket exists; engine/engine_socket.hpp).
+  std::string engine = "auto";
+  /// The image container workers run, holding the program at the same
+  /// path; empty: fiber run packages the program (image/package.hpp) for a
+  /// container backend and sets it.
   std::string image;
   /// Files and directories packaged with the program, ':'-separated as
   /// PATH is; relative ones from the directory fiber runs in.

@@ -23,7 +23,7 @@ PoolHandle::PoolHandle(Run& run, const PoolOptions& options)
     finish->cv.notify_all();
   };
   std::string err;
-  std::unique_ptr<backend::Backend> backend = backend::Make(o.settings.backend, &err);
+  std::unique_ptr<backend::Backend> backend = backend::Make(o.settings, &err);
   if (!backend) throw ConfigError("PoolOptions.backend=" + err);
   // Made here, handed over whole (std::function needs a copyable capture).
   auto service = std::make_shared<std::unique_ptr<PoolService>>(

@@ -1,7 +1,10 @@
 #include "worker/bootstrap.hpp"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdlib>
+#include <fstream>
 
 #include "runs/run_dir.hpp"
 #include "wire/credentials.hpp"
@@ -52,7 +55,33 @@ bool ReadParentPid(const config::Getenv& getenv, long* out, std::string* err) {
   return true;
 }
 
+// The secret from the file kSecretFileVariable names, when set, removed
+// once read; else from kSecretVariable.
+bool ReadSecret(const config::Getenv& getenv, std::string* out, std::string* err) {
+  const char* file = getenv(kSecretFileVariable);
+  if (!file) return Require(getenv, kSecretVariable, out, err);
+  std::ifstream in(file, std::ios::binary);
+  char text[64] = {};  // a key is 40 characters: more is not one
+  in.read(text, sizeof text);
+  if (in.bad() || (!in && in.gcount() == 0)) {
+    *err = std::string(kSecretFileVariable) + "='" + file + "' cannot be read";
+    return false;
+  }
+  out->assign(text, static_cast<std::size_t>(in.gcount()));
+  if (!out->empty() && out->back() == '\n') out->pop_back();
+  (void)::unlink(file);
+  return true;
+}
+
 }  // namespace
+
+std::map<std::string, std::string> ToEnvironmentWithSecretFile(const Bootstrap& b,
+                                                               const std::string& secret_file) {
+  std::map<std::string, std::string> env = ToEnvironment(b);
+  env.erase(kSecretVariable);
+  env[kSecretFileVariable] = secret_file;
+  return env;
+}
 
 std::map<std::string, std::string> ToEnvironment(const Bootstrap& b) {
   std::map<std::string, std::string> env = {
@@ -94,9 +123,11 @@ bool ReadBootstrap(const config::Getenv& getenv, Bootstrap* out, std::string* er
     *err = std::string(kServerKey) + " is not a 40-character Z85 CURVE key";
     return false;
   }
-  if (!Require(getenv, kSecretVariable, &out->client_secret, err)) return false;
+  if (!ReadSecret(getenv, &out->client_secret, err)) return false;
   if (!wire::PublicKeyOf(out->client_secret, &out->client_public)) {
-    *err = std::string(kSecretVariable) + " is not a 40-character Z85 CURVE key";  // not shown
+    *err = getenv(kSecretFileVariable)
+               ? std::string(kSecretFileVariable) + " names a file without a 40-character Z85 CURVE key"
+               : std::string(kSecretVariable) + " is not a 40-character Z85 CURVE key";  // not shown
     return false;
   }
   // The master hands over its timing whole; a worker never falls back to

@@ -31,8 +31,18 @@ struct Bootstrap {
 /// The variable holding the secret, which a worker scrubs once read.
 inline constexpr const char* kSecretVariable = "FIBER_CLIENT_KEY";
 
+/// Names a file holding the secret, in place of kSecretVariable: a backend
+/// whose environment others can read (a container's, which the engine's
+/// inspect shows) puts the secret in a file only the worker reads. The
+/// worker removes the file once read, where it may.
+inline constexpr const char* kSecretFileVariable = "FIBER_CLIENT_KEY_FILE";
+
 /// The variables that make fiber::init serve as this worker.
 std::map<std::string, std::string> ToEnvironment(const Bootstrap& bootstrap);
+/// The same without the secret: kSecretFileVariable names secret_file,
+/// which the backend fills with bootstrap.client_secret.
+std::map<std::string, std::string> ToEnvironmentWithSecretFile(const Bootstrap& bootstrap,
+                                                               const std::string& secret_file);
 
 /// True when the environment says this process is a worker.
 bool IsWorkerProcess(const config::Getenv& getenv);

@@ -8,22 +8,12 @@
 
 #include <cerrno>
 #include <cstring>
-#include <mutex>
+
+#include "backend/command_line.hpp"
 
 extern char** environ;
 
 namespace fiber::backend {
-
-namespace {
-std::mutex command_line_mu;
-std::vector<std::string> command_line{"fiber-worker"};
-}  // namespace
-
-void SetCommandLine(int argc, char** argv) {
-  std::lock_guard<std::mutex> lock(command_line_mu);
-  command_line.assign(argv, argv + argc);
-  if (command_line.empty()) command_line.push_back("fiber-worker");
-}
 
 std::string DescribeWaitStatus(int status) {
   if (WIFEXITED(status)) return "exit status " + std::to_string(WEXITSTATUS(status));
@@ -34,11 +24,7 @@ std::string DescribeWaitStatus(int status) {
 LocalBackend::~LocalBackend() { KillAll(); }
 
 bool LocalBackend::Start(const Launch& launch, std::string* err) {
-  std::vector<std::string> args;
-  {
-    std::lock_guard<std::mutex> lock(command_line_mu);
-    args = command_line;
-  }
+  std::vector<std::string> args = CommandLine();
   // The worker's environment: ours, with the bootstrap's variables in
   // place of any we hold.
   worker::Bootstrap bootstrap = launch.bootstrap;

@@ -25,10 +25,6 @@ class LocalBackend : public Backend {
   std::map<std::string, pid_t> children_;
 };
 
-/// The arguments this process was started with, recorded by fiber::init so
-/// a worker shows up in ps like its master.
-void SetCommandLine(int argc, char** argv);
-
 /// "exit status N" or "killed by signal N" for a waitpid status.
 std::string DescribeWaitStatus(int status);
 

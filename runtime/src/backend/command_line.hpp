@@ -1,0 +1,16 @@
+// The arguments this process was started with, recorded by fiber::init: a
+// worker is the same program with the same arguments, started again by a
+// backend (here as /proc/self/exe, in a container as the same path in the
+// image), so it shows up in ps like its master. Thread-safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace fiber::backend {
+
+void SetCommandLine(int argc, char** argv);
+/// The recorded arguments; {"fiber-worker"} before fiber::init.
+std::vector<std::string> CommandLine();
+
+}  // namespace fiber::backend

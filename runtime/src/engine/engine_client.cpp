@@ -1,0 +1,216 @@
+#include "engine/engine_client.hpp"
+
+#include "engine/engine_socket.hpp"
+#include "engine/log_stream.hpp"
+
+namespace fiber::engine {
+
+namespace {
+
+constexpr const char* kApi = "http://engine/v1.41";
+
+bool Success(long status) { return status >= 200 && status < 300; }
+
+}  // namespace
+
+std::string ErrorMessage(const http::Response& response) {
+  const auto json = nlohmann::json::parse(response.body, nullptr, false);
+  if (json.is_object() && json.contains("message") && json["message"].is_string())
+    return json["message"].get<std::string>();
+  std::string body = response.body;
+  while (!body.empty() && std::isspace(static_cast<unsigned char>(body.back()))) body.pop_back();
+  return body.empty() ? "HTTP status " + std::to_string(response.status) : body;
+}
+
+bool Client::Connect(const std::string& engine, const config::Getenv& getenv, Client* out,
+                     std::string* err) {
+  std::string socket;
+  if (!FindSocket(engine, getenv, &socket, err)) return false;
+  Client client(socket);
+  http::Response r;
+  if (!client.Call("GET", "/version", {}, kShortCallMs, &r, err)) {
+    *err = "the container engine at " + socket + " does not answer: " + *err;
+    return false;
+  }
+  const auto version = nlohmann::json::parse(r.body, nullptr, false);
+  if (version.is_object() && version.contains("Components") && version["Components"].is_array())
+    for (const auto& c : version["Components"])
+      if (c.value("Name", "").find("Podman") != std::string::npos) client.kind_ = "podman";
+  *out = std::move(client);
+  return true;
+}
+
+http::Request Client::NewRequest(const std::string& method, const std::string& path,
+                                 long timeout_ms) const {
+  http::Request q;
+  q.method = method;
+  q.url = kApi + path;
+  q.unix_socket = socket_;
+  q.timeout_ms = timeout_ms;
+  return q;
+}
+
+bool Client::Call(const std::string& method, const std::string& path, const std::string& body,
+                  long timeout_ms, http::Response* response, std::string* err) const {
+  http::Request q = NewRequest(method, path, timeout_ms);
+  if (!body.empty()) {
+    q.body = body;
+    q.headers.push_back("Content-Type: application/json");
+  }
+  *response = {};
+  if (!http::Perform(q, response, err)) return false;
+  if (Success(response->status)) return true;
+  *err = ErrorMessage(*response);
+  return false;
+}
+
+bool Client::Create(const std::string& name, const nlohmann::json& config, std::string* id,
+                    std::string* err) const {
+  http::Response r;
+  if (!Call("POST", "/containers/create?name=" + http::Escape(name), config.dump(), kLongCallMs,
+            &r, err)) {
+    // The API never pulls: an image the engine lacks is an error at once.
+    if (r.status == 404)
+      *err = "image '" + config.value("Image", "") + "' is not in the engine at " + socket_ + " (" +
+             *err + "); fiber pulls nothing: load or build the image first";
+    return false;
+  }
+  const auto answer = nlohmann::json::parse(r.body, nullptr, false);
+  if (!answer.is_object() || !answer.contains("Id")) {
+    *err = "the engine's answer to create has no Id: " + r.body.substr(0, 200);
+    return false;
+  }
+  *id = answer["Id"].get<std::string>();
+  return true;
+}
+
+bool Client::PutArchive(const std::string& id, const std::string& dir, const std::string& tar,
+                        std::string* err) const {
+  http::Request q = NewRequest("PUT", "/containers/" + id + "/archive?path=" + http::Escape(dir),
+                               kLongCallMs);
+  q.body = tar;
+  q.headers.push_back("Content-Type: application/x-tar");
+  http::Response r;
+  if (!http::Perform(q, &r, err)) return false;
+  if (Success(r.status)) return true;
+  *err = ErrorMessage(r);
+  return false;
+}
+
+bool Client::PathExists(const std::string& id, const std::string& path, bool* exists,
+                        std::string* err) const {
+  http::Response r;
+  if (Call("HEAD", "/containers/" + id + "/archive?path=" + http::Escape(path), {}, kShortCallMs,
+           &r, err)) {
+    *exists = true;
+    return true;
+  }
+  *exists = false;
+  return r.status == 404;
+}
+
+bool Client::Start(const std::string& id, std::string* err) const {
+  http::Response r;
+  return Call("POST", "/containers/" + id + "/start", {}, kLongCallMs, &r, err);
+}
+
+bool Client::Kill(const std::string& id, std::string* err) const {
+  http::Response r;
+  // 409: it is not running; 404: it is gone. Either way it runs no more.
+  if (Call("POST", "/containers/" + id + "/kill?signal=KILL", {}, kShortCallMs, &r, err))
+    return true;
+  return r.status == 409 || r.status == 404;
+}
+
+bool Client::Remove(const std::string& id, std::string* err) const {
+  http::Response r;
+  if (Call("DELETE", "/containers/" + id + "?force=1&v=1", {}, kShortCallMs, &r, err)) return true;
+  return r.status == 404;
+}
+
+bool Client::Wait(const std::string& id, long timeout_ms, long* exit_code,
+                  std::string* err) const {
+  http::Response r;
+  if (!Call("POST", "/containers/" + id + "/wait?condition=not-running", {}, timeout_ms, &r, err))
+    return false;
+  const auto answer = nlohmann::json::parse(r.body, nullptr, false);
+  if (!answer.is_object() || !answer.contains("StatusCode")) {
+    *err = "the engine's answer to wait has no StatusCode: " + r.body.substr(0, 200);
+    return false;
+  }
+  *exit_code = answer["StatusCode"].get<long>();
+  return true;
+}
+
+bool Client::Inspect(const std::string& id, nlohmann::json* out, std::string* err) const {
+  http::Response r;
+  if (!Call("GET", "/containers/" + id + "/json", {}, kShortCallMs, &r, err)) return false;
+  *out = nlohmann::json::parse(r.body, nullptr, false);
+  return true;
+}
+
+bool Client::List(const std::vector<std::string>& labels, std::vector<nlohmann::json>* out,
+                  std::string* err) const {
+  const nlohmann::json filters = {{"label", labels}};
+  http::Response r;
+  if (!Call("GET", "/containers/json?all=1&filters=" + http::Escape(filters.dump()), {},
+            kShortCallMs, &r, err))
+    return false;
+  const auto answer = nlohmann::json::parse(r.body, nullptr, false);
+  if (!answer.is_array()) {
+    *err = "the engine's list of containers is not a JSON array";
+    return false;
+  }
+  out->assign(answer.begin(), answer.end());
+  return true;
+}
+
+bool Client::Logs(const std::string& id, int tail, std::string* out, std::string* err) const {
+  http::Request q =
+      NewRequest("GET",
+                 "/containers/" + id + "/logs?stdout=1&stderr=1&tail=" +
+                     (tail > 0 ? std::to_string(tail) : std::string("all")),
+                 kShortCallMs);
+  http::Response r;
+  if (!http::Perform(q, &r, err)) return false;
+  if (!Success(r.status)) {
+    *err = ErrorMessage(r);
+    return false;
+  }
+  out->clear();
+  LogStream stream([out](int, std::string_view text) { out->append(text); });
+  stream.Feed(r.body);
+  return true;
+}
+
+bool Client::FollowLogs(const std::string& id,
+                        const std::function<bool(std::string_view)>& on_output,
+                        std::string* err) const {
+  http::Request q =
+      NewRequest("GET", "/containers/" + id + "/logs?stdout=1&stderr=1&follow=1", 0);
+  bool go_on = true;
+  LogStream stream([&](int, std::string_view text) {
+    if (go_on) go_on = on_output(text);
+  });
+  // An error answer is JSON, not frames: a frame starts with its stream's
+  // number (0 to 2), never with '{'.
+  std::string error_body;
+  bool first = true;
+  q.on_body = [&](std::string_view chunk) {
+    if (first && !chunk.empty()) first = false, error_body = chunk.front() == '{' ? " " : "";
+    if (!error_body.empty()) {
+      error_body.append(chunk.substr(0, 4096));
+      return error_body.size() < 4096;
+    }
+    stream.Feed(chunk);
+    return go_on;
+  };
+  http::Response r;
+  if (!http::Perform(q, &r, err)) return false;
+  if (Success(r.status)) return true;
+  r.body = error_body;
+  *err = ErrorMessage(r);
+  return false;
+}
+
+}  // namespace fiber::engine

@@ -1,0 +1,328 @@
+// Workers as containers of the real Docker engine of this machine: a pool's
+// results, a worker container killed mid-map, the run's secret kept out of
+// what the engine shows, and one clear error for each way a worker cannot
+// start. Every test removes the containers of its run, and checks by label
+// that none is left.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fiber/fiber.hpp>
+
+#include <chrono>
+#include <numeric>
+#include <set>
+#include <thread>
+
+#include "backend/container/container_backend.hpp"
+#include "backend/container/run_containers.hpp"
+#include "config/settings.hpp"
+#include "engine/engine_socket.hpp"
+#include "master/run.hpp"
+#include "runs/run_dir.hpp"
+#include "support/test_image.hpp"
+#include "tasks.hpp"
+#include "wire/credentials.hpp"
+
+using fiber::backend::ContainerBackend;
+using fiber::testing::BuildTestImage;
+using fiber::testing::TestEngine;
+using fiber::testing::TestImage;
+
+namespace {
+
+const fiber::engine::Client& Engine() {
+  static const fiber::engine::Client engine = TestEngine();
+  return engine;
+}
+
+// An image of this test program (which is also its pools' worker).
+std::string ImageOf(TestImage image) {
+  image.programs = {"/proc/self/exe"};
+  std::string reference, err;
+  REQUIRE_MESSAGE(BuildTestImage(Engine(), image, &reference, &err), err);
+  return reference;
+}
+
+std::vector<fiber::backend::RunContainer> ContainersOf(const std::string& run_id) {
+  std::vector<fiber::backend::RunContainer> found;
+  std::string err;
+  REQUIRE_MESSAGE(fiber::backend::ListRunContainers(Engine(), run_id, &found, &err), err);
+  return found;
+}
+
+template <class Pred>
+bool eventually(Pred pred, int seconds = 60) {
+  for (int i = 0; i < seconds * 20; ++i) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+// Removes whatever containers run_id still has when the test ends, then
+// checks there were none left to remove.
+class ContainersRemoved {
+ public:
+  explicit ContainersRemoved(std::string run_id) : run_id_(std::move(run_id)) {}
+  ~ContainersRemoved() {
+    const bool none = eventually([&] { return ContainersOf(run_id_).empty(); }, 30);
+    int removed = 0;
+    std::string err;
+    (void)fiber::backend::RemoveRunContainers(Engine(), run_id_, "", &removed, &err);
+    CHECK_MESSAGE(none, "containers of run " << run_id_ << " were left behind");
+  }
+
+ private:
+  std::string run_id_;
+};
+
+// This program's run, with its pools' workers in containers of the test
+// image: set before the run's first pool, which fixes its settings.
+const std::string& ContainerRun() {
+  static const std::string run_id = [] {
+    fiber::config::Settings s = fiber::config::Current();
+    s.backend = "docker";
+    s.image = ImageOf({});
+    fiber::config::SetCurrent(s);
+    return fiber::master::Run::Get().id();
+  }();
+  return run_id;
+}
+
+fiber::PoolOptions InContainers(int processes) {
+  ContainerRun();
+  fiber::PoolOptions options;
+  options.processes = processes;
+  options.backend = "docker";
+  return options;
+}
+
+std::vector<int> range(int n) {
+  std::vector<int> v(n);
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+void WaitReady(fiber::Pool& pool, int n) {
+  REQUIRE(eventually([&] {
+    int ready = 0;
+    for (const auto& w : pool.workers()) ready += w.state == fiber::WorkerState::kReady;
+    return ready == n;
+  }));
+}
+
+// A worker's launch for a backend driven directly: a run of its own, a
+// master nobody serves.
+fiber::backend::Launch TestLaunch(const std::string& run_id) {
+  fiber::wire::Credentials keys;
+  std::string err;
+  REQUIRE(fiber::wire::Credentials::Generate(&keys, &err));
+  fiber::backend::Launch launch;
+  auto& b = launch.bootstrap;
+  b.run_id = run_id;
+  b.worker_id = "w1";
+  b.master = "tcp://127.0.0.1:1";
+  b.server_public = keys.server_public;
+  b.client_secret = keys.client_secret;
+  b.heartbeat_interval = std::chrono::milliseconds(500);
+  b.heartbeat_timeout = std::chrono::milliseconds(5000);
+  b.start_timeout = std::chrono::milliseconds(3000);
+  return launch;
+}
+
+fiber::config::Settings WithImage(const std::string& image) {
+  fiber::config::Settings s;
+  s.backend = "docker";
+  s.image = image;
+  return s;
+}
+
+// The first exit the backend reports (bounded).
+fiber::backend::Exit FirstExit(fiber::backend::Backend& backend) {
+  std::vector<fiber::backend::Exit> exits;
+  REQUIRE(eventually([&] {
+    exits = backend.Poll();
+    return !exits.empty();
+  }));
+  return exits.front();
+}
+
+}  // namespace
+
+TEST_CASE("a pool map whose workers are containers returns every result in order") {
+  ContainersRemoved cleanup(ContainerRun());
+  fiber::Pool pool(InContainers(2));
+  WaitReady(pool, 2);
+  int running = 0;
+  for (const auto& c : ContainersOf(ContainerRun())) running += c.state == "running";
+  CHECK(running == 2);
+  const auto results = pool.map(square, range(200));
+  REQUIRE(results.size() == 200);
+  for (int i = 0; i < 200; ++i) CHECK(results[i] == i * i);
+  pool.close();
+  pool.join();
+}
+
+TEST_CASE("a worker container killed mid-map has its tasks run again; every result once") {
+  ContainersRemoved cleanup(ContainerRun());
+  fiber::PoolOptions options = InContainers(2);
+  options.max_task_retries = 10;
+  fiber::Pool pool(options);
+  WaitReady(pool, 2);
+  const int n = 600;
+  auto results = pool.imap_unordered(slow_square, range(n));
+  std::multiset<int> seen;
+  for (int i = 0; i < n; ++i) {
+    auto v = results.next(std::chrono::seconds(120));
+    REQUIRE(v.has_value());
+    seen.insert(*v);
+    if (i == 100) {
+      const auto containers = ContainersOf(ContainerRun());
+      REQUIRE(!containers.empty());
+      std::string err;
+      REQUIRE_MESSAGE(Engine().Kill(containers.front().id, &err), err);
+    }
+  }
+  std::multiset<int> expected;
+  for (int i = 0; i < n; ++i) expected.insert(i * i);
+  CHECK(seen == expected);
+}
+
+TEST_CASE("the run's secret is in neither a worker container's inspect output nor its log") {
+  ContainersRemoved cleanup(ContainerRun());
+  fiber::Pool pool(InContainers(1));
+  WaitReady(pool, 1);
+  const std::string secret = fiber::master::Run::Get().bootstrap().client_secret;
+  REQUIRE(secret.size() == 40);
+  const auto containers = ContainersOf(ContainerRun());
+  REQUIRE(containers.size() == 1);
+  const std::string id = containers.front().id;
+  fiber::http::Response inspect;
+  std::string err;
+  REQUIRE_MESSAGE(Engine().Call("GET", "/containers/" + id + "/json", {}, 5000, &inspect, &err), err);
+  CHECK(inspect.body.find(secret) == std::string::npos);
+  CHECK(inspect.body.find(std::string(fiber::worker::kSecretFileVariable) + "=") != std::string::npos);
+  CHECK(inspect.body.find(std::string(fiber::worker::kSecretVariable) + "=") == std::string::npos);
+  std::string log;
+  REQUIRE_MESSAGE(Engine().Logs(id, 0, &log, &err), err);
+  CHECK(log.find(secret) == std::string::npos);
+  // The worker removed the key's file once it had read it.
+  bool exists = true;
+  REQUIRE_MESSAGE(Engine().PathExists(id, fiber::backend::kSecretFile, &exists, &err), err);
+  CHECK_FALSE(exists);
+}
+
+TEST_CASE("an image the engine does not have is named as the cause, at once") {
+  const std::string run_id = "ct" + fiber::runs::NewRunId();
+  ContainersRemoved cleanup(run_id);
+  ContainerBackend backend("docker", WithImage("fiber-test:no-such-image"));
+  std::string err;
+  CHECK_FALSE(backend.Start(TestLaunch(run_id), &err));
+  CHECK_MESSAGE(err.find("image 'fiber-test:no-such-image' is not in the engine") != std::string::npos, err);
+}
+
+TEST_CASE("a program missing from its image is named") {
+  const std::string run_id = "ct" + fiber::runs::NewRunId();
+  ContainersRemoved cleanup(run_id);
+  TestImage image;
+  image.without_programs = true;
+  const std::string reference = ImageOf(image);
+  ContainerBackend backend("docker", WithImage(reference));
+  std::string err;
+  CHECK_FALSE(backend.Start(TestLaunch(run_id), &err));
+  CHECK_MESSAGE(err.find("the program /") != std::string::npos, err);
+  CHECK_MESSAGE(err.find("container_test is not in image " + reference) != std::string::npos, err);
+}
+
+TEST_CASE("a dynamic loader missing from its image is named") {
+  const std::string run_id = "ct" + fiber::runs::NewRunId();
+  ContainersRemoved cleanup(run_id);
+  TestImage image;
+  image.without_loader = true;
+  ContainerBackend backend("docker", WithImage(ImageOf(image)));
+  std::string err;
+  // runc starts it, then fails to exec it: the container ends at once.
+  REQUIRE_MESSAGE(backend.Start(TestLaunch(run_id), &err), err);
+  const auto exit = FirstExit(backend);
+  CHECK_MESSAGE(exit.how.find("the program's dynamic loader /lib64/ld-linux-x86-64.so.2 is not in image") !=
+                    std::string::npos,
+                exit.how);
+}
+
+TEST_CASE("a library missing from its image is named by the worker's last output") {
+  const std::string run_id = "ct" + fiber::runs::NewRunId();
+  ContainersRemoved cleanup(run_id);
+  TestImage image;
+  image.without_library = "libzmq.so.5";
+  ContainerBackend backend("docker", WithImage(ImageOf(image)));
+  std::string err;
+  REQUIRE_MESSAGE(backend.Start(TestLaunch(run_id), &err), err);
+  const auto exit = FirstExit(backend);
+  CHECK(exit.worker_id == "w1");
+  CHECK_MESSAGE(exit.how.find("exit status 127") != std::string::npos, exit.how);
+  CHECK_MESSAGE(exit.how.find("libzmq.so.5") != std::string::npos, exit.how);
+}
+
+TEST_CASE("a worker container that exits at once shows its last output") {
+  const std::string run_id = "ct" + fiber::runs::NewRunId();
+  ContainersRemoved cleanup(run_id);
+  ContainerBackend backend("docker", WithImage(ImageOf({})));
+  auto launch = TestLaunch(run_id);
+  launch.bootstrap.server_public = "not a key";
+  std::string err;
+  REQUIRE_MESSAGE(backend.Start(launch, &err), err);
+  const auto exit = FirstExit(backend);
+  CHECK_MESSAGE(exit.how.find("exit status 2") != std::string::npos, exit.how);
+  CHECK_MESSAGE(exit.how.find("FIBER_SERVER_KEY is not a 40-character Z85 CURVE key") !=
+                    std::string::npos,
+                exit.how);
+}
+
+TEST_CASE("a worker container whose master never answers ends, and is removed") {
+  const std::string run_id = "ct" + fiber::runs::NewRunId();
+  ContainersRemoved cleanup(run_id);
+  ContainerBackend backend("docker", WithImage(ImageOf({})));
+  std::string err;
+  REQUIRE_MESSAGE(backend.Start(TestLaunch(run_id), &err), err);
+  const auto exit = FirstExit(backend);
+  CHECK_MESSAGE(exit.how.find("exit status 1") != std::string::npos, exit.how);
+  CHECK(ContainersOf(run_id).empty());
+}
+
+TEST_CASE("no engine at the configured socket is named as the cause") {
+  const fiber::config::Getenv getenv = [](const char* name) -> const char* {
+    return std::string(name) == "DOCKER_HOST" ? "unix:///nonexistent/docker.sock" : nullptr;
+  };
+  fiber::engine::Client client;
+  std::string err;
+  CHECK_FALSE(fiber::engine::Client::Connect("docker", getenv, &client, &err));
+  CHECK_MESSAGE(err.find("no container engine") != std::string::npos, err);
+  CHECK_MESSAGE(err.find("/nonexistent/docker.sock") != std::string::npos, err);
+}
+
+TEST_CASE("a socket this user may not use is named, with permission denied") {
+  // As an unprivileged user: root may use any socket.
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::close(fds[0]);
+    std::string socket, err = "could not become nobody";
+    const fiber::config::Getenv getenv = [](const char*) -> const char* { return nullptr; };
+    if (::setgid(65534) == 0 && ::setuid(65534) == 0)
+      (void)fiber::engine::FindSocket("docker", getenv, &socket, &err);
+    (void)!::write(fds[1], err.data(), err.size());
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string err;
+  char buf[512];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) err.append(buf, n);
+  ::close(fds[0]);
+  ::waitpid(child, nullptr, 0);
+  CHECK_MESSAGE(err.find("permission denied on the container engine's socket /var/run/docker.sock") !=
+                    std::string::npos,
+                err);
+}
