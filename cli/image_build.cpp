@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "engine/engine_socket.hpp"
 #include "image/engine_load.hpp"
 #include "image/registry_credentials.hpp"
 
@@ -112,7 +113,7 @@ bool BuildImage(const ImageRequest& r, BuiltImage* out, std::string* err) {
     return true;
   }
   std::string socket;
-  if (!image::EngineSocket(Getenv, &socket, err)) return false;
+  if (!engine::FindSocket(r.settings->engine, Getenv, &socket, err)) return false;
   Progress(r, "loading into the container engine");
   if (!image::LoadIntoEngine(out->image, socket, &out->loaded, err)) return false;
   out->reference = out->image.Reference();

@@ -15,7 +15,7 @@ namespace fiber::cli {
 
 struct ImageRequest {
   std::string program;  // as found on PATH or given
-  const config::Settings* settings = nullptr;  // image_files, registry
+  const config::Settings* settings = nullptr;  // image_files, registry, engine
   /// REGISTRY/NAME[:TAG] to push to; empty: the registry setting's, and
   /// when that is empty too, load into the local engine.
   std::string push_to;

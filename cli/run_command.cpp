@@ -10,7 +10,7 @@
 #include "commands.hpp"
 #include "config/sources_report.hpp"
 #include "image/engine_build.hpp"
-#include "image/engine_load.hpp"
+#include "engine/engine_socket.hpp"
 #include "image_build.hpp"
 #include "run_engine.hpp"
 #include "run_store.hpp"
@@ -73,7 +73,8 @@ bool ChooseImage(RunOptions& o, const std::string& program, config::Settings* se
     const std::string context =
         project_file.empty() ? here : project_file.substr(0, project_file.rfind('/'));
     std::string socket;
-    if (!image::EngineSocket([](const char* n) -> const char* { return std::getenv(n); }, &socket, err))
+    if (!engine::FindSocket(settings->engine, [](const char* n) -> const char* { return std::getenv(n); },
+                            &socket, err))
       return false;
     if (progress) std::fprintf(stderr, "fiber: building %s/Dockerfile\n", context.c_str());
     const auto step = [progress](const std::string& line) {

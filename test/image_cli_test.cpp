@@ -175,3 +175,15 @@ TEST_CASE("fiber run --image hands the program the image; with --build it is one
   CHECK(both.err.find("--build and the image setting (team/train:v1) both choose the image") !=
         std::string::npos);
 }
+
+TEST_CASE("fiber run on a container backend with no image packages the program and hands it the reference") {
+  ProbeProject project;
+  TempDir home;
+  const Result r = Fiber(project, home, {"run", "-q", "--backend", "docker", "sh", "-c", "echo \"$FIBER_IMAGE\""});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const std::string reference = Chomp(r.out);
+  ImageGuard guard(reference);
+  CHECK(std::regex_match(reference, std::regex("fiber/sh:[0-9a-f]{12}")));
+  auto [status, id, err] = Docker({"image", "inspect", "--format", "{{.Id}}", reference});
+  CHECK_MESSAGE(status == 0, err);
+}

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "engine/engine_socket.hpp"
 #include "image/engine_load.hpp"
 #include "image/package.hpp"
 #include "subprocess.hpp"
@@ -30,7 +31,8 @@ void SetTimes(const std::string& path, long seconds) {
 
 std::string EngineSocket() {
   std::string socket, err;
-  REQUIRE_MESSAGE(image::EngineSocket([](const char* n) { return std::getenv(n); }, &socket, &err), err);
+  REQUIRE_MESSAGE(fiber::engine::FindSocket("auto", [](const char* n) { return std::getenv(n); }, &socket, &err),
+                  err);
   return socket;
 }
 

@@ -166,7 +166,8 @@ const std::vector<Setting>& Table() {
      "the container backend's engine: docker, podman, or auto (the first whose socket exists)",
      EngineName()},
     {"image", "FIBER_IMAGE", "--image",
-     "container image workers run (none: fiber run packages the program for a container backend)",
+     "the image container workers run, holding the program at the same path (none: fiber run "
+     "packages the program)",
      Text(&Settings::image, "an image reference")},
     {"image_files", "FIBER_IMAGE_FILES", "--image-files",
      "files and directories packaged with the program, ':'-separated (a list in a file)",

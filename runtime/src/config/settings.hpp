@@ -37,8 +37,9 @@ struct Settings {
   /// The container backend's engine: docker, podman, or auto (the first
   /// whose socket exists; engine/engine_socket.hpp).
   std::string engine = "auto";
-  /// The container image workers run; empty: fiber run packages the
-  /// program (image/package.hpp) for a container backend and sets it.
+  /// The image container workers run, holding the program at the same
+  /// path; empty: fiber run packages the program (image/package.hpp) for a
+  /// container backend and sets it.
   std::string image;
   /// Files and directories packaged with the program, ':'-separated as
   /// PATH is; relative ones from the directory fiber runs in.

@@ -31,21 +31,6 @@ bool WriteArchive(const Image& img, std::string* path, std::string* err) {
 
 }  // namespace
 
-bool EngineSocket(const config::Getenv& getenv, std::string* socket, std::string* err) {
-  const char* host = getenv("DOCKER_HOST");
-  if (!host || !*host) {
-    *socket = "/var/run/docker.sock";
-    return true;
-  }
-  const std::string text = host;
-  if (text.rfind("unix://", 0) != 0) {
-    *err = "DOCKER_HOST=" + text + ": fiber reaches the engine on a Unix socket only (unix://PATH)";
-    return false;
-  }
-  *socket = text.substr(7);
-  return true;
-}
-
 bool LoadIntoEngine(const Image& img, const std::string& socket, bool* loaded, std::string* err) {
   *loaded = false;
   http::Request inspect;

@@ -1,20 +1,15 @@
 // Loading a packaged image into the local container engine (Docker, or
 // Podman's Docker-compatible service) through its HTTP API on its Unix
 // socket: POST /images/load with a docker-archive tarball (manifest.json,
-// the config, the layer), tagged with the image's reference.
+// the config, the layer), tagged with the image's reference. The socket is
+// engine::FindSocket's.
 #pragma once
 
 #include <string>
 
-#include "config/settings.hpp"
 #include "image/package.hpp"
 
 namespace fiber::image {
-
-/// The engine's socket: DOCKER_HOST's when it is unix://PATH, else
-/// /var/run/docker.sock; false with *err for a DOCKER_HOST fiber cannot
-/// use (tcp://, ssh://).
-[[nodiscard]] bool EngineSocket(const config::Getenv& getenv, std::string* socket, std::string* err);
 
 /// Makes img, as img.Reference(), an image of the engine on socket; nothing
 /// is sent when the engine has it already. *loaded: whether it was sent.
