@@ -76,7 +76,7 @@ bool BuildTestImage(const engine::Client& engine, const TestImage& image, std::s
   }
   engine::TarWriter tar;
   tar.AddDirectory("tmp", 01777);
-  std::set<std::string> dirs;
+  std::set<std::string> dirs{"tmp"};  // once, even when the build is under /tmp
   for (const std::string& file : files) {
     std::vector<std::string> parents;
     for (fs::path p = fs::path(file).parent_path(); p != "/"; p = p.parent_path())
