@@ -52,9 +52,8 @@ bool Dispatcher::Start(std::string* err) {
     router_.set(zmq::sockopt::curve_server, 1);
     router_.set(zmq::sockopt::curve_secretkey, credentials_.server_secret);
     router_.set(zmq::sockopt::zap_domain, "fiber");
-    // The TTL makes a worker close its side when the master stops.
-    wire::KeepAlive(router_, settings_.heartbeat_interval, settings_.heartbeat_timeout,
-                    /*with_ttl=*/true);
+    // Its TTL makes a worker close its side when the master stops.
+    wire::KeepAliveMaster(router_, settings_.heartbeat_interval, settings_.heartbeat_timeout);
     admission_ = std::make_unique<Admission>(
         context_, router_, credentials_.client_public, [this](int fd) {
           (void)Post([this, fd] { OnClosed(fd, Clock::now()); });

@@ -75,10 +75,10 @@ class ServeLoop {
     dealer_.set(zmq::sockopt::routing_id, b.worker_id);
     dealer_.set(zmq::sockopt::linger, 2000);
     wire::LimitFrames(dealer_);
-    // ZeroMQ's own heartbeats close the connection to a master that stopped
-    // answering, even while a long task keeps this thread busy; the watch
-    // then ends the process.
-    wire::KeepAlive(dealer_, b.heartbeat_interval, b.heartbeat_timeout, /*with_ttl=*/false);
+    // libzmq answers the master's PINGs and, by the TTL they carry, closes
+    // the connection to a master that stopped sending them, even while a
+    // long task keeps this thread busy; the watch then ends the process.
+    wire::KeepAliveWorker(dealer_, b.heartbeat_timeout);
     wire::MakeCurveClient(dealer_, b.server_public, b.client_public, b.client_secret);
     dealer_.connect(b.master);
   }
