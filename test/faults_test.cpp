@@ -77,6 +77,21 @@ TEST_CASE("map survives SIGKILL of a worker holding tasks") {
   CHECK(pending.get() == std::vector<int>(60, 20));
 }
 
+TEST_CASE("local workers killed with their fork server are replaced and the map completes") {
+  fiber::Pool pool(3);
+  connected_pids(pool, 3);
+  const int server = pool.apply(parent_pid_task);
+  REQUIRE(server > 1);
+  REQUIRE(server != ::getpid());
+  auto pending = pool.map_async(sleep_ms, std::vector<int>(60, 20), 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ::kill(server, SIGKILL);
+  CHECK(pending.get() == std::vector<int>(60, 20));
+  // The new workers have a new fork server.
+  connected_pids(pool, 3);
+  CHECK(pool.apply(parent_pid_task) != server);
+}
+
 TEST_CASE("a task lost more often than the retry limit fails with WorkerLost") {
   fiber::PoolOptions options;
   options.processes = 1;

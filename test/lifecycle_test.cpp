@@ -9,7 +9,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -61,13 +64,29 @@ int bound_socket(int* port) {
   return fd;
 }
 
-// The value of variable name in the environment process pid started with.
-std::string environment_of(long pid, const std::string& name) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/environ");
-  std::string entry;
-  while (std::getline(in, entry, '\0'))
-    if (entry.rfind(name + "=", 0) == 0) return entry.substr(name.size() + 1);
-  return "";
+// True when process pid holds a TCP connection to 127.0.0.1:port: one of
+// its descriptors is a socket that /proc/net/tcp lists with that peer.
+bool connected_to_port(long pid, int port) {
+  std::set<std::string> inodes;
+  const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
+  std::error_code ec;
+  for (const auto& fd : std::filesystem::directory_iterator(fds, ec)) {
+    const std::string target = std::filesystem::read_symlink(fd.path(), ec).string();
+    if (target.rfind("socket:[", 0) == 0) inodes.insert(target.substr(8, target.size() - 9));
+  }
+  char peer[16];
+  std::snprintf(peer, sizeof peer, "0100007F:%04X", port);
+  std::ifstream tcp("/proc/" + std::to_string(pid) + "/net/tcp");
+  std::string line;
+  std::getline(tcp, line);  // the header
+  while (std::getline(tcp, line)) {
+    std::istringstream fields(line);
+    std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+    fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >>
+        timeout >> inode;
+    if (remote == peer && inodes.count(inode)) return true;
+  }
+  return false;
 }
 }  // namespace
 
@@ -77,8 +96,7 @@ TEST_CASE("FIBER_LISTEN_PORT fixes the run's one port") {
   Child master = spawn({built_program("hold_pool"), "2"}, {{"FIBER_LISTEN_PORT", std::to_string(port)}});
   const auto pids = parse_pids(read_line(master.stdout_fd));
   REQUIRE(pids.size() == 2);
-  for (long pid : pids)
-    CHECK(environment_of(pid, "FIBER_MASTER") == "tcp://127.0.0.1:" + std::to_string(port));
+  for (long pid : pids) CHECK(connected_to_port(pid, port));
   kill(master.pid, SIGKILL);
   wait_exit(master);
   CHECK(all_gone_within(pids, 30));

@@ -91,6 +91,9 @@ std::string getenv_task(std::string name) {
 }
 FIBER_TASK(getenv_task);
 
+int parent_pid_task() { return static_cast<int>(::getppid()); }
+FIBER_TASK(parent_pid_task);
+
 std::string proc_environ_task() {
   std::ifstream in("/proc/self/environ", std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());

@@ -51,4 +51,6 @@ int seeded_value(int ignored);  // what init_seed set in this worker
 void init_seed(int seed);
 void init_throws(int ignored);
 std::string getenv_task(std::string name);
+/// The worker's parent: for a local worker, its backend's fork server.
+int parent_pid_task();
 std::string proc_environ_task();  // this worker's /proc/self/environ, NUL-separated

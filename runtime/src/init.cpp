@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "backend/command_line.hpp"
+#include "backend/local/fork_server.hpp"
 #include "config/resolve.hpp"
 #include "demangle.hpp"
 #include "init_state.hpp"
@@ -61,6 +62,9 @@ bool detail::initialized() { return fiber::initialized; }
 void init(int argc, char** argv) {
   backend::SetCommandLine(argc, argv);
   const config::Getenv env = [](const char* name) -> const char* { return std::getenv(name); };
+  // A local backend's fork server returns from here only in a worker it
+  // forked, with that worker's environment.
+  if (const char* fd = env(backend::kForkServerFd)) backend::RunForkServer(std::atoi(fd));
   if (worker::IsWorkerProcess(env)) ServeAsWorker(env);
   // The same files and variables as the fiber command reads, so a program
   // started without it behaves the same. A removed current directory only

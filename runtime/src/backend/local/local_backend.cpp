@@ -1,18 +1,12 @@
 #include "backend/local/local_backend.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <thread>
-
-#include "backend/command_line.hpp"
 
 extern char** environ;
 
@@ -33,55 +27,27 @@ std::string DescribeWaitStatus(int status) {
 LocalBackend::~LocalBackend() { KillAll(); }
 
 bool LocalBackend::Start(const Launch& launch, std::string* err) {
-  std::vector<std::string> args = CommandLine();
+  if (!server_.Ensure(err)) return false;
   // The worker's environment: ours, with the bootstrap's variables in
-  // place of any we hold.
+  // place of any we hold. Its parent is the fork server.
   worker::Bootstrap bootstrap = launch.bootstrap;
-  bootstrap.parent_pid = getpid();
+  bootstrap.parent_pid = server_.pid();
   const auto vars = worker::ToEnvironment(bootstrap);
-  std::vector<std::string> env;
+  ForkRequest request;
   for (char** e = environ; *e; ++e) {
     std::string entry = *e;
-    if (!vars.count(entry.substr(0, entry.find('=')))) env.push_back(std::move(entry));
+    if (!vars.count(entry.substr(0, entry.find('=')))) request.environment.push_back(std::move(entry));
   }
-  for (const auto& [key, value] : vars) env.push_back(key + "=" + value);
-
-  std::vector<char*> argv, envp;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
-  // Its output goes to its log file, when the run keeps one.
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (!launch.log_file.empty()) {
-    posix_spawn_file_actions_addopen(&actions, 1, launch.log_file.c_str(),
-                                     O_WRONLY | O_CREAT | O_APPEND, 0600);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  }
-  pid_t pid = 0;
-  const int rc =
-      posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    *err = std::string("cannot start worker process: ") + std::strerror(rc);
-    return false;
-  }
-  // Of the resources, only memory has a local meaning: a bound on the
-  // worker's address space, set as it starts (before it has allocated much).
-  if (launch.resources.memory_mb > 0) {
-    const rlim_t bytes = static_cast<rlim_t>(launch.resources.memory_mb) << 20;
-    const struct rlimit limit {bytes, bytes};
-    if (::prlimit(pid, RLIMIT_AS, &limit, nullptr) != 0) {
-      ::kill(pid, SIGKILL);
-      while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-      }
-      *err = std::string("cannot limit the worker's memory: ") + std::strerror(errno);
-      return false;
-    }
-  }
-  children_[launch.bootstrap.worker_id] = pid;
+  for (const auto& [key, value] : vars) request.environment.push_back(key + "=" + value);
+  // Its output goes to its log file, when the run keeps one. Of the
+  // resources, only memory has a local meaning: a bound on the worker's
+  // address space.
+  request.log_file = launch.log_file;
+  request.memory_mb = launch.resources.memory_mb;
+  const pid_t pid = server_.Fork(request, err);
+  if (pid == 0) return false;
+  children_[launch.bootstrap.worker_id] = {pid, server_.generation()};
+  worker_of_[pid] = launch.bootstrap.worker_id;
   return true;
 }
 
@@ -94,40 +60,36 @@ int LocalBackend::MaxStarting() const {
 
 void LocalBackend::Kill(const std::string& worker_id) {
   auto it = children_.find(worker_id);
-  if (it != children_.end()) ::kill(it->second, SIGKILL);
+  if (it != children_.end()) server_.Kill(it->second.pid);
 }
 
 std::vector<Exit> LocalBackend::Poll() {
   std::vector<Exit> exits;
-  // One look for any child that ended, before one per worker: with
-  // thousands of workers, ten waitpid rounds a second would cost a core.
-  siginfo_t ended{};
-  if (::waitid(P_ALL, 0, &ended, WEXITED | WNOHANG | WNOWAIT) == 0 && ended.si_pid == 0)
-    return exits;
+  std::vector<int> gone;
+  for (const ForkedExit& e : server_.Poll(&gone)) {
+    auto it = worker_of_.find(e.pid);
+    if (it == worker_of_.end()) continue;
+    exits.push_back({it->second, DescribeWaitStatus(e.wait_status), ExitStatusOf(e.wait_status)});
+    children_.erase(it->second);
+    worker_of_.erase(it);
+  }
+  // A fork server's workers die with it (PR_SET_PDEATHSIG).
   for (auto it = children_.begin(); it != children_.end();) {
-    int status = 0;
-    const pid_t r = waitpid(it->second, &status, WNOHANG);
-    if (r == it->second || (r < 0 && errno == ECHILD)) {
-      if (r < 0) {
-        exits.push_back({it->first, "gone", 0});
-      } else {
-        exits.push_back({it->first, DescribeWaitStatus(status), ExitStatusOf(status)});
-      }
-      it = children_.erase(it);
-    } else {
+    if (std::find(gone.begin(), gone.end(), it->second.generation) == gone.end()) {
       ++it;
+      continue;
     }
+    exits.push_back({it->first, "killed with its fork server", -SIGKILL});
+    worker_of_.erase(it->second.pid);
+    it = children_.erase(it);
   }
   return exits;
 }
 
 void LocalBackend::KillAll() {
-  for (const auto& [id, pid] : children_) ::kill(pid, SIGKILL);
-  for (const auto& [id, pid] : children_) {
-    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
-  }
+  server_.Stop();
   children_.clear();
+  worker_of_.clear();
 }
 
 }  // namespace fiber::backend

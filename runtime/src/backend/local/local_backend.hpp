@@ -1,5 +1,7 @@
-// Workers as child processes on this machine: the running executable started
-// again (/proc/self/exe, same arguments) with the worker's environment.
+// Workers as processes on this machine: the running executable, started
+// again (/proc/self/exe, same arguments) once as the backend's fork server,
+// which forks each worker with the worker's environment
+// (backend/local/fork_server.hpp).
 #pragma once
 
 #include <sys/types.h>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "backend/local/fork_server.hpp"
 
 namespace fiber::backend {
 
@@ -23,7 +26,13 @@ class LocalBackend : public Backend {
   int MaxStarting() const override;
 
  private:
-  std::map<std::string, pid_t> children_;
+  struct Child {
+    pid_t pid;
+    int generation;  // of the fork server that forked it
+  };
+  ForkServer server_;
+  std::map<std::string, Child> children_;
+  std::map<pid_t, std::string> worker_of_;
 };
 
 /// The exit status, or minus the signal number, for a waitpid status.

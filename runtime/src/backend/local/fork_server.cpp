@@ -1,0 +1,344 @@
+#include "backend/local/fork_server.hpp"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+#include "backend/command_line.hpp"
+
+extern char** environ;
+
+namespace fiber::backend {
+
+namespace {
+
+// Packets: a request to start ('S'), its answer ('P' pid or 'E' reason), a
+// kill ('K' pid) and an exit report ('X' pid, wait status). The fields of
+// 'S' are NUL-terminated: log file, memory bound, then the environment.
+constexpr char kStart = 'S', kPid = 'P', kError = 'E', kKill = 'K', kExit = 'X';
+// The descriptor the server finds its end on.
+constexpr int kServerFd = 3;
+// How long the master waits for the server's answer to a start: a fork
+// takes milliseconds; only a stopped server takes longer.
+constexpr int kAnswerTimeoutMs = 30000;
+
+bool SendPacket(int fd, const std::string& packet) {
+  for (;;) {
+    if (::send(fd, packet.data(), packet.size(), MSG_NOSIGNAL) >= 0) return true;
+    if (errno != EINTR) return false;
+  }
+}
+
+// One whole packet (1), the end of the stream (0), or none yet (-1, with
+// MSG_DONTWAIT).
+int ReceivePacket(int fd, std::string* packet, int flags) {
+  for (;;) {
+    const ssize_t size = ::recv(fd, nullptr, 0, MSG_PEEK | MSG_TRUNC | flags);
+    if (size < 0 && errno == EINTR) continue;
+    if (size < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return -1;
+    if (size <= 0) return 0;
+    packet->resize(static_cast<std::size_t>(size));
+    const ssize_t got = ::recv(fd, packet->data(), packet->size(), flags);
+    if (got < 0 && errno == EINTR) continue;
+    return got == size ? 1 : 0;
+  }
+}
+
+void WaitFor(pid_t pid) {
+  while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+}
+
+// --- the server's side ------------------------------------------------------
+
+// The worker's side of a fork: its environment, output and memory bound.
+void BecomeWorker(const std::vector<std::string>& environment, int log_fd,
+                  std::int64_t memory_mb) {
+  ::clearenv();
+  // putenv keeps the strings: they must live as long as the process.
+  for (const auto& entry : environment) ::putenv(::strdup(entry.c_str()));
+  if (log_fd >= 0) {
+    ::dup2(log_fd, 1);
+    ::dup2(log_fd, 2);
+    ::close(log_fd);
+  }
+  if (memory_mb > 0) {
+    const rlim_t bytes = static_cast<rlim_t>(memory_mb) << 20;
+    const struct rlimit limit {bytes, bytes};
+    ::setrlimit(RLIMIT_AS, &limit);  // checked against the hard limit before the fork
+  }
+}
+
+struct Start {
+  std::string log_file;
+  std::int64_t memory_mb = 0;
+  std::vector<std::string> environment;
+};
+
+bool ParseStart(const std::string& packet, Start* out) {
+  std::vector<std::string> fields;
+  std::size_t at = 1;
+  while (at < packet.size()) {
+    const std::size_t end = packet.find('\0', at);
+    if (end == std::string::npos) return false;
+    fields.push_back(packet.substr(at, end - at));
+    at = end + 1;
+  }
+  if (fields.size() < 2) return false;
+  out->log_file = fields[0];
+  out->memory_mb = std::strtoll(fields[1].c_str(), nullptr, 10);
+  out->environment.assign(fields.begin() + 2, fields.end());
+  return true;
+}
+
+// What stops a start before the fork: the log file, a bound above the hard
+// limit. Empty when nothing does; *log_fd is then open (or -1).
+std::string Prepare(const Start& start, int* log_fd) {
+  *log_fd = -1;
+  if (start.memory_mb > 0) {
+    struct rlimit current {};
+    ::getrlimit(RLIMIT_AS, &current);
+    const rlim_t bytes = static_cast<rlim_t>(start.memory_mb) << 20;
+    if (current.rlim_max != RLIM_INFINITY && bytes > current.rlim_max)
+      return "cannot limit the worker's memory to " + std::to_string(start.memory_mb) +
+             " MiB: above this process's hard limit";
+  }
+  if (!start.log_file.empty()) {
+    *log_fd = ::open(start.log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (*log_fd < 0)
+      return "cannot open the worker's log " + start.log_file + ": " + std::strerror(errno);
+  }
+  return "";
+}
+
+}  // namespace
+
+void RunForkServer(int fd) {
+  // Dies with the master at once; its workers then die with it.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // What every worker would otherwise load for itself: libzmq asks for the
+  // tcp protocol's number, which reads nsswitch.conf and tries its modules.
+  (void)::getprotobyname("tcp");
+  sigset_t child_signal, before;
+  sigemptyset(&child_signal);
+  sigaddset(&child_signal, SIGCHLD);
+  ::sigprocmask(SIG_BLOCK, &child_signal, &before);
+  const int signal_fd = ::signalfd(-1, &child_signal, SFD_CLOEXEC | SFD_NONBLOCK);
+  std::set<pid_t> workers;
+  std::string packet;
+
+  const auto reap = [&] {
+    int status = 0;
+    pid_t pid;
+    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+      workers.erase(pid);
+      (void)SendPacket(fd, kExit + std::to_string(pid) + " " + std::to_string(status));
+    }
+  };
+
+  for (;;) {
+    struct pollfd fds[2] = {{fd, POLLIN, 0}, {signal_fd, POLLIN, 0}};
+    if (::poll(fds, signal_fd >= 0 ? 2 : 1, signal_fd >= 0 ? -1 : 100) < 0 && errno != EINTR)
+      break;
+    if (signal_fd >= 0 && (fds[1].revents & POLLIN)) {
+      struct signalfd_siginfo info;
+      while (::read(signal_fd, &info, sizeof info) == sizeof info) {
+      }
+    }
+    reap();
+    if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    if (ReceivePacket(fd, &packet, 0) != 1) break;  // the master closed its end
+    if (packet[0] == kKill) {
+      const pid_t pid = static_cast<pid_t>(std::strtol(packet.c_str() + 1, nullptr, 10));
+      if (workers.count(pid)) ::kill(pid, SIGKILL);
+      continue;
+    }
+    Start start;
+    if (packet[0] != kStart || !ParseStart(packet, &start)) continue;
+    int log_fd = -1;
+    const std::string reason = Prepare(start, &log_fd);
+    if (!reason.empty()) {
+      (void)SendPacket(fd, kError + reason);
+      continue;
+    }
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(fd);
+      if (signal_fd >= 0) ::close(signal_fd);
+      ::sigprocmask(SIG_SETMASK, &before, nullptr);
+      BecomeWorker(start.environment, log_fd, start.memory_mb);
+      return;
+    }
+    if (log_fd >= 0) ::close(log_fd);
+    if (pid < 0) {
+      (void)SendPacket(fd, kError + std::string("cannot fork a worker: ") + std::strerror(errno));
+      continue;
+    }
+    workers.insert(pid);
+    (void)SendPacket(fd, kPid + std::to_string(pid));
+  }
+  for (const pid_t pid : workers) ::kill(pid, SIGKILL);
+  for (const pid_t pid : workers) WaitFor(pid);
+  ::_exit(0);
+}
+
+// --- the master's side ------------------------------------------------------
+
+ForkServer::~ForkServer() { Stop(); }
+
+bool ForkServer::Ensure(std::string* err) {
+  if (fd_ >= 0) return true;
+  int ends[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ends) != 0) {
+    *err = std::string("cannot start the worker fork server: ") + std::strerror(errno);
+    return false;
+  }
+  // Its end goes to descriptor 3; from any other number, so that dup2
+  // clears close-on-exec.
+  int theirs = ends[1];
+  if (theirs == kServerFd) {
+    theirs = ::fcntl(ends[1], F_DUPFD_CLOEXEC, kServerFd + 1);
+    ::close(ends[1]);
+  }
+  std::vector<std::string> args = CommandLine();
+  std::vector<std::string> env;
+  const std::string marker = std::string(kForkServerFd) + "=";
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, marker.c_str(), marker.size()) != 0) env.push_back(*e);
+  env.push_back(marker + std::to_string(kServerFd));
+  // Every symbol bound once, in the server: lazily bound, each worker would
+  // look up and write again the same hundreds of symbols, page by page.
+  env.push_back("LD_BIND_NOW=1");
+  std::vector<char*> argv, envp;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, theirs, kServerFd);
+  pid_t pid = 0;
+  const int rc =
+      posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(theirs);
+  if (rc != 0) {
+    ::close(ends[0]);
+    *err = std::string("cannot start worker processes: ") + std::strerror(rc);
+    return false;
+  }
+  fd_ = ends[0];
+  pid_ = pid;
+  ++generation_;
+  return true;
+}
+
+pid_t ForkServer::Fork(const ForkRequest& request, std::string* err) {
+  std::string packet(1, kStart);
+  packet += request.log_file + '\0' + std::to_string(request.memory_mb) + '\0';
+  for (const auto& entry : request.environment) packet += entry + '\0';
+  // A server killed since the last start is found here first: once more,
+  // with a new one.
+  bool sent = false;
+  for (int attempt = 0; attempt < 2 && !sent; ++attempt) {
+    if (!Ensure(err)) return 0;
+    sent = Send(packet);
+    if (!sent && errno == EPIPE) Reap();
+  }
+  if (!sent) {
+    *err = "cannot hand a worker's start to the fork server (pid " + std::to_string(pid_) +
+           "): " + std::strerror(errno);
+    return 0;
+  }
+  for (;;) {
+    std::string answer;
+    bool closed = false;
+    if (!Receive(&answer, kAnswerTimeoutMs, &closed)) {
+      *err = closed ? "the worker fork server (pid " + std::to_string(pid_) + ") ended"
+                    : "the worker fork server (pid " + std::to_string(pid_) +
+                          ") did not answer within 30 s";
+      if (closed) Reap();
+      return 0;
+    }
+    if (answer[0] == kExit) {
+      Record(answer);
+    } else if (answer[0] == kPid) {
+      return static_cast<pid_t>(std::strtol(answer.c_str() + 1, nullptr, 10));
+    } else if (answer[0] == kError) {
+      *err = answer.substr(1);
+      return 0;
+    }
+  }
+}
+
+void ForkServer::Kill(pid_t pid) {
+  if (fd_ >= 0) (void)Send(kKill + std::to_string(pid));
+}
+
+std::vector<ForkedExit> ForkServer::Poll(std::vector<int>* gone) {
+  std::string packet;
+  bool closed = false;
+  while (fd_ >= 0 && Receive(&packet, 0, &closed)) Record(packet);
+  if (closed) Reap();
+  gone->insert(gone->end(), gone_.begin(), gone_.end());
+  gone_.clear();
+  return std::move(exits_);
+}
+
+void ForkServer::Stop() {
+  if (fd_ < 0) return;
+  // At the end of its stream the server kills its workers, waits for them
+  // and exits.
+  ::close(fd_);
+  fd_ = -1;
+  WaitFor(pid_);
+  pid_ = 0;
+  exits_.clear();
+}
+
+bool ForkServer::Send(const std::string& packet) { return SendPacket(fd_, packet); }
+
+bool ForkServer::Receive(std::string* packet, int timeout_ms, bool* closed) {
+  struct pollfd p {fd_, POLLIN, 0};
+  int ready;
+  while ((ready = ::poll(&p, 1, timeout_ms)) < 0 && errno == EINTR) {
+  }
+  if (ready <= 0) return false;
+  const int got = ReceivePacket(fd_, packet, MSG_DONTWAIT);
+  if (got == 0) *closed = true;
+  return got == 1;
+}
+
+void ForkServer::Record(const std::string& packet) {
+  if (packet.empty() || packet[0] != kExit) return;
+  char* rest = nullptr;
+  ForkedExit e;
+  e.pid = static_cast<pid_t>(std::strtol(packet.c_str() + 1, &rest, 10));
+  e.wait_status = static_cast<int>(std::strtol(rest, nullptr, 10));
+  exits_.push_back(e);
+}
+
+void ForkServer::Reap() {
+  gone_.push_back(generation_);
+  ::close(fd_);
+  fd_ = -1;
+  ::kill(pid_, SIGKILL);
+  WaitFor(pid_);
+  pid_ = 0;
+}
+
+}  // namespace fiber::backend
