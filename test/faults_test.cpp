@@ -92,6 +92,21 @@ TEST_CASE("local workers killed with their fork server are replaced and the map 
   CHECK(pool.apply(parent_pid_task) != server);
 }
 
+TEST_CASE("forty workers killed at once, while others start, are all replaced") {
+  // Their ends are reported while replacements are being started: more
+  // reports than a local socket holds at once.
+  fiber::PoolOptions options;
+  options.processes = 40;
+  options.max_task_retries = 10;
+  fiber::Pool pool(options);
+  for (int round = 0; round < 3; ++round) {
+    const auto pids = connected_pids(pool, 40);
+    auto pending = pool.map_async(sleep_ms, std::vector<int>(200, 5), 1);
+    for (long pid : pids) ::kill(static_cast<pid_t>(pid), SIGKILL);
+    CHECK(pending.get() == std::vector<int>(200, 5));
+  }
+}
+
 TEST_CASE("a task lost more often than the retry limit fails with WorkerLost") {
   fiber::PoolOptions options;
   options.processes = 1;

@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <set>
 
 #include "backend/command_line.hpp"
@@ -139,18 +140,36 @@ void RunForkServer(int fd) {
   const int signal_fd = ::signalfd(-1, &child_signal, SFD_CLOEXEC | SFD_NONBLOCK);
   std::set<pid_t> workers;
   std::string packet;
-
+  // The server never waits to send: the master may be sending to it at the
+  // same time, and a socket holds only a few packets (net.unix.
+  // max_dgram_qlen, 10 by default), so both would wait for ever. What the
+  // master has not taken yet waits here.
+  std::deque<std::string> outbox;
+  const auto send = [&](std::string p) { outbox.push_back(std::move(p)); };
+  const auto flush = [&] {
+    while (!outbox.empty()) {
+      const std::string& p = outbox.front();
+      if (::send(fd, p.data(), p.size(), MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+        if (errno == EINTR) continue;
+        return errno == EAGAIN || errno == EWOULDBLOCK;  // false: the master is gone
+      }
+      outbox.pop_front();
+    }
+    return true;
+  };
   const auto reap = [&] {
     int status = 0;
     pid_t pid;
     while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
       workers.erase(pid);
-      (void)SendPacket(fd, kExit + std::to_string(pid) + " " + std::to_string(status));
+      send(kExit + std::to_string(pid) + " " + std::to_string(status));
     }
   };
 
   for (;;) {
-    struct pollfd fds[2] = {{fd, POLLIN, 0}, {signal_fd, POLLIN, 0}};
+    if (!flush()) break;
+    const short wanted = POLLIN | (outbox.empty() ? 0 : POLLOUT);
+    struct pollfd fds[2] = {{fd, wanted, 0}, {signal_fd, POLLIN, 0}};
     if (::poll(fds, signal_fd >= 0 ? 2 : 1, signal_fd >= 0 ? -1 : 100) < 0 && errno != EINTR)
       break;
     if (signal_fd >= 0 && (fds[1].revents & POLLIN)) {
@@ -160,6 +179,7 @@ void RunForkServer(int fd) {
     }
     reap();
     if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    if (!(fds[0].revents & POLLIN)) break;  // the master closed its end
     if (ReceivePacket(fd, &packet, 0) != 1) break;  // the master closed its end
     if (packet[0] == kKill) {
       const pid_t pid = static_cast<pid_t>(std::strtol(packet.c_str() + 1, nullptr, 10));
@@ -171,7 +191,7 @@ void RunForkServer(int fd) {
     int log_fd = -1;
     const std::string reason = Prepare(start, &log_fd);
     if (!reason.empty()) {
-      (void)SendPacket(fd, kError + reason);
+      send(kError + reason);
       continue;
     }
     const pid_t pid = ::fork();
@@ -184,11 +204,11 @@ void RunForkServer(int fd) {
     }
     if (log_fd >= 0) ::close(log_fd);
     if (pid < 0) {
-      (void)SendPacket(fd, kError + std::string("cannot fork a worker: ") + std::strerror(errno));
+      send(kError + std::string("cannot fork a worker: ") + std::strerror(errno));
       continue;
     }
     workers.insert(pid);
-    (void)SendPacket(fd, kPid + std::to_string(pid));
+    send(kPid + std::to_string(pid));
   }
   for (const pid_t pid : workers) ::kill(pid, SIGKILL);
   for (const pid_t pid : workers) WaitFor(pid);
