@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -35,13 +36,6 @@ constexpr int kServerFd = 3;
 // How long the master waits for the server's answer to a start: a fork
 // takes milliseconds; only a stopped server takes longer.
 constexpr int kAnswerTimeoutMs = 30000;
-
-bool SendPacket(int fd, const std::string& packet) {
-  for (;;) {
-    if (::send(fd, packet.data(), packet.size(), MSG_NOSIGNAL) >= 0) return true;
-    if (errno != EINTR) return false;
-  }
-}
 
 // One whole packet (1), the end of the stream (0), or none yet (-1, with
 // MSG_DONTWAIT).
@@ -330,7 +324,30 @@ void ForkServer::Stop() {
   exits_.clear();
 }
 
-bool ForkServer::Send(const std::string& packet) { return SendPacket(fd_, packet); }
+bool ForkServer::Send(const std::string& packet) {
+  // Taking the server's reports while waiting to send, and never longer
+  // than a start may take: a stopped server is an error, not a hang.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAnswerTimeoutMs);
+  for (;;) {
+    if (::send(fd_, packet.data(), packet.size(), MSG_NOSIGNAL | MSG_DONTWAIT) >= 0) return true;
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) return false;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    struct pollfd p {fd_, POLLOUT | POLLIN, 0};
+    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) == 0) {
+      errno = ETIMEDOUT;
+      return false;
+    }
+    std::string report;
+    bool closed = false;
+    while (Receive(&report, 0, &closed)) Record(report);
+    if (closed) {
+      errno = EPIPE;
+      return false;
+    }
+  }
+}
 
 bool ForkServer::Receive(std::string* packet, int timeout_ms, bool* closed) {
   struct pollfd p {fd_, POLLIN, 0};
