@@ -37,7 +37,7 @@ int Running(const std::string& run_id) {
 // ready; its run id.
 std::string StartHeld(Fiber& fiber, ContainersRemoved& cleanup) {
   auto [status, out, err] = fiber.Run(
-      {"run", "--detach", "--backend", "docker", built_program("hold_pool"), "2"});
+      {"run", "--detach", "--backend", fiber::testing::TestEngineName(), built_program("hold_pool"), "2"});
   REQUIRE_MESSAGE(status == 0, err);
   cleanup.run_id = out.substr(0, out.find('\n'));
   REQUIRE(eventually([&] { return fiber.Ps()[0]["workers_ready"] == 2; }, 120));
@@ -115,7 +115,7 @@ TEST_CASE("fiber logs --worker shows a container worker's output after its conta
   Fiber fiber;
   ContainersRemoved cleanup(Engine());
   auto [status, out, err] = fiber.Run(
-      {"run", "--backend", "docker", built_program("chatty_pool")});
+      {"run", "--backend", fiber::testing::TestEngineName(), built_program("chatty_pool")});
   CHECK_MESSAGE(status == 0, err);
   CHECK(out.find("result 40") != std::string::npos);
   cleanup.run_id = fiber.Ps()[0]["id"];
@@ -128,7 +128,7 @@ TEST_CASE("fiber logs --worker shows a container worker's output after its conta
 TEST_CASE("fiber run with an image the engine lacks fails with that cause, at once") {
   Fiber fiber;
   ContainersRemoved cleanup(Engine());
-  auto [status, out, err] = fiber.Run({"run", "--backend", "docker", "--image", "fiber-test:absent",
+  auto [status, out, err] = fiber.Run({"run", "--backend", fiber::testing::TestEngineName(), "--image", "fiber-test:absent",
                                        built_program("chatty_pool")});
   CHECK(status != 0);
   CHECK_MESSAGE(err.find("image 'fiber-test:absent' is not in the engine") != std::string::npos, err);

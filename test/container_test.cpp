@@ -30,6 +30,7 @@ using fiber::testing::BuildTestImage;
 using fiber::testing::eventually;
 using fiber::testing::ContainersRemoved;
 using fiber::testing::TestEngine;
+using fiber::testing::TestEngineName;
 using fiber::testing::TestImage;
 
 namespace {
@@ -56,7 +57,7 @@ std::vector<fiber::backend::RunContainer> ContainersOf(const std::string& run_id
 const std::string& ContainerRun() {
   static const std::string run_id = [] {
     fiber::config::Settings s = fiber::config::Current();
-    s.backend = "docker";
+    s.backend = TestEngineName();
     s.image = ImageOf({});
     fiber::config::SetCurrent(s);
     return fiber::master::Run::Get().id();
@@ -68,7 +69,7 @@ fiber::PoolOptions InContainers(int processes) {
   ContainerRun();
   fiber::PoolOptions options;
   options.processes = processes;
-  options.backend = "docker";
+  options.backend = TestEngineName();
   return options;
 }
 
@@ -107,7 +108,7 @@ fiber::backend::Launch TestLaunch(const std::string& run_id) {
 
 fiber::config::Settings WithImage(const std::string& image) {
   fiber::config::Settings s;
-  s.backend = "docker";
+  s.backend = TestEngineName();
   s.image = image;
   return s;
 }
@@ -190,7 +191,7 @@ TEST_CASE("the run's secret is in neither a worker container's inspect output no
 TEST_CASE("an image the engine does not have is named as the cause, at once") {
   const std::string run_id = "ct" + fiber::runs::NewRunId();
   ContainersRemoved cleanup(Engine(), run_id);
-  ContainerBackend backend("docker", WithImage("fiber-test:no-such-image"));
+  ContainerBackend backend(TestEngineName(), WithImage("fiber-test:no-such-image"));
   std::string err;
   CHECK_FALSE(backend.Start(TestLaunch(run_id), &err));
   CHECK_MESSAGE(err.find("image 'fiber-test:no-such-image' is not in the engine") != std::string::npos, err);
@@ -202,7 +203,7 @@ TEST_CASE("a program missing from its image is named") {
   TestImage image;
   image.without_programs = true;
   const std::string reference = ImageOf(image);
-  ContainerBackend backend("docker", WithImage(reference));
+  ContainerBackend backend(TestEngineName(), WithImage(reference));
   std::string err;
   CHECK_FALSE(backend.Start(TestLaunch(run_id), &err));
   CHECK_MESSAGE(err.find("the program /") != std::string::npos, err);
@@ -214,7 +215,7 @@ TEST_CASE("a dynamic loader missing from its image is named") {
   ContainersRemoved cleanup(Engine(), run_id);
   TestImage image;
   image.without_loader = true;
-  ContainerBackend backend("docker", WithImage(ImageOf(image)));
+  ContainerBackend backend(TestEngineName(), WithImage(ImageOf(image)));
   std::string err;
   // runc starts it, then fails to exec it: the container ends at once.
   REQUIRE_MESSAGE(backend.Start(TestLaunch(run_id), &err), err);
@@ -229,7 +230,7 @@ TEST_CASE("a library missing from its image is named by the worker's last output
   ContainersRemoved cleanup(Engine(), run_id);
   TestImage image;
   image.without_library = "libzmq.so.5";
-  ContainerBackend backend("docker", WithImage(ImageOf(image)));
+  ContainerBackend backend(TestEngineName(), WithImage(ImageOf(image)));
   std::string err;
   REQUIRE_MESSAGE(backend.Start(TestLaunch(run_id), &err), err);
   const auto exit = FirstExit(backend);
@@ -241,7 +242,7 @@ TEST_CASE("a library missing from its image is named by the worker's last output
 TEST_CASE("a worker container that exits at once shows its last output") {
   const std::string run_id = "ct" + fiber::runs::NewRunId();
   ContainersRemoved cleanup(Engine(), run_id);
-  ContainerBackend backend("docker", WithImage(ImageOf({})));
+  ContainerBackend backend(TestEngineName(), WithImage(ImageOf({})));
   auto launch = TestLaunch(run_id);
   launch.bootstrap.server_public = "not a key";
   std::string err;
@@ -256,7 +257,7 @@ TEST_CASE("a worker container that exits at once shows its last output") {
 TEST_CASE("a worker container whose master never answers ends, and is removed") {
   const std::string run_id = "ct" + fiber::runs::NewRunId();
   ContainersRemoved cleanup(Engine(), run_id);
-  ContainerBackend backend("docker", WithImage(ImageOf({})));
+  ContainerBackend backend(TestEngineName(), WithImage(ImageOf({})));
   std::string err;
   REQUIRE_MESSAGE(backend.Start(TestLaunch(run_id), &err), err);
   const auto exit = FirstExit(backend);

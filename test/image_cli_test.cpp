@@ -63,7 +63,7 @@ TEST_CASE("fiber image build prints the image's reference, and on stderr what we
   REQUIRE_MESSAGE(r.status == 0, r.err);
   const std::string reference = Chomp(r.out);
   ImageGuard guard(reference);
-  CHECK(PrefixThenHex(reference, "fiber/image-probe:", 12));
+  CHECK(PrefixThenHex(reference, "localhost/fiber/image-probe:", 12));
   CHECK(r.err.find("program") != std::string::npos);
   CHECK(r.err.find(project.program) != std::string::npos);
   CHECK(r.err.find("libc.so") != std::string::npos);
@@ -153,8 +153,8 @@ TEST_CASE("fiber run --build builds the project's Dockerfile and hands the progr
   const std::string reference = Chomp(r.out);
   ImageGuard guard(reference);
   const std::string repository = reference.substr(0, reference.rfind(':') + 1);
-  CHECK(repository.rfind("fiber/fiber-test-", 0) == 0);
-  CHECK(repository.size() > std::string("fiber/fiber-test-:").size());
+  CHECK(repository.rfind("localhost/fiber/fiber-test-", 0) == 0);
+  CHECK(repository.size() > std::string("localhost/fiber/fiber-test-:").size());
   CHECK(PrefixThenHex(reference, repository, 12));
   auto [status, id, err] = Docker({"image", "inspect", "--format", "{{.Id}}", reference});
   CHECK_MESSAGE(status == 0, err);
@@ -195,7 +195,7 @@ TEST_CASE("fiber run on a container backend with no image packages the program a
   REQUIRE_MESSAGE(r.status == 0, r.err);
   const std::string reference = Chomp(r.out);
   ImageGuard guard(reference);
-  CHECK(PrefixThenHex(reference, "fiber/sh:", 12));
+  CHECK(PrefixThenHex(reference, "localhost/fiber/sh:", 12));
   auto [status, id, err] = Docker({"image", "inspect", "--format", "{{.Id}}", reference});
   CHECK_MESSAGE(status == 0, err);
 }

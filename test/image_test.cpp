@@ -61,7 +61,7 @@ TEST_CASE("the same program packaged twice gives the same digests, whatever its 
   CHECK(first.config_blob.digest == second.config_blob.digest);
   CHECK(first.manifest_blob.digest == second.manifest_blob.digest);
   CHECK(first.Reference() == second.Reference());
-  CHECK(first.Reference() == "fiber/image-probe:" + first.Tag());
+  CHECK(first.Reference() == "localhost/fiber/image-probe:" + first.Tag());
 }
 
 TEST_CASE("SOURCE_DATE_EPOCH's time is in the image, so another time gives another digest") {

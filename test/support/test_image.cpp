@@ -31,11 +31,16 @@ std::string ReadFile(const std::string& path) {
 
 }  // namespace
 
+std::string TestEngineName() {
+  const char* name = std::getenv("FIBER_TEST_ENGINE");
+  return name && *name ? name : "docker";
+}
+
 engine::Client TestEngine() {
   engine::Client client;
   std::string err;
   const config::Getenv getenv = [](const char* name) -> const char* { return std::getenv(name); };
-  REQUIRE_MESSAGE(engine::Client::Connect("auto", getenv, &client, &err), err);
+  REQUIRE_MESSAGE(engine::Client::Connect(TestEngineName(), getenv, &client, &err), err);
   return client;
 }
 
@@ -96,7 +101,8 @@ bool BuildTestImage(const engine::Client& engine, const TestImage& image, std::s
     return true;
   http::Request q;
   q.method = "POST";
-  q.url = std::string("http://engine/v1.41/images/create?fromSrc=-&repo=fiber-test&tag=") + tag;
+  // The tag inside repo: Podman ignores the tag parameter.
+  q.url = "http://engine/v1.41/images/create?fromSrc=-&repo=" + http::Escape(*reference);
   q.unix_socket = engine.socket();
   q.headers.push_back("Content-Type: application/x-tar");
   q.body = std::move(archive);

@@ -28,7 +28,11 @@ struct TestImage {
 [[nodiscard]] bool BuildTestImage(const engine::Client& engine, const TestImage& image,
                                   std::string* reference, std::string* err);
 
-/// The engine at its standard socket; fails the test when none answers.
+/// The engine the container tests drive: FIBER_TEST_ENGINE (docker, the
+/// default, or podman; test/run runs them once more against Podman), which
+/// is also the backend's name.
+std::string TestEngineName();
+/// That engine at its standard socket; fails the test when none answers.
 engine::Client TestEngine();
 
 }  // namespace fiber::testing

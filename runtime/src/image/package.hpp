@@ -50,8 +50,8 @@ struct Content {
 };
 
 struct Image {
-  /// "fiber/<program name>"; the tag is the config digest's first 12 hex
-  /// digits, which is what engines show as the image's ID.
+  /// "localhost/fiber/<program name>"; the tag is the config digest's
+  /// first 12 hex digits, which is what engines show as the image's ID.
   std::string repository;
   std::string architecture;
   std::string entrypoint;  // the program's absolute path in the image
@@ -69,8 +69,11 @@ struct Image {
   std::string Reference() const;
 };
 
-/// "fiber/NAME" for a program's or a project directory's path: its last
-/// component in lower case, other characters as single '-'.
+/// "localhost/fiber/NAME" for a program's or a project directory's path:
+/// its last component in lower case, other characters as single '-'. The
+/// registry part "localhost" says the image is only on this machine, and
+/// it is the name Podman gives such an image on load: without it, Podman
+/// would look for "fiber/NAME" on docker.io and not find what it loaded.
 std::string RepositoryFor(const std::string& path);
 
 /// Packages the program; false with *err naming what could not go in (the
