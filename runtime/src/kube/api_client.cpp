@@ -181,13 +181,26 @@ bool ApiClient::Watch(const ApiResource& resource, const WatchOptions& options,
                       std::string* resource_version, ApiError* err) const {
   const ApiRequestSubject subject = Subject("watch", resource, "");
   *resource_version = options.resource_version;
+  if (resource_version->empty()) {
+    // The current objects from a list, then changes from its version: a
+    // watch from no version would be a watch-list request (sendInitialEvents),
+    // which API servers on an etcd without progress notifications refuse.
+    json list;
+    if (!List(resource, options.label_selector, &list, err)) return false;
+    for (auto& item : list["items"])
+      if (!on_event({"ADDED", std::move(item)})) {
+        *resource_version = ResourceVersion(list);
+        return true;
+      }
+    *resource_version = ResourceVersion(list);
+  }
   http::Request request;
   request.url = Url(resource, "",
                     Query({{"watch", "1"},
                            {"allowWatchBookmarks", "true"},
                            {"timeoutSeconds", std::to_string(options.timeout_seconds)},
                            {"labelSelector", options.label_selector},
-                           {"resourceVersion", options.resource_version}}));
+                           {"resourceVersion", *resource_version}}));
   request.connect_timeout_ms = kApiConnectTimeoutMs;
   request.timeout_ms = (options.timeout_seconds + 30) * 1000L;
 

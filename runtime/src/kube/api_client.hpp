@@ -41,7 +41,7 @@ struct WatchEvent {
 struct WatchOptions {
   std::string label_selector;
   /// Where to start: a list's metadata.resourceVersion (events after it),
-  /// or "" for the current objects first, as ADDED events.
+  /// or "" for the current objects first (listed), as ADDED events.
   std::string resource_version;
   /// The server ends the watch after this long (its timeoutSeconds); the
   /// exchange itself gives up 30 s later.
