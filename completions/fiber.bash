@@ -59,7 +59,8 @@ _fiber() {
     # fiber run and fiber config show take them; all take a value.
     local settings='--backend --listen-host --listen-port --heartbeat-interval
         --heartbeat-timeout --start-timeout --prefetch --log --cpu --memory
-        --gpu --image --image-files --registry --profile --config'
+        --gpu --image --image-files --registry --kubeconfig --context
+        --namespace --profile --config'
     local run_valued="$settings --env --name --grace"
     local run_flags='--detach --build -q --quiet --dry-run -h --help'
 
@@ -73,7 +74,7 @@ _fiber() {
             mapfile -t COMPREPLY < <(compgen -W 'info warning' -- "$cur")
             return
             ;;
-        --config | --image-files)
+        --config | --image-files | --kubeconfig)
             compopt -o default 2>/dev/null
             return
             ;;
@@ -84,7 +85,7 @@ _fiber() {
         --listen-port | --heartbeat-interval | --heartbeat-timeout | \
             --start-timeout | --prefetch | --cpu | --memory | --gpu | \
             --profile | --env | --name | --image | --registry | --push | \
-            --grace | --worker)
+            --context | --namespace | --grace | --worker)
             return
             ;;
     esac

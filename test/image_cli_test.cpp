@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "image/base64.hpp"
+#include "base64.hpp"
 #include "subprocess.hpp"
 #include "support/docker_cli.hpp"
 #include "support/probe_project.hpp"
@@ -104,7 +104,7 @@ TEST_CASE("fiber image build --push logs in with ~/.docker/config.json and never
   TempDir home;
   const auto config = [&](const std::string& password) {
     home.write(".docker/config.json", R"({"auths": {")" + registry.address() + R"(": {"auth": ")" +
-                                          fiber::image::Base64Encode("fiber:" + password) + R"("}}})");
+                                          fiber::Base64Encode("fiber:" + password) + R"("}}})");
   };
   const std::string to = registry.address() + "/probe";
   config("Pa55-word-xyz");

@@ -9,7 +9,7 @@
 #include <map>
 
 #include "http/client.hpp"
-#include "image/base64.hpp"
+#include "base64.hpp"
 #include "image/media_types.hpp"
 #include "image/registry_push.hpp"
 #include "support/docker_cli.hpp"
@@ -52,7 +52,7 @@ fiber::config::Getenv Only(std::map<std::string, std::string> vars) {
 std::string DockerConfigFor(const std::string& registry, const std::string& user,
                             const std::string& password) {
   return R"({"auths": {")" + registry + R"(": {"auth": ")" +
-         image::Base64Encode(user + ":" + password) + R"("}}})";
+         fiber::Base64Encode(user + ":" + password) + R"("}}})";
 }
 
 // A registry of the test's, and image_probe packaged to push to it.

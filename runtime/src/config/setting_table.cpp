@@ -175,6 +175,16 @@ const std::vector<Setting>& Table() {
     {"registry", "FIBER_REGISTRY", "--registry",
      "where a packaged image is pushed, REGISTRY/NAME (none: loaded into the local engine)",
      Text(&Settings::registry, "a registry and image name")},
+    {"kubeconfig", "FIBER_KUBECONFIG", "--kubeconfig",
+     "the kubeconfig file the kubernetes backend uses alone (none: KUBECONFIG, else "
+     "~/.kube/config)",
+     Text(&Settings::kubeconfig, "a file name")},
+    {"context", "FIBER_CONTEXT", "--context",
+     "the kubeconfig context the kubernetes backend uses (none: its current-context)",
+     Text(&Settings::context, "a context name")},
+    {"namespace", "FIBER_NAMESPACE", "--namespace",
+     "the Kubernetes namespace workers run in (none: the context's, else default)",
+     Text(&Settings::namespace_name, "a namespace name")},
     {"profile", "FIBER_PROFILE", "--profile", "which of the settings files' profiles to apply",
      Text(&Settings::profile, "a profile name")},
   };

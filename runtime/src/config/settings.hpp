@@ -47,6 +47,13 @@ struct Settings {
   /// Where a packaged image is pushed (REGISTRY/NAME); empty: loaded into
   /// the local engine.
   std::string registry;
+  /// The Kubernetes backend's credentials (kube/kubeconfig.hpp): a
+  /// kubeconfig file used alone, a context in it and the namespace workers
+  /// go to. Empty: kubectl's defaults (KUBECONFIG or ~/.kube/config, its
+  /// current-context, the context's namespace).
+  std::string kubeconfig;
+  std::string context;
+  std::string namespace_name;
   /// The profile applied from the settings files; empty: none.
   std::string profile;
   /// Set by fiber run for the program it starts (runs/run_dir.hpp): the

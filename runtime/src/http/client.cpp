@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <type_traits>
@@ -106,6 +107,9 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   const std::string_view line(data, size * count);
   if (line.rfind("HTTP/", 0) == 0) {
     ex->response->headers.clear();  // a new response (after 100 Continue or a redirect)
+    // "HTTP/1.1 403 Forbidden": known before the body, for on_body.
+    if (auto space = line.find(' '); space != std::string_view::npos)
+      ex->response->status = std::strtol(std::string(line.substr(space + 1, 3)).c_str(), nullptr, 10);
   } else if (auto colon = line.find(':'); colon != std::string_view::npos) {
     ex->response->headers[Lower(Trim(line.substr(0, colon)))] =
         std::string(Trim(line.substr(colon + 1)));

@@ -34,6 +34,7 @@ struct Request {
   bool insecure_skip_verify = false;
   /// Set: the body is handed over as it arrives, not kept in Response::body;
   /// returning false stops the exchange (Perform then still returns true).
+  /// The Response's status and headers are set before the first chunk.
   std::function<bool(std::string_view chunk)> on_body;
 };
 

@@ -5,8 +5,8 @@
 #include <sstream>
 #include <vector>
 
-#include "image/base64.hpp"
-#include "image/run_capture.hpp"
+#include "base64.hpp"
+#include "run_capture.hpp"
 
 namespace fiber::image {
 
@@ -43,15 +43,17 @@ std::string HostOf(std::string key) {
 bool FromHelper(const std::string& helper, const std::string& registry, const std::string& file,
                 Credentials* out, std::string* err) {
   const std::string program = "docker-credential-" + helper;
-  std::string output;
-  int status = 0;
-  if (!RunCapture({program, "get"}, registry, /*merge_stderr=*/false, &output, &status, err))
-    return false;
-  if (status != 0) {
+  Capture what;
+  what.argv = {program, "get"};
+  what.input = registry;
+  Captured run;
+  if (!RunCapture(what, &run, err)) return false;
+  const std::string& output = run.output;
+  if (run.status != 0) {
     // A helper that does not know the registry says so; that is no error.
     if (output.find("credentials not found") != std::string::npos) return true;
     *err = program + " (named in " + file + ") failed for " + registry + " with status " +
-           std::to_string(status);
+           std::to_string(run.status);
     return false;
   }
   const json answer = json::parse(output, nullptr, false);

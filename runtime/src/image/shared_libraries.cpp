@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "image/run_capture.hpp"
+#include "run_capture.hpp"
 
 namespace fiber::image {
 
@@ -32,11 +32,13 @@ std::string LoaderFailure(const std::string& program, const std::string& output)
 
 bool SharedLibraries(const std::string& program, const std::string& interpreter,
                      std::vector<std::string>* paths, std::string* err) {
-  std::string output;
-  int status = 0;
-  if (!RunCapture({interpreter, "--list", program}, "", /*merge_stderr=*/true, &output, &status, err))
-    return false;
-  if (status != 0) {
+  Capture what;
+  what.argv = {interpreter, "--list", program};
+  what.merge_stderr = true;
+  Captured run;
+  if (!RunCapture(what, &run, err)) return false;
+  const std::string& output = run.output;
+  if (run.status != 0) {
     *err = LoaderFailure(program, output);
     return false;
   }

@@ -1,0 +1,110 @@
+// A small client of the Kubernetes API: get, create, merge-patch, delete,
+// list and watch objects, over http::Perform with one cluster's access
+// (kube/cluster_access.hpp). For the Kubernetes backend, the fiber command
+// and tests against a real API server. Thread-safe: calls share nothing but
+// the access, whose exec credential cache locks.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "kube/api_error.hpp"
+#include "kube/cluster_access.hpp"
+
+namespace fiber::kube {
+
+/// A kind of object the API serves: its group/version, its plural name in
+/// URLs and whether it lives in a namespace.
+struct ApiResource {
+  std::string api_version;  // "v1", "batch/v1"
+  std::string plural;       // "pods"
+  bool namespaced = true;
+};
+
+inline const ApiResource kPods{"v1", "pods"};
+inline const ApiResource kSecrets{"v1", "secrets"};
+inline const ApiResource kConfigMaps{"v1", "configmaps"};
+inline const ApiResource kServiceAccounts{"v1", "serviceaccounts"};
+inline const ApiResource kEvents{"v1", "events"};
+inline const ApiResource kNamespaces{"v1", "namespaces", false};
+
+/// One event of a watch: ADDED, MODIFIED or DELETED, and the object.
+/// (Bookmarks only move the watch's resourceVersion on.)
+struct WatchEvent {
+  std::string type;
+  nlohmann::json object;
+};
+
+struct WatchOptions {
+  std::string label_selector;
+  /// Where to start: a list's metadata.resourceVersion (events after it),
+  /// or "" for the current objects first (listed), as ADDED events.
+  std::string resource_version;
+  /// The server ends the watch after this long (its timeoutSeconds); the
+  /// exchange itself gives up 30 s later.
+  int timeout_seconds = 300;
+};
+
+/// Time limits of a request that is not a watch.
+inline constexpr long kApiConnectTimeoutMs = 5000;
+inline constexpr long kApiRequestTimeoutMs = 30000;
+
+class ApiClient {
+ public:
+  explicit ApiClient(ClusterAccess access) : access_(std::move(access)) {}
+
+  /// The same client, for objects in another namespace.
+  ApiClient InNamespace(std::string namespace_name) const;
+  const std::string& namespace_name() const { return access_.namespace_name; }
+  const ClusterAccess& access() const { return access_; }
+
+  /// Each returns false with *err (its kind and one line for the user) on
+  /// any failure; the object the server answered with goes to *object.
+  [[nodiscard]] bool Get(const ApiResource& resource, std::string_view name,
+                         nlohmann::json* object, ApiError* err) const;
+  [[nodiscard]] bool Create(const ApiResource& resource, const nlohmann::json& manifest,
+                            nlohmann::json* object, ApiError* err) const;
+  /// A JSON merge patch (RFC 7386).
+  [[nodiscard]] bool Patch(const ApiResource& resource, std::string_view name,
+                           const nlohmann::json& patch, nlohmann::json* object,
+                           ApiError* err) const;
+  /// Deletes with propagation "Background" (owned objects go after it) and,
+  /// when grace_seconds >= 0, that grace period.
+  [[nodiscard]] bool Delete(const ApiResource& resource, std::string_view name, ApiError* err,
+                            int grace_seconds = -1) const;
+  /// Every object matching the selector ("" for all), read page by page;
+  /// *list is the API's list: items and metadata.resourceVersion.
+  [[nodiscard]] bool List(const ApiResource& resource, std::string_view label_selector,
+                          nlohmann::json* list, ApiError* err) const;
+  /// Hands each event to on_event until it returns false or the server ends
+  /// the watch: both are true. *resource_version is the last one seen, to
+  /// watch on from. A resourceVersion too old gives false with kind kGone:
+  /// the caller lists again and watches from the list's.
+  [[nodiscard]] bool Watch(const ApiResource& resource, const WatchOptions& options,
+                           const std::function<bool(const WatchEvent&)>& on_event,
+                           std::string* resource_version, ApiError* err) const;
+
+  /// The URL of a collection (name empty) or an object, query appended.
+  std::string Url(const ApiResource& resource, std::string_view name,
+                  std::string_view query = "") const;
+
+ private:
+  // One exchange, authenticated; a refused exec credential is renewed once.
+  // With streamed_body, on_body keeps an answer other than 2xx there.
+  [[nodiscard]] bool Exchange(const http::Request& request, const ApiRequestSubject& subject,
+                              http::Response* response, ApiError* err,
+                              std::string* streamed_body = nullptr) const;
+  // One request that is not a watch; *object (if asked) gets the answer.
+  [[nodiscard]] bool Call(const char* method, const std::string& url, const char* content_type,
+                          std::string body, const ApiRequestSubject& subject,
+                          nlohmann::json* object, ApiError* err) const;
+  ApiRequestSubject Subject(const char* verb, const ApiResource& resource,
+                            std::string_view name) const;
+
+  ClusterAccess access_;
+};
+
+}  // namespace fiber::kube

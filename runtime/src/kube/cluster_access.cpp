@@ -1,0 +1,68 @@
+#include "kube/cluster_access.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace fiber::kube {
+
+namespace {
+
+std::string Trimmed(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
+    text.pop_back();
+  return text;
+}
+
+}  // namespace
+
+bool ReadCredentialFile(const std::string& path, std::string* text, std::string* err) {
+  std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
+  if (!file) {
+    *err = "cannot read " + path + " (" + std::strerror(errno) + ")";
+    return false;
+  }
+  text->clear();
+  char buf[8192];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, file.get())) > 0) text->append(buf, n);
+  if (std::ferror(file.get())) {
+    *err = "cannot read " + path + " (" + std::strerror(errno) + ")";
+    return false;
+  }
+  return true;
+}
+
+bool ClusterAccess::Authenticate(http::Request* request, std::string* err) const {
+  ClientIdentity identity{token, client_cert_pem, client_key_pem};
+  if (!token_file.empty()) {
+    std::string text;
+    if (!ReadCredentialFile(token_file, &text, err)) return false;
+    identity.token = Trimmed(text);
+    if (identity.token.empty()) {
+      *err = "the token file " + token_file + " is empty";
+      return false;
+    }
+  }
+  if (exec) {
+    ClientIdentity given;
+    if (!exec->Get(&given, err)) return false;
+    if (!given.token.empty()) identity.token = given.token;
+    if (!given.client_cert_pem.empty()) {
+      identity.client_cert_pem = given.client_cert_pem;
+      identity.client_key_pem = given.client_key_pem;
+    }
+  }
+  request->ca_pem = ca_pem;
+  request->insecure_skip_verify = insecure_skip_verify;
+  request->client_cert_pem = identity.client_cert_pem;
+  request->client_key_pem = identity.client_key_pem;
+  if (!identity.token.empty()) request->headers.push_back("Authorization: Bearer " + identity.token);
+  return true;
+}
+
+void ClusterAccess::Renew() const {
+  if (exec) exec->Forget();
+}
+
+}  // namespace fiber::kube

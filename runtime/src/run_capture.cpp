@@ -1,0 +1,133 @@
+#include "run_capture.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <map>
+
+extern char** environ;
+
+namespace fiber {
+
+namespace {
+
+// What a helper may write before the rest is dropped.
+constexpr std::size_t kMaxCaptured = 16 << 20;
+
+struct Pipe {
+  int fd[2] = {-1, -1};
+  ~Pipe() {
+    for (int f : fd)
+      if (f >= 0) ::close(f);
+  }
+  void Close(int end) {
+    if (fd[end] >= 0) ::close(fd[end]);
+    fd[end] = -1;
+  }
+};
+
+// This process's environment with the entries of extra set over it.
+std::vector<std::string> Environment(const std::vector<std::string>& extra) {
+  std::map<std::string, std::string> by_name;
+  std::vector<std::string> order;
+  auto set = [&](const std::string& entry) {
+    const std::string name = entry.substr(0, entry.find('='));
+    if (by_name.emplace(name, entry).second)
+      order.push_back(name);
+    else
+      by_name[name] = entry;
+  };
+  for (char** e = environ; *e; ++e) set(*e);
+  for (const auto& entry : extra) set(entry);
+  std::vector<std::string> out;
+  for (const auto& name : order) out.push_back(by_name[name]);
+  return out;
+}
+
+}  // namespace
+
+bool RunCapture(const Capture& what, Captured* result, std::string* err) {
+  *result = Captured{};
+  Pipe out, errors, in;
+  if (::pipe2(out.fd, O_CLOEXEC) != 0 || ::pipe2(errors.fd, O_CLOEXEC) != 0 ||
+      ::pipe2(in.fd, O_CLOEXEC) != 0) {
+    *err = std::string("cannot make a pipe: ") + std::strerror(errno);
+    return false;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in.fd[0], 0);
+  posix_spawn_file_actions_adddup2(&actions, out.fd[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, what.merge_stderr ? out.fd[1] : errors.fd[1], 2);
+  std::vector<char*> args;
+  for (const auto& a : what.argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const std::vector<std::string> env_entries = Environment(what.env);
+  std::vector<char*> env;
+  for (const auto& e : env_entries) env.push_back(const_cast<char*>(e.c_str()));
+  env.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  out.Close(1);
+  errors.Close(1);
+  in.Close(0);
+  if (rc != 0) {
+    result->start_errno = rc;
+    *err = "cannot run " + what.argv[0] + ": " + std::strerror(rc);
+    return false;
+  }
+  // Small inputs (a registry's name): the pipe holds them whole.
+  struct sigaction ignore {}, old {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &old);
+  (void)!::write(in.fd[1], what.input.data(), what.input.size());
+  ::sigaction(SIGPIPE, &old, nullptr);
+  in.Close(1);
+
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::milliseconds(what.timeout_ms);
+  pollfd fds[2] = {{out.fd[0], POLLIN, 0}, {errors.fd[0], POLLIN, 0}};
+  std::string* sinks[2] = {&result->output, &result->errors};
+  int open = 2;
+  while (open > 0) {
+    int wait_ms = -1;
+    if (what.timeout_ms > 0) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0) {
+        ::kill(pid, SIGKILL);
+        result->timed_out = true;
+        break;
+      }
+      wait_ms = static_cast<int>(left);
+    }
+    const int n = ::poll(fds, 2, wait_ms);
+    if (n < 0 && errno != EINTR) break;
+    for (int i = 0; i < 2 && n > 0; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      char buf[4096];
+      const ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
+      if (got > 0) {
+        if (sinks[i]->size() < kMaxCaptured) sinks[i]->append(buf, static_cast<std::size_t>(got));
+      } else if (got == 0 || errno != EINTR) {
+        fds[i].fd = -1;  // the Pipe closes it
+        --open;
+      }
+    }
+  }
+  int ws = 0;
+  while (::waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
+  }
+  result->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+  return true;
+}
+
+}  // namespace fiber

@@ -1,0 +1,40 @@
+// Runs a helper program to its end and keeps what it wrote: the dynamic
+// loader listing a program's libraries, a credential helper giving a
+// registry's password, a Kubernetes exec credential plugin giving a token.
+// No shell. Thread-safe (posix_spawn; nothing shared).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace fiber {
+
+/// What to run and how.
+struct Capture {
+  /// argv[0] is searched on PATH when it has no '/'.
+  std::vector<std::string> argv;
+  /// Written to its stdin, which is then closed.
+  std::string input;
+  /// "NAME=value" entries set on top of this process's environment.
+  std::vector<std::string> env;
+  /// Its stderr goes into Captured::output too; else into Captured::errors.
+  bool merge_stderr = false;
+  /// More than 0: it is killed (SIGKILL) once it has run this long.
+  long timeout_ms = 0;
+};
+
+struct Captured {
+  std::string output;
+  std::string errors;
+  /// Its exit status, or 128 + signal.
+  int status = 0;
+  bool timed_out = false;
+  /// When it could not be started: the errno (ENOENT: no such program).
+  int start_errno = 0;
+};
+
+/// Runs it to its end (or its timeout). False with *err only when it could
+/// not be started.
+[[nodiscard]] bool RunCapture(const Capture& what, Captured* result, std::string* err);
+
+}  // namespace fiber

@@ -1,0 +1,179 @@
+// A watch as the Kubernetes backend relies on it, against a scripted API
+// server (test/programs/scripted_api.py) that splits events across chunks:
+// events handed over in order, bookmarks only moving the resourceVersion on,
+// the callback stopping it, a watch from no version listing first, and a
+// resourceVersion too old (410, as an ERROR event or as the answer's status)
+// reported as Gone, apart from other failures.
+#include <doctest/doctest.h>
+#include <signal.h>
+
+#include <fstream>
+#include <map>
+
+#include "kube/api_client.hpp"
+#include "subprocess.hpp"
+#include "support/temp_dir.hpp"
+
+using fiber::kube::ApiClient;
+using fiber::kube::ApiError;
+using fiber::kube::ApiErrorKind;
+using fiber::kube::WatchEvent;
+using nlohmann::json;
+
+namespace {
+
+const std::string kPods = "/api/v1/namespaces/ns/pods";
+
+json Pod(const std::string& name, const std::string& version, const std::string& phase = "") {
+  json pod = {{"kind", "Pod"}, {"metadata", {{"name", name}, {"resourceVersion", version}}}};
+  if (!phase.empty()) pod["status"] = {{"phase", phase}};
+  return pod;
+}
+
+json Event(const std::string& type, const json& object) { return {{"type", type}, {"object", object}}; }
+
+// The answer to requests whose path and query start with a key.
+json Answer(int status, const std::vector<json>& lines) {
+  json answer = json::object();
+  answer["status"] = status;
+  answer["lines"] = lines;
+  return answer;
+}
+
+json Gone() {
+  return {{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Failure"},
+          {"message", "too old resource version: 5 (90)"}, {"reason", "Expired"}, {"code", 410}};
+}
+
+// The scripted server, answering as script says, stopped when the test ends.
+struct ScriptedApi {
+  fiber::testing::TempDir dir;
+  std::string script_file;
+  Child child;
+  int port = 0;
+  explicit ScriptedApi(const std::map<std::string, json>& script) {
+    script_file = dir.write("script.json", json(script).dump());
+    child = spawn({SCRIPTED_API, script_file}, {});
+    const std::string line = read_line(child.stdout_fd, 30);
+    REQUIRE(line.rfind("ready ", 0) == 0);
+    port = std::stoi(line.substr(6));
+  }
+  ~ScriptedApi() {
+    kill(child.pid, SIGKILL);
+    wait_exit(child, 10);
+  }
+  ApiClient client() const {
+    fiber::kube::ClusterAccess access;
+    access.server = "http://127.0.0.1:" + std::to_string(port);
+    access.context = "scripted";
+    access.namespace_name = "ns";
+    return ApiClient(access);
+  }
+  std::vector<std::string> requests() const {
+    std::ifstream in(script_file + ".requests");
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+  }
+};
+
+fiber::kube::WatchOptions From(const std::string& version) {
+  fiber::kube::WatchOptions options;
+  options.resource_version = version;
+  options.timeout_seconds = 5;
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("a watch hands over each event in order; bookmarks only move its resourceVersion on") {
+  ScriptedApi api({{kPods + "?watch=1",
+                    Answer(200, {Event("ADDED", Pod("a", "11")), Event("BOOKMARK", Pod("", "12")),
+                                 Event("MODIFIED", Pod("a", "13", "Running")),
+                                 Event("DELETED", Pod("a", "14")), Event("BOOKMARK", Pod("", "15"))})}});
+  std::vector<std::string> seen;
+  std::string version;
+  ApiError err;
+  REQUIRE_MESSAGE(api.client().Watch(fiber::kube::kPods, From("10"),
+                                     [&](const WatchEvent& e) {
+                                       seen.push_back(e.type + " " + e.object["metadata"]["resourceVersion"].get<std::string>());
+                                       return true;
+                                     },
+                                     &version, &err),
+                  err.message);
+  CHECK(seen == std::vector<std::string>{"ADDED 11", "MODIFIED 13", "DELETED 14"});
+  CHECK(version == "15");
+  REQUIRE(api.requests().size() == 1);
+  CHECK(api.requests()[0] == kPods + "?watch=1&allowWatchBookmarks=true&timeoutSeconds=5&resourceVersion=10");
+}
+
+TEST_CASE("a watch stops when its callback says so, with the version it got to") {
+  ScriptedApi api({{kPods + "?watch=1",
+                    Answer(200, {Event("ADDED", Pod("a", "11")), Event("MODIFIED", Pod("a", "12", "Running")),
+                                 Event("MODIFIED", Pod("a", "13"))})}});
+  int calls = 0;
+  std::string version;
+  ApiError err;
+  REQUIRE_MESSAGE(api.client().Watch(fiber::kube::kPods, From("10"),
+                                     [&](const WatchEvent& e) {
+                                       ++calls;
+                                       return !e.object.contains("status");
+                                     },
+                                     &version, &err),
+                  err.message);
+  CHECK(calls == 2);
+  CHECK(version == "12");
+}
+
+TEST_CASE("a watch from no resourceVersion lists first, then watches from the list's version") {
+  json list = {{"kind", "PodList"}, {"metadata", {{"resourceVersion", "20"}}}};
+  list["items"] = std::vector<json>{Pod("a", "18"), Pod("b", "19")};
+  ScriptedApi api({{kPods + "?limit=", Answer(200, {list})},
+                   {kPods + "?watch=1", Answer(200, {Event("DELETED", Pod("a", "21"))})}});
+  std::vector<std::string> seen;
+  std::string version;
+  ApiError err;
+  REQUIRE_MESSAGE(api.client().Watch(fiber::kube::kPods, From(""),
+                                     [&](const WatchEvent& e) {
+                                       seen.push_back(e.type + " " + e.object["metadata"]["name"].get<std::string>());
+                                       return true;
+                                     },
+                                     &version, &err),
+                  err.message);
+  CHECK(seen == std::vector<std::string>{"ADDED a", "ADDED b", "DELETED a"});
+  CHECK(version == "21");
+  REQUIRE(api.requests().size() == 2);
+  CHECK(api.requests()[1].find("resourceVersion=20") != std::string::npos);
+}
+
+TEST_CASE("a resourceVersion too old is Gone, whether an ERROR event or the answer says it") {
+  SUBCASE("an ERROR event") {
+    ScriptedApi api({{kPods + "?watch=1", Answer(200, {Event("ADDED", Pod("a", "91")), Event("ERROR", Gone())})}});
+    std::string version;
+    ApiError err;
+    CHECK_FALSE(api.client().Watch(fiber::kube::kPods, From("5"), [](const WatchEvent&) { return true; },
+                                   &version, &err));
+    CHECK(err.kind == ApiErrorKind::kGone);
+    CHECK(err.message == "the watch of pods in namespace \"ns\" asked for a resourceVersion the API "
+                         "server no longer has (410 Gone): too old resource version: 5 (90)");
+    CHECK(version == "91");
+  }
+  SUBCASE("the answer's status") {
+    ScriptedApi api({{kPods + "?watch=1", Answer(410, {Gone()})}});
+    std::string version;
+    ApiError err;
+    CHECK_FALSE(api.client().Watch(fiber::kube::kPods, From("5"), [](const WatchEvent&) { return true; },
+                                   &version, &err));
+    CHECK(err.kind == ApiErrorKind::kGone);
+    CHECK(err.status == 410);
+  }
+  SUBCASE("other failures are not Gone") {
+    ScriptedApi api({{kPods + "?watch=1", Answer(200, {json("not an event")})}});
+    std::string version;
+    ApiError err;
+    CHECK_FALSE(api.client().Watch(fiber::kube::kPods, From("5"), [](const WatchEvent&) { return true; },
+                                   &version, &err));
+    CHECK(err.kind == ApiErrorKind::kOther);
+    CHECK(err.message.find("sent a line that is not an event") != std::string::npos);
+  }
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""A scripted Kubernetes API server for kube_watch_test: argv[1] is a JSON
+file mapping a request's path and query (the longest key that starts it
+wins) to {"status": N, "lines": [...]}; the answer is those lines, each
+sent in small pieces with a pause, and the connection closed after them.
+Each request's path is appended to argv[1] + ".requests". Listens on a free
+loopback port; prints "ready PORT" once up."""
+import http.server, json, sys, time
+
+script = json.load(open(sys.argv[1]))
+
+
+class Scripted(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.0"
+
+    def do_GET(self):
+        with open(sys.argv[1] + ".requests", "a") as log:
+            log.write(self.path + "\n")
+        keys = [k for k in script if self.path.startswith(k)]
+        answer = script[max(keys, key=len)] if keys else {"status": 404, "lines": []}
+        self.send_response(answer["status"])
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        for line in answer["lines"]:
+            data = (json.dumps(line) + "\n").encode()
+            for i in range(0, len(data), 7):  # events split across chunks
+                self.wfile.write(data[i:i + 7])
+                self.wfile.flush()
+            time.sleep(0.01)
+
+    def log_message(self, *args):
+        pass
+
+
+server = http.server.HTTPServer(("127.0.0.1", 0), Scripted)
+print("ready", server.server_address[1], flush=True)
+server.serve_forever()
