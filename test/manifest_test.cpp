@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+
 #include "kube/manifest.hpp"
 #include "kube/yaml_json.hpp"
 #include "support/temp_dir.hpp"
@@ -212,7 +214,7 @@ TEST_CASE("values with quotes, newlines, colons, braces, hashes and dashes stay 
   const std::vector<std::string> hostile = {
       "it's \"quoted\"", "two\nlines\n", "key: value", "{}", "[a, b]", "# not a comment", "- not an item",
       "&anchor", "*alias", "!tag", "| block", "> folded", "%directive", "@at", "`tick", "--- \n...",
-      "  leading and trailing  ", "tab\there", "back\\slash", "ünïcødé ✓", "\x01control", "a: {b: [c]}"};
+      "  leading and trailing  ", "tab\there", "back\\slash", "ünïcødé ✓", "\x01control", "del\x7f", "a: {b: [c]}"};
   PodValues v = Worker();
   v.command = {"/prog"};
   for (std::size_t i = 0; i < hostile.size(); ++i) {
@@ -232,6 +234,8 @@ TEST_CASE("values with quotes, newlines, colons, braces, hashes and dashes stay 
   const std::string yaml = fiber::kube::DryRunYaml({pod});
   CHECK(ReadBack(yaml) == pod);
   CHECK(YAML::LoadAll(yaml).size() == 1);
+  // Printable throughout, as kubectl's reader insists: controls escaped.
+  CHECK(std::all_of(yaml.begin(), yaml.end(), [](unsigned char c) { return c >= 0x20 ? c != 0x7f : c == '\n'; }));
 }
 
 TEST_CASE("values that look like numbers, booleans or null stay strings, also printed as YAML") {

@@ -185,7 +185,11 @@ bool ReadsAsString(const std::string& s) {
 
 void Emit(const nlohmann::json& value, YAML::Emitter* out) {
   auto string = [out](const std::string& s) {
-    if (ReadsAsString(s))
+    // yaml-cpp escapes every control character but DEL, which kubectl's
+    // reader refuses raw; escaping all that is not ASCII escapes it too.
+    if (s.find('\x7f') != std::string::npos)
+      *out << YAML::EscapeNonAscii << YAML::DoubleQuoted << s;
+    else if (ReadsAsString(s))
       *out << s;
     else
       *out << YAML::DoubleQuoted << s;
