@@ -1,0 +1,211 @@
+// The manifests fiber renders, accepted by a real API server: the cluster
+// of test/cluster (test/cluster/README.md), asked with server-side dry run
+// (?dryRun=All), so nothing is created. Without a running cluster
+// ($FIBER_CLUSTER_DIR/cluster.env and an API server that answers) each test
+// says so and passes. The rendering itself: manifest_test.cpp.
+#include <doctest/doctest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <optional>
+
+#include "http/client.hpp"
+#include "image/base64.hpp"
+#include "kube/manifest.hpp"
+#include "support/temp_dir.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+/// The admin's way into the test cluster. Reads the few kubeconfig fields
+/// it needs directly; the kubeconfig loader will replace this.
+struct Cluster {
+  std::string server;
+  std::string namespace_name;
+  fiber::http::Request base;  // TLS material set
+
+  fiber::http::Response Call(const std::string& method, const std::string& path, const json& body = {}) const {
+    fiber::http::Request r = base;
+    r.method = method;
+    r.url = server + path;
+    if (!body.is_null()) {
+      r.headers = {"Content-Type: application/json", "Accept: application/json"};
+      r.body = body.dump();
+    }
+    fiber::http::Response response;
+    std::string err;
+    INFO(err);
+    REQUIRE(fiber::http::Perform(r, &response, &err));
+    return response;
+  }
+};
+
+std::string Decoded(const YAML::Node& node) {
+  std::string bytes;
+  REQUIRE(node.IsScalar());
+  REQUIRE(fiber::image::Base64Decode(node.Scalar(), &bytes));
+  return bytes;
+}
+
+std::optional<Cluster> FindClusterQuietly() {
+  const char* dir = std::getenv("FIBER_CLUSTER_DIR");
+  std::ifstream env_file(std::string(dir ? dir : "/tmp/fiber-cluster") + "/cluster.env");
+  std::map<std::string, std::string> env;
+  for (std::string line; std::getline(env_file, line);) {
+    const std::size_t eq = line.find('=');
+    if (eq != std::string::npos) env[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  if (env["FIBER_CLUSTER_ADMIN_KUBECONFIG"].empty()) return std::nullopt;
+  const YAML::Node kubeconfig = YAML::LoadFile(env["FIBER_CLUSTER_ADMIN_KUBECONFIG"]);
+  Cluster cluster;
+  cluster.server = kubeconfig["clusters"][0]["cluster"]["server"].as<std::string>();
+  cluster.namespace_name = env["FIBER_CLUSTER_NAMESPACE"].empty() ? "default" : env["FIBER_CLUSTER_NAMESPACE"];
+  cluster.base.ca_pem = Decoded(kubeconfig["clusters"][0]["cluster"]["certificate-authority-data"]);
+  cluster.base.client_cert_pem = Decoded(kubeconfig["users"][0]["user"]["client-certificate-data"]);
+  cluster.base.client_key_pem = Decoded(kubeconfig["users"][0]["user"]["client-key-data"]);
+  cluster.base.timeout_ms = 30000;
+  fiber::http::Request health = cluster.base;
+  health.url = cluster.server + "/healthz";
+  fiber::http::Response response;
+  std::string err;
+  if (!fiber::http::Perform(health, &response, &err) || response.status != 200) return std::nullopt;
+  return cluster;
+}
+
+/// The running test cluster, or nothing, saying so.
+std::optional<Cluster> FindCluster() {
+  std::optional<Cluster> cluster = FindClusterQuietly();
+  if (!cluster) MESSAGE("no test cluster answers (test/cluster/up starts one): not checked");
+  return cluster;
+}
+
+/// Server-side dry run of creating the object: the API server's answer,
+/// checked to be 201 Created.
+json DryRunCreate(const Cluster& cluster, const std::string& resource, const json& object) {
+  const fiber::http::Response r =
+      cluster.Call("POST", "/api/v1/namespaces/" + cluster.namespace_name + "/" + resource + "?dryRun=All", object);
+  INFO(r.body);
+  REQUIRE(r.status == 201);
+  return json::parse(r.body);
+}
+
+fiber::kube::Template Load(const std::string& name, const std::string& dir = "") {
+  fiber::kube::Template t;
+  std::string err;
+  INFO(err);
+  REQUIRE(fiber::kube::LoadTemplate(name, dir, &t, &err));
+  return t;
+}
+
+fiber::kube::PodValues Worker(const Cluster& cluster, const std::string& owner_uid) {
+  fiber::kube::PodValues v;
+  v.run_id = "0123456789ab";
+  v.worker_id = "w1";
+  v.namespace_name = cluster.namespace_name;
+  v.image = "127.0.0.1:35000/fiber/prog:1";
+  v.image_pull_policy = "IfNotPresent";
+  v.command = {"/prog", "it's \"quoted\"", "two\nlines", "key: value", "{}", "# hash", "- dash"};
+  v.env = {{"FIBER_MASTER", "tcp://127.0.0.1:5555"}, {"HOSTILE", "a: {b: [c]} # d\n- e"}, {"LOOKS_TRUE", "true"}};
+  v.labels = {{"example.com/team", "vision"}};
+  v.secret_name = fiber::kube::RunObjectName(v.run_id);
+  v.secret_key = fiber::kube::kClientKeyItem;
+  v.cpu_millis = 250;
+  v.memory_mib = 64;
+  v.gpu = 1;
+  v.owner_name = v.secret_name;
+  v.owner_uid = owner_uid;
+  return v;
+}
+
+/// The run's Secret, as the server would create it; its uid.
+std::string RunUid(const Cluster& cluster) {
+  fiber::kube::RunValues v;
+  v.run_id = "0123456789ab";
+  v.namespace_name = cluster.namespace_name;
+  v.secret_key = fiber::kube::kClientKeyItem;
+  v.secret_value = "not a real key";
+  json run;
+  std::string err;
+  REQUIRE(fiber::kube::RenderRun(Load(fiber::kube::kRunTemplate), v, &run, &err));
+  const json created = DryRunCreate(cluster, "secrets", run);
+  CHECK(created["metadata"]["labels"]["fiber.role"] == "run");
+  return created["metadata"].value("uid", "00000000-0000-4000-8000-000000000000");
+}
+
+}  // namespace
+
+TEST_CASE("the API server accepts the run's Secret and a worker's pod, hostile values intact") {
+  const std::optional<Cluster> cluster = FindCluster();
+  if (!cluster) return;
+  const fiber::kube::PodValues v = Worker(*cluster, RunUid(*cluster));
+  json pod;
+  std::string err;
+  REQUIRE(fiber::kube::RenderPod(Load(fiber::kube::kWorkerPodTemplate), v, &pod, &err));
+  const json created = DryRunCreate(*cluster, "pods", pod);
+  const json& container = created["spec"]["containers"][0];
+  CHECK(container["args"] == pod["spec"]["containers"][0]["args"]);
+  CHECK(container["env"] == pod["spec"]["containers"][0]["env"]);
+  CHECK(container["resources"]["limits"]["nvidia.com/gpu"] == "1");
+  CHECK(created["metadata"]["ownerReferences"] == pod["metadata"]["ownerReferences"]);
+  CHECK(created["spec"]["volumes"][0]["secret"]["defaultMode"] == 0400);
+}
+
+TEST_CASE("the API server accepts the master's pod") {
+  const std::optional<Cluster> cluster = FindCluster();
+  if (!cluster) return;
+  fiber::kube::PodValues v = Worker(*cluster, RunUid(*cluster));
+  v.worker_id.clear();
+  json pod;
+  std::string err;
+  REQUIRE(fiber::kube::RenderPod(Load(fiber::kube::kMasterPodTemplate), v, &pod, &err));
+  CHECK(DryRunCreate(*cluster, "pods", pod)["metadata"]["name"] == "fiber-0123456789ab-master");
+}
+
+TEST_CASE("the API server accepts a user's template with node selector, tolerations and volumes") {
+  const std::optional<Cluster> cluster = FindCluster();
+  if (!cluster) return;
+  fiber::testing::TempDir dir;
+  dir.write(fiber::kube::kWorkerPodTemplate, R"(apiVersion: v1
+kind: Pod
+spec:
+  hostNetwork: true
+  nodeSelector:
+    kubernetes.io/hostname: localhost
+  tolerations:
+    - key: example.com/dedicated
+      operator: Exists
+      effect: NoSchedule
+  containers:
+    - name: worker
+      volumeMounts:
+        - name: scratch
+          mountPath: /scratch
+  volumes:
+    - name: scratch
+      emptyDir: {}
+)");
+  json pod;
+  std::string err;
+  REQUIRE(fiber::kube::RenderPod(Load(fiber::kube::kWorkerPodTemplate, dir.path()),
+                                 Worker(*cluster, RunUid(*cluster)), &pod, &err));
+  const json created = DryRunCreate(*cluster, "pods", pod);
+  CHECK(created["spec"]["nodeSelector"]["kubernetes.io/hostname"] == "localhost");
+  CHECK(created["spec"]["volumes"].size() == 2);
+}
+
+TEST_CASE("the API server's reason for a manifest it refuses comes back") {
+  const std::optional<Cluster> cluster = FindCluster();
+  if (!cluster) return;
+  fiber::kube::PodValues v = Worker(*cluster, RunUid(*cluster));
+  v.labels["example.com/team"] = "not a label value";
+  json pod;
+  std::string err;
+  REQUIRE(fiber::kube::RenderPod(Load(fiber::kube::kWorkerPodTemplate), v, &pod, &err));
+  const fiber::http::Response r =
+      cluster->Call("POST", "/api/v1/namespaces/" + cluster->namespace_name + "/pods?dryRun=All", pod);
+  CHECK(r.status == 422);
+  CHECK(json::parse(r.body)["message"].get<std::string>().find("metadata.labels") != std::string::npos);
+}
