@@ -1,6 +1,7 @@
 // The manifests fiber renders, accepted by a real API server: the cluster
 // of test/cluster (test/cluster/README.md), asked with server-side dry run
-// (?dryRun=All), so nothing is created. Without a running cluster
+// (?dryRun=All), so nothing is created; and its kubectl, reading YAML as
+// users' manifests are read. Without a running cluster
 // ($FIBER_CLUSTER_DIR/cluster.env and an API server that answers) each test
 // says so and passes. The rendering itself: manifest_test.cpp.
 #include <doctest/doctest.h>
@@ -14,6 +15,8 @@
 #include "http/client.hpp"
 #include "image/base64.hpp"
 #include "kube/manifest.hpp"
+#include "kube/yaml_json.hpp"
+#include "subprocess.hpp"
 #include "support/temp_dir.hpp"
 
 using nlohmann::json;
@@ -50,7 +53,8 @@ std::string Decoded(const YAML::Node& node) {
   return bytes;
 }
 
-std::optional<Cluster> FindClusterQuietly() {
+/// $FIBER_CLUSTER_DIR/cluster.env, which test/cluster/up writes.
+std::map<std::string, std::string> ClusterEnv() {
   const char* dir = std::getenv("FIBER_CLUSTER_DIR");
   std::ifstream env_file(std::string(dir ? dir : "/tmp/fiber-cluster") + "/cluster.env");
   std::map<std::string, std::string> env;
@@ -58,6 +62,11 @@ std::optional<Cluster> FindClusterQuietly() {
     const std::size_t eq = line.find('=');
     if (eq != std::string::npos) env[line.substr(0, eq)] = line.substr(eq + 1);
   }
+  return env;
+}
+
+std::optional<Cluster> FindClusterQuietly() {
+  std::map<std::string, std::string> env = ClusterEnv();
   if (env["FIBER_CLUSTER_ADMIN_KUBECONFIG"].empty()) return std::nullopt;
   const YAML::Node kubeconfig = YAML::LoadFile(env["FIBER_CLUSTER_ADMIN_KUBECONFIG"]);
   Cluster cluster;
@@ -135,7 +144,47 @@ std::string RunUid(const Cluster& cluster) {
   return created["metadata"].value("uid", "00000000-0000-4000-8000-000000000000");
 }
 
+/// The object kubectl makes of a YAML file (read locally: no server).
+json KubectlReads(const std::string& kubectl, const std::string& path) {
+  const Child child = spawn({kubectl, "label", "--local", "-f", path, "fiber.test/read=yes", "-o", "json"},
+                            {{"KUBECONFIG", "/dev/null"}});
+  const std::string out = read_all(child.stdout_fd);
+  const std::string errors = read_all(child.stderr_fd);
+  INFO(errors);
+  REQUIRE(wait_exit(child) == 0);
+  json object = json::parse(out);
+  object["metadata"]["labels"].erase("fiber.test/read");
+  if (object["metadata"]["labels"].empty()) object["metadata"].erase("labels");
+  return object;
+}
+
 }  // namespace
+
+TEST_CASE("kubectl reads fiber's dry-run YAML as the JSON fiber sends, and a template as fiber does") {
+  const std::string kubectl = ClusterEnv()["FIBER_CLUSTER_KUBECTL"];
+  if (kubectl.empty()) {
+    MESSAGE("no kubectl of the test cluster (test/cluster/up): not checked");
+    return;
+  }
+  fiber::testing::TempDir dir;
+  fiber::kube::PodValues v = Worker(Cluster{}, "uid");
+  const std::vector<std::string> lookalikes = {"true", "no", "0400", "0x1F", "1e3", "null", "~", "", "12:30",
+                                               "2001-12-14", "=", "<<", "del\x7f", "nel\xc2\x85",
+                                               "ls\xe2\x80\xa8", "\xef\xbb\xbf" "bom", "\x01" "ctl"};
+  for (const std::string& s : lookalikes) v.env["X_" + std::to_string(v.env.size())] = s;
+  json pod;
+  std::string err;
+  REQUIRE(fiber::kube::RenderPod(Load(fiber::kube::kWorkerPodTemplate), v, &pod, &err));
+  CHECK(KubectlReads(kubectl, dir.write("pod.yaml", fiber::kube::DryRunYaml({pod}))) == pod);
+
+  const std::string tricky =
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  x: {octal: 0400, hex: 0x10, bin: 0b101, "
+      "under: 1_000, exp: 1e3, half: .5, yes: yes, Off: Off, nv: N, tilde: ~, empty: , cpu: 500m, "
+      "time: 12:30, date: 2001-12-14, version: 1.2.3, quoted: \"0400\", tagged: !!str 5, 08: 09}\n";
+  json ours;
+  REQUIRE(fiber::kube::YamlToJson(YAML::Load(tricky), "", &ours, &err));
+  CHECK(KubectlReads(kubectl, dir.write("tricky.yaml", tricky)) == ours);
+}
 
 TEST_CASE("the API server accepts the run's Secret and a worker's pod, hostile values intact") {
   const std::optional<Cluster> cluster = FindCluster();

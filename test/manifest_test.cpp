@@ -214,7 +214,7 @@ TEST_CASE("values with quotes, newlines, colons, braces, hashes and dashes stay 
   const std::vector<std::string> hostile = {
       "it's \"quoted\"", "two\nlines\n", "key: value", "{}", "[a, b]", "# not a comment", "- not an item",
       "&anchor", "*alias", "!tag", "| block", "> folded", "%directive", "@at", "`tick", "--- \n...",
-      "  leading and trailing  ", "tab\there", "back\\slash", "ünïcødé ✓", "\x01control", "del\x7f", "a: {b: [c]}"};
+      "  leading and trailing  ", "tab\there", "back\\slash", "ünïcødé ✓", "\x01control", "del\x7f", "nel\xc2\x85", "ls\xe2\x80\xa8ps\xe2\x80\xa9", "a: {b: [c]}"};
   PodValues v = Worker();
   v.command = {"/prog"};
   for (std::size_t i = 0; i < hostile.size(); ++i) {
@@ -234,13 +234,15 @@ TEST_CASE("values with quotes, newlines, colons, braces, hashes and dashes stay 
   const std::string yaml = fiber::kube::DryRunYaml({pod});
   CHECK(ReadBack(yaml) == pod);
   CHECK(YAML::LoadAll(yaml).size() == 1);
-  // Printable throughout, as kubectl's reader insists: controls escaped.
+  // Printable throughout, as kubectl's reader insists, and no line breaks
+  // but "\n" (YAML 1.1 breaks lines at NEL, LS and PS too).
   CHECK(std::all_of(yaml.begin(), yaml.end(), [](unsigned char c) { return c >= 0x20 ? c != 0x7f : c == '\n'; }));
+  for (const char* hazard : {"\xc2\x85", "\xe2\x80\xa8", "\xe2\x80\xa9"}) CHECK(yaml.find(hazard) == std::string::npos);
 }
 
 TEST_CASE("values that look like numbers, booleans or null stay strings, also printed as YAML") {
   const std::vector<std::string> lookalikes = {"true", "no", "ON", "y", "0400", "0x1F", "1_000", "1e3", ".5",
-                                               "-1", "null", "~", "", ".inf", "12:30"};
+                                               "-1", "null", "~", "", ".inf", "12:30", "1:20:30.5", "2001-12-14", "=", "<<"};
   PodValues v = Worker();
   for (const std::string& s : lookalikes) v.env["X_" + std::to_string(v.env.size())] = s;
   const json pod = Pod(Load(fiber::kube::kWorkerPodTemplate), v);
@@ -252,11 +254,11 @@ TEST_CASE("a template's unquoted values mean what kubectl reads: 0400 is octal, 
   const json j = ReadBack(
       "mode: 0400\nhex: 0x10\nport: 8080\nratio: 0.5\nenabled: yes\ndisabled: False\ncpu: 500m\n"
       "quoted: \"1\"\ntagged: !!str 5\nempty:\ntilde: ~\nversion: 1.2.3\nnegative: -3\n"
-      "on: unquoted key\n'off': quoted key\n");
+      "on: unquoted key\n'off': quoted key\nexponent: 1e3\n08: 09\n");
   CHECK(j == json({{"mode", 256}, {"hex", 16}, {"port", 8080}, {"ratio", 0.5}, {"enabled", true},
                    {"disabled", false}, {"cpu", "500m"}, {"quoted", "1"}, {"tagged", "5"},
                    {"empty", nullptr}, {"tilde", nullptr}, {"version", "1.2.3"}, {"negative", -3},
-                   {"true", "unquoted key"}, {"off", "quoted key"}}));
+                   {"true", "unquoted key"}, {"off", "quoted key"}, {"exponent", 1000}, {"8", 9}}));
 }
 
 TEST_CASE("the run's Secret holds the workers' key and fiber's labels; the dry run shows it redacted") {
@@ -422,6 +424,8 @@ TEST_CASE("a template fiber cannot use gives one error naming the file and what 
             .find("spec.nodeSelector.a is given twice") != std::string::npos);
   CHECK(WorkerTemplateError(kMinimalWorker + "  hostNetwork: !!int yes\n")
             .find("spec.hostNetwork") != std::string::npos);
+  CHECK(WorkerTemplateError(kMinimalWorker + "  priority: .inf\n")
+            .find("spec.priority: .inf is a number JSON cannot hold") != std::string::npos);
 }
 
 TEST_CASE("a pod template's errors are the pod's; the run's template is checked as a Secret") {

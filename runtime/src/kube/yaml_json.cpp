@@ -1,6 +1,8 @@
 #include "kube/yaml_json.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <set>
@@ -89,11 +91,19 @@ bool ParseFloat(const std::string& s, double* value) {
   return errno == 0;
 }
 
-/// .inf and .nan, which JSON cannot hold: read as strings, written quoted.
+/// .inf and .nan, which JSON cannot hold: refused unquoted, as kubectl
+/// refuses them, and written quoted.
 bool IsInfinityOrNan(const std::string& s) {
   std::string t = s;
   if (!t.empty() && (t[0] == '+' || t[0] == '-')) t.erase(0, 1);
   return t == ".inf" || t == ".Inf" || t == ".INF" || t == ".nan" || t == ".NaN" || t == ".NAN";
+}
+
+/// A float as kubectl's JSON has it: a whole one is written as an integer
+/// ("1e3" is 1000, not 1000.0, which an integer field refuses).
+nlohmann::json FloatValue(double d) {
+  if (std::trunc(d) == d && std::fabs(d) < 9e18) return static_cast<std::int64_t>(d);
+  return d;
 }
 
 /// An unquoted scalar's value.
@@ -104,7 +114,7 @@ nlohmann::json ResolvePlain(const std::string& s) {
   if (IsNullWord(s)) return nullptr;
   if (ParseBool(s, &b)) return b;
   if (ParseInt(s, &i)) return i;
-  if (ParseFloat(s, &d)) return d;
+  if (ParseFloat(s, &d)) return FloatValue(d);
   return s;
 }
 
@@ -149,8 +159,11 @@ bool ScalarToJson(const YAML::Node& node, const std::string& at, nlohmann::json*
   bool b = false;
   std::int64_t i = 0;
   double d = 0;
-  if (tag == "?") {
-    *out = IsInfinityOrNan(text) ? nlohmann::json(text) : ResolvePlain(text);
+  if (tag == "?" && IsInfinityOrNan(text)) {
+    *err = at + ": " + text + " is a number JSON cannot hold (quote it to mean the text)";
+    return false;
+  } else if (tag == "?") {
+    *out = ResolvePlain(text);
   } else if (tag.empty() || tag == "!" || tag == "tag:yaml.org,2002:str") {
     *out = text;
   } else if (tag == kIntTag && ParseInt(text, &i)) {
@@ -158,7 +171,7 @@ bool ScalarToJson(const YAML::Node& node, const std::string& at, nlohmann::json*
   } else if (tag == kBoolTag && ParseBool(text, &b)) {
     *out = b;
   } else if (tag == "tag:yaml.org,2002:float" && (ParseInt(text, &i) || ParseFloat(text, &d))) {
-    *out = ParseInt(text, &i) ? static_cast<double>(i) : d;
+    *out = ParseInt(text, &i) ? nlohmann::json(i) : FloatValue(d);
   } else if (tag == "tag:yaml.org,2002:null" && IsNullWord(text)) {
     *out = nullptr;
   } else {
@@ -179,15 +192,34 @@ std::string KeyText(const nlohmann::json& key) {
   return key.dump();
 }
 
+/// Text that fiber and kubectl read as a string, but other YAML 1.1 readers
+/// (PyYAML, say) as something else: a date (2001-12-14), base 60 (12:30),
+/// the value and merge keys (=, <<). Quoted when written, to be plain to
+/// every reader.
+bool ReadsOtherwiseElsewhere(const std::string& s) {
+  if (s == "=" || s == "<<" || IsInfinityOrNan(s)) return true;
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (s.size() >= 5 && std::all_of(s.begin(), s.begin() + 4, digit) && s[4] == '-') return true;
+  return s.find(':') != std::string::npos &&
+         s.find_first_not_of("0123456789:._+-") == std::string::npos;
+}
+
 bool ReadsAsString(const std::string& s) {
-  return ResolvePlain(s).is_string() && !IsInfinityOrNan(s);
+  return ResolvePlain(s).is_string() && !ReadsOtherwiseElsewhere(s);
+}
+
+/// What yaml-cpp writes raw but kubectl's reader (YAML 1.1) takes for
+/// something else: DEL, which it refuses, and NEL, LS and PS (U+0085,
+/// U+2028, U+2029), which are line breaks to it. Escaping all that is not
+/// ASCII escapes them.
+bool HasRawHazard(const std::string& s) {
+  return s.find('\x7f') != std::string::npos || s.find("\xc2\x85") != std::string::npos ||
+         s.find("\xe2\x80\xa8") != std::string::npos || s.find("\xe2\x80\xa9") != std::string::npos;
 }
 
 void Emit(const nlohmann::json& value, YAML::Emitter* out) {
   auto string = [out](const std::string& s) {
-    // yaml-cpp escapes every control character but DEL, which kubectl's
-    // reader refuses raw; escaping all that is not ASCII escapes it too.
-    if (s.find('\x7f') != std::string::npos)
+    if (HasRawHazard(s))
       *out << YAML::EscapeNonAscii << YAML::DoubleQuoted << s;
     else if (ReadsAsString(s))
       *out << s;
