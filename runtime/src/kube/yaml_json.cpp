@@ -1,6 +1,5 @@
 #include "kube/yaml_json.hpp"
 
-#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -45,6 +44,9 @@ bool ParseInt(const std::string& text, std::int64_t* value) {
     base = 16, i += 2;
   } else if (s.size() - i > 2 && s[i] == '0' && (s[i + 1] == 'b' || s[i + 1] == 'B')) {
     base = 2, i += 2;
+    // kubectl's reader takes a sign after 0b too (0b-1 is -1), when none
+    // came before it.
+    if (i == 2 && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
   } else if (s.size() - i > 2 && s[i] == '0' && (s[i + 1] == 'o' || s[i + 1] == 'O')) {
     base = 8, i += 2;
   } else if (s.size() - i > 1 && s[i] == '0') {
@@ -64,8 +66,11 @@ bool ParseInt(const std::string& text, std::int64_t* value) {
 }
 
 /// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?, as kubectl's YAML
-/// reader takes a float.
-bool ParseFloat(const std::string& s, double* value) {
+/// reader takes a float: underscores aside, unless it starts with ".".
+bool ParseFloat(const std::string& text, double* value) {
+  std::string s;
+  for (char c : text)
+    if (c != '_' || text[0] == '.') s += c;
   std::size_t i = 0;
   auto digits = [&] {
     const std::size_t from = i;
@@ -113,7 +118,10 @@ nlohmann::json ResolvePlain(const std::string& s) {
   double d = 0;
   if (IsNullWord(s)) return nullptr;
   if (ParseBool(s, &b)) return b;
-  if (ParseInt(s, &i)) return i;
+  // Numbers only where kubectl's reader looks for them: after a digit, a
+  // sign or a dot.
+  if (s.find_first_of("0123456789+-.") != 0) return s;
+  if (s[0] != '.' && ParseInt(s, &i)) return i;
   if (ParseFloat(s, &d)) return FloatValue(d);
   return s;
 }
@@ -193,27 +201,27 @@ std::string KeyText(const nlohmann::json& key) {
 }
 
 /// Text that fiber and kubectl read as a string, but other YAML 1.1 readers
-/// (PyYAML, say) as something else: a date (2001-12-14), base 60 (12:30),
-/// the value and merge keys (=, <<). Quoted when written, to be plain to
-/// every reader.
+/// (PyYAML, say) may not: anything that starts like a number (a date
+/// 2001-12-14, base 60 12:30, 0b_), the value and merge keys (=, <<).
+/// Quoted when written, to be plain to every reader.
 bool ReadsOtherwiseElsewhere(const std::string& s) {
   if (s == "=" || s == "<<" || IsInfinityOrNan(s)) return true;
-  auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  if (s.size() >= 5 && std::all_of(s.begin(), s.begin() + 4, digit) && s[4] == '-') return true;
-  return s.find(':') != std::string::npos &&
-         s.find_first_not_of("0123456789:._+-") == std::string::npos;
+  const std::size_t first = !s.empty() && (s[0] == '-' || s[0] == '+') ? 1 : 0;
+  const std::size_t digit = first < s.size() && s[first] == '.' ? first + 1 : first;
+  return digit < s.size() && s[digit] >= '0' && s[digit] <= '9';
 }
 
 bool ReadsAsString(const std::string& s) {
   return ResolvePlain(s).is_string() && !ReadsOtherwiseElsewhere(s);
 }
 
-/// What yaml-cpp writes raw but kubectl's reader (YAML 1.1) takes for
-/// something else: DEL, which it refuses, and NEL, LS and PS (U+0085,
-/// U+2028, U+2029), which are line breaks to it. Escaping all that is not
-/// ASCII escapes them.
+/// What yaml-cpp may write raw but a reader takes for something else: a
+/// carriage return (left raw at the end of an unquoted value, where it is
+/// a line break), DEL, which kubectl's reader refuses, and NEL, LS and PS
+/// (U+0085, U+2028, U+2029), line breaks to a YAML 1.1 reader. Escaping
+/// all that is not ASCII in double quotes escapes each of them.
 bool HasRawHazard(const std::string& s) {
-  return s.find('\x7f') != std::string::npos || s.find("\xc2\x85") != std::string::npos ||
+  return s.find_first_of("\r\x7f") != std::string::npos || s.find("\xc2\x85") != std::string::npos ||
          s.find("\xe2\x80\xa8") != std::string::npos || s.find("\xe2\x80\xa9") != std::string::npos;
 }
 
