@@ -20,14 +20,16 @@ inline constexpr const char* kBoolTag = "tag:yaml.org,2002:bool";
 
 /// The JSON value of a YAML node. False with *err naming the path (from
 /// `at`, e.g. "spec.containers[0].env") of what JSON cannot hold: a key that
-/// is not a scalar, a scalar whose tag it does not know or whose text
-/// contradicts its tag, text that is not UTF-8.
+/// is not a scalar, a key given twice, a scalar whose tag it does not know
+/// or whose text contradicts its tag, an unquoted .inf or .nan, text that is
+/// not UTF-8.
 [[nodiscard]] bool YamlToJson(const YAML::Node& node, const std::string& at, nlohmann::json* out,
                               std::string* err);
 
-/// The value as block-style YAML that YamlToJson reads back as the same
-/// value: strings that would read as another type ("true", "0400", "") are
-/// quoted.
+/// The value as block-style YAML that YamlToJson and kubectl read back as
+/// the same value: strings that would read as another type ("true", "0400",
+/// "") are quoted, and characters a reader would take for line breaks or
+/// refuse are escaped.
 std::string JsonToYaml(const nlohmann::json& value);
 
 }  // namespace fiber::kube
