@@ -5,13 +5,17 @@
 // ($FIBER_CLUSTER_DIR/cluster.env and an API server that answers) each test
 // says so and passes. The rendering itself: manifest_test.cpp.
 #include <doctest/doctest.h>
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "http/client.hpp"
 #include "image/base64.hpp"
@@ -29,7 +33,18 @@ namespace {
 struct Cluster {
   std::string server;
   std::string namespace_name;
+  std::string registry;       // where the cluster's own images are
   fiber::http::Request base;  // TLS material set
+
+  /// A request whose answer does not matter (a clean-up): no checks.
+  void Send(const std::string& method, const std::string& path) const {
+    fiber::http::Request r = base;
+    r.method = method;
+    r.url = server + path;
+    fiber::http::Response ignored;
+    std::string err;
+    (void)fiber::http::Perform(r, &ignored, &err);
+  }
 
   fiber::http::Response Call(const std::string& method, const std::string& path, const json& body = {}) const {
     fiber::http::Request r = base;
@@ -73,6 +88,7 @@ std::optional<Cluster> FindClusterQuietly() {
   Cluster cluster;
   cluster.server = kubeconfig["clusters"][0]["cluster"]["server"].as<std::string>();
   cluster.namespace_name = env["FIBER_CLUSTER_NAMESPACE"].empty() ? "default" : env["FIBER_CLUSTER_NAMESPACE"];
+  cluster.registry = env["FIBER_CLUSTER_REGISTRY"];
   cluster.base.ca_pem = Decoded(kubeconfig["clusters"][0]["cluster"]["certificate-authority-data"]);
   cluster.base.client_cert_pem = Decoded(kubeconfig["users"][0]["user"]["client-certificate-data"]);
   cluster.base.client_key_pem = Decoded(kubeconfig["users"][0]["user"]["client-key-data"]);
@@ -263,4 +279,56 @@ TEST_CASE("the API server's reason for a manifest it refuses comes back") {
       cluster->Call("POST", "/api/v1/namespaces/" + cluster->namespace_name + "/pods?dryRun=All", pod);
   CHECK(r.status == 422);
   CHECK(json::parse(r.body)["message"].get<std::string>().find("metadata.labels") != std::string::npos);
+}
+
+TEST_CASE("deleting the run's Secret deletes every pod of the run, running or not") {
+  const std::optional<Cluster> cluster = FindCluster();
+  if (!cluster) return;
+  // Created for real, in the test namespace, under a run id of this test's
+  // own; whatever is left at the end is deleted, by label.
+  const std::string run_id = "gc" + std::to_string(::getpid()) + std::to_string(std::time(nullptr) % 100000);
+  const std::string ns_path = "/api/v1/namespaces/" + cluster->namespace_name;
+  const std::string run_pods = ns_path + "/pods?labelSelector=" + fiber::http::Escape("fiber.run=" + run_id);
+  struct Cleanup {
+    const Cluster& cluster;
+    std::string secret, pods;
+    ~Cleanup() {
+      cluster.Send("DELETE", secret);
+      cluster.Send("DELETE", pods + "&gracePeriodSeconds=0");
+    }
+  } cleanup{*cluster, ns_path + "/secrets/" + fiber::kube::RunObjectName(run_id), run_pods};
+
+  fiber::kube::RunValues run_values;
+  run_values.run_id = run_id;
+  run_values.namespace_name = cluster->namespace_name;
+  run_values.secret_key = fiber::kube::kClientKeyItem;
+  run_values.secret_value = "not a real key";
+  json run;
+  std::string err;
+  REQUIRE(fiber::kube::RenderRun(Load(fiber::kube::kRunTemplate), run_values, &run, &err));
+  fiber::http::Response r = cluster->Call("POST", ns_path + "/secrets", run);
+  INFO(r.body);
+  REQUIRE(r.status == 201);
+  fiber::kube::PodValues v = Worker(*cluster, json::parse(r.body)["metadata"]["uid"].get<std::string>());
+  v.run_id = run_id;
+  v.secret_name = v.owner_name = fiber::kube::RunObjectName(run_id);
+  v.image = cluster->registry + "/fiber/pause:3.10";  // test/cluster/up pushes it
+  v.command.clear();
+  v.gpu = 0;
+  for (const char* worker : {"w1", "w2"}) {
+    v.worker_id = worker;
+    json pod;
+    REQUIRE(fiber::kube::RenderPod(Load(fiber::kube::kWorkerPodTemplate), v, &pod, &err));
+    r = cluster->Call("POST", ns_path + "/pods", pod);
+    REQUIRE(r.status == 201);
+  }
+  CHECK(json::parse(cluster->Call("GET", run_pods).body)["items"].size() == 2);
+
+  REQUIRE(cluster->Call("DELETE", ns_path + "/secrets/" + fiber::kube::RunObjectName(run_id)).status == 200);
+  std::size_t left = 2;
+  for (int second = 0; second < 120 && left > 0; ++second) {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    left = json::parse(cluster->Call("GET", run_pods).body)["items"].size();
+  }
+  CHECK(left == 0);
 }
