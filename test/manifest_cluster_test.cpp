@@ -1,7 +1,8 @@
 // The manifests fiber renders, accepted by a real API server: the cluster
 // of test/cluster (test/cluster/README.md), asked with server-side dry run
-// (?dryRun=All), so nothing is created; and its kubectl, reading YAML as
-// users' manifests are read. Without a running cluster
+// (?dryRun=All), so nothing is created; the run's Secret owning its pods,
+// created for real and deleted again; and the cluster's kubectl, reading
+// YAML as users' manifests are read. Without a running cluster
 // ($FIBER_CLUSTER_DIR/cluster.env and an API server that answers) each test
 // says so and passes. The rendering itself: manifest_test.cpp.
 #include <doctest/doctest.h>
