@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "backend/container/container_labels.hpp"
+#include "backend/labels.hpp"
 #include "commands.hpp"
 #include "log_follower.hpp"
 #include "run_engine.hpp"

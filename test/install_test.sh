@@ -27,6 +27,7 @@ ninja -C "$work/build" install >/dev/null
 pc=$(dirname "$(find "$work/prefix" -name fiber.pc)")
 test -f "$work/prefix/include/fiber/fiber.hpp"
 test -f "$work/prefix/share/man/man7/fiber.7"
+test -f "$work/prefix/share/fiber/templates/worker-pod.yaml"
 g++ -std=c++20 -rdynamic "$work/app.cpp" $(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs fiber) -o "$work/app"
 out=$(LD_LIBRARY_PATH=$(PKG_CONFIG_PATH=$pc pkg-config --variable=libdir fiber) "$work/app")
 [ "$out" = "sum 18" ] || { echo "installed build printed '$out'"; exit 1; }

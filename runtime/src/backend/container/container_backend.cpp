@@ -8,9 +8,9 @@
 #include <cstdlib>
 
 #include "backend/command_line.hpp"
-#include "backend/container/container_labels.hpp"
 #include "backend/container/run_containers.hpp"
 #include "backend/container/start_diagnosis.hpp"
+#include "backend/labels.hpp"
 #include "config/quantities.hpp"
 #include "engine/tar_writer.hpp"
 #include "log.hpp"
@@ -111,7 +111,7 @@ nlohmann::json ContainerBackend::ConfigFor(const Launch& launch,
           {"Env", env},
           {"Labels",
            {{kRunLabel, launch.bootstrap.run_id},
-            {kRoleLabel, "worker"},
+            {kRoleLabel, kWorkerRole},
             {kWorkerLabel, launch.bootstrap.worker_id}}},
           {"HostConfig", host}};
 }

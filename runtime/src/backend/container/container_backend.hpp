@@ -2,7 +2,7 @@
 // HTTP API (engine/engine_client.hpp). Each worker is the master's program,
 // at the same path inside the image, on the host's network (so it reaches
 // the run's one port on this machine), labelled with the run, its role and
-// its id (container_labels.hpp), with the run's cpu, memory and gpu
+// its id (backend/labels.hpp), with the run's cpu, memory and gpu
 // settings as the engine's limits and device requests.
 //
 // The run's secret never enters the container's configuration (which

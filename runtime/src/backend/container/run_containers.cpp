@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "backend/container/container_labels.hpp"
+#include "backend/labels.hpp"
 #include "runs/run_dir.hpp"
 
 namespace fiber::backend {

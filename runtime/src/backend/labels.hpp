@@ -1,0 +1,26 @@
+// The labels fiber puts on everything it starts for a run (containers,
+// pods, the Kubernetes object that stands for the run), and by which it
+// finds them again: the engine's or the cluster's records, not fiber's
+// memory, say what a run has (fiber ps, logs and stop read them after a
+// crash too). The one place that names them.
+#pragma once
+
+#include <string>
+
+namespace fiber::backend {
+
+inline constexpr const char* kRunLabel = "fiber.run";        // the run's id
+inline constexpr const char* kRoleLabel = "fiber.role";      // one of the roles below
+inline constexpr const char* kWorkerLabel = "fiber.worker";  // the worker's id
+
+/// What a labelled thing is to its run.
+inline constexpr const char* kWorkerRole = "worker";
+inline constexpr const char* kMasterRole = "master";  // the program, as a pod (master: cluster)
+inline constexpr const char* kRunRole = "run";        // the Kubernetes object owning the rest
+
+/// A label filter for the engine's list: "fiber.run=ID".
+inline std::string LabelIs(const char* key, const std::string& value) {
+  return std::string(key) + "=" + value;
+}
+
+}  // namespace fiber::backend

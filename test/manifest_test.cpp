@@ -1,0 +1,486 @@
+// The Kubernetes objects of a run, from the templates in templates/ and from
+// users' edited copies: what fiber sets, what it keeps, values that cannot
+// break the document, the secret kept out of every pod, and one clear error
+// for a template fiber cannot use. Against the real API server:
+// manifest_cluster_test.cpp.
+#include <doctest/doctest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kube/manifest.hpp"
+#include "kube/yaml_json.hpp"
+#include "support/temp_dir.hpp"
+
+using fiber::kube::LoadTemplate;
+using fiber::kube::PodValues;
+using fiber::kube::RenderPod;
+using fiber::kube::RenderRun;
+using fiber::kube::RunValues;
+using fiber::kube::Template;
+using nlohmann::json;
+
+namespace {
+
+const std::string kSecretValue = "rq:Zp8v&Wn%secret-value-of-the-run";
+
+Template Load(const std::string& name, const std::string& dir = "") {
+  Template t;
+  std::string err;
+  INFO(err);
+  REQUIRE(LoadTemplate(name, dir, &t, &err));
+  return t;
+}
+
+PodValues Worker() {
+  PodValues v;
+  v.run_id = "0123456789ab";
+  v.worker_id = "w3";
+  v.namespace_name = "fiber-test";
+  v.image = "127.0.0.1:35000/fiber/prog:1";
+  v.command = {"/prog", "--size", "10"};
+  v.env = {{"FIBER_MASTER", "tcp://10.0.0.1:5555"}, {"FIBER_RUN_ID", "0123456789ab"}};
+  v.secret_name = fiber::kube::RunObjectName(v.run_id);
+  v.secret_key = fiber::kube::kClientKeyItem;
+  v.owner_name = v.secret_name;
+  v.owner_uid = "6b1f7a2e-0000-4000-8000-000000000001";
+  return v;
+}
+
+json Pod(const Template& t, const PodValues& v) {
+  json pod;
+  std::string err;
+  INFO(err);
+  REQUIRE(RenderPod(t, v, &pod, &err));
+  return pod;
+}
+
+RunValues Run() {
+  RunValues v;
+  v.run_id = "0123456789ab";
+  v.namespace_name = "fiber-test";
+  v.secret_key = fiber::kube::kClientKeyItem;
+  v.secret_value = kSecretValue;
+  return v;
+}
+
+const json& ContainerNamed(const json& pod, const std::string& name) {
+  for (const json& c : pod["spec"]["containers"])
+    if (c["name"] == name) return c;
+  FAIL("no container " << name);
+  static const json none;
+  return none;
+}
+
+const json& Named(const json& list, const std::string& name) {
+  for (const json& entry : list)
+    if (entry.value("name", "") == name) return entry;
+  FAIL("no entry named " << name << " in " << list.dump());
+  static const json none;
+  return none;
+}
+
+std::string EnvValue(const json& container, const std::string& name) {
+  return Named(container["env"], name)["value"].get<std::string>();
+}
+
+/// What kubectl would send for YAML text: parsed, then as JSON.
+json ReadBack(const std::string& yaml) {
+  json out;
+  std::string err;
+  INFO(err);
+  REQUIRE(fiber::kube::YamlToJson(YAML::Load(yaml), "", &out, &err));
+  return out;
+}
+
+/// The error LoadTemplate gives for a worker-pod.yaml holding text.
+std::string WorkerTemplateError(const std::string& text) {
+  fiber::testing::TempDir dir;
+  const std::string path = dir.write(fiber::kube::kWorkerPodTemplate, text);
+  Template t;
+  std::string err;
+  CHECK_FALSE(LoadTemplate(fiber::kube::kWorkerPodTemplate, dir.path(), &t, &err));
+  CHECK(err.rfind(path + ": ", 0) == 0);  // names the file first
+  CHECK(err.find('\n') == std::string::npos);
+  return err;
+}
+
+const std::string kMinimalWorker =
+    "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: worker\n";
+
+}  // namespace
+
+TEST_CASE("fiber's own templates load, comments and all, and say which fields fiber sets") {
+  for (const char* name : {fiber::kube::kRunTemplate, fiber::kube::kWorkerPodTemplate,
+                           fiber::kube::kMasterPodTemplate}) {
+    const Template t = Load(name);
+    CHECK(t.origin == std::string("built-in ") + name);
+    CHECK(t.text.rfind("# ", 0) == 0);
+    CHECK(t.text.find("# set by fiber") != std::string::npos);
+    CHECK(t.text.back() == '\n');
+  }
+  CHECK(Load(fiber::kube::kWorkerPodTemplate).text.find("\"worker\"") != std::string::npos);
+}
+
+TEST_CASE("a worker's pod carries its run's labels, image, command, environment and owner") {
+  const json pod = Pod(Load(fiber::kube::kWorkerPodTemplate), Worker());
+  CHECK(pod["apiVersion"] == "v1");
+  CHECK(pod["kind"] == "Pod");
+  CHECK(pod["metadata"]["name"] == "fiber-0123456789ab-w3");
+  CHECK(pod["metadata"]["namespace"] == "fiber-test");
+  CHECK(pod["metadata"]["labels"] ==
+        json({{"fiber.run", "0123456789ab"}, {"fiber.role", "worker"}, {"fiber.worker", "w3"}}));
+  CHECK(pod["metadata"]["ownerReferences"] ==
+        json::array({{{"apiVersion", "v1"},
+                      {"kind", "Secret"},
+                      {"name", "fiber-0123456789ab"},
+                      {"uid", "6b1f7a2e-0000-4000-8000-000000000001"}}}));
+  CHECK(pod["spec"]["restartPolicy"] == "Never");
+  CHECK(pod["spec"]["automountServiceAccountToken"] == false);
+  const json& c = ContainerNamed(pod, "worker");
+  CHECK(c["image"] == "127.0.0.1:35000/fiber/prog:1");
+  CHECK(c["command"] == json::array({"/prog"}));
+  CHECK(c["args"] == json::array({"--size", "10"}));
+  CHECK(EnvValue(c, "FIBER_MASTER") == "tcp://10.0.0.1:5555");
+  CHECK(EnvValue(c, "FIBER_RUN_ID") == "0123456789ab");
+  CHECK_FALSE(c.contains("imagePullPolicy"));
+}
+
+TEST_CASE("a pod without an owner yet (a dry run) names none; an image pull policy is set when given") {
+  PodValues v = Worker();
+  v.owner_uid.clear();
+  v.image_pull_policy = "IfNotPresent";
+  json pod = Pod(Load(fiber::kube::kWorkerPodTemplate), v);
+  CHECK(pod["metadata"]["ownerReferences"][0]["name"] == "fiber-0123456789ab");
+  CHECK_FALSE(pod["metadata"]["ownerReferences"][0].contains("uid"));
+  CHECK(ContainerNamed(pod, "worker")["imagePullPolicy"] == "IfNotPresent");
+  v.owner_name.clear();
+  pod = Pod(Load(fiber::kube::kWorkerPodTemplate), v);
+  CHECK_FALSE(pod["metadata"].contains("ownerReferences"));
+}
+
+TEST_CASE("cpu, memory and GPUs become requests and limits alike, GPUs as nvidia.com/gpu") {
+  PodValues v = Worker();
+  v.cpu_millis = 1500;
+  v.memory_mib = 2048;
+  v.gpu = 2;
+  const json resources = ContainerNamed(Pod(Load(fiber::kube::kWorkerPodTemplate), v), "worker")["resources"];
+  const json amounts = {{"cpu", "1500m"}, {"memory", "2048Mi"}, {"nvidia.com/gpu", "2"}};
+  CHECK(resources["requests"] == amounts);
+  CHECK(resources["limits"] == amounts);
+}
+
+TEST_CASE("a resource the run leaves 0 keeps what the user's template says") {
+  fiber::testing::TempDir dir;
+  dir.write(fiber::kube::kWorkerPodTemplate, kMinimalWorker +
+                                                 "      resources:\n"
+                                                 "        requests: {cpu: 250m, ephemeral-storage: 1Gi}\n"
+                                                 "        limits: {memory: 1Gi}\n");
+  PodValues v = Worker();
+  v.cpu_millis = 0;
+  v.memory_mib = 512;
+  const json r = ContainerNamed(Pod(Load(fiber::kube::kWorkerPodTemplate, dir.path()), v), "worker")["resources"];
+  CHECK(r["requests"] == json({{"cpu", "250m"}, {"ephemeral-storage", "1Gi"}, {"memory", "512Mi"}}));
+  CHECK(r["limits"] == json({{"memory", "512Mi"}}));
+}
+
+TEST_CASE("the run's secret reaches a pod as a file only it may read, never as a value") {
+  const json pod = Pod(Load(fiber::kube::kWorkerPodTemplate), Worker());
+  const json& c = ContainerNamed(pod, "worker");
+  const json& volume = Named(pod["spec"]["volumes"], "fiber-secret");
+  CHECK(volume["secret"] == json({{"secretName", "fiber-0123456789ab"},
+                                  {"defaultMode", 0400},
+                                  {"items", json::array({{{"key", "client-key"}, {"path", "client_key"}}})}}));
+  const json& mount = Named(c["volumeMounts"], "fiber-secret");
+  CHECK(mount["readOnly"] == true);
+  CHECK(EnvValue(c, "FIBER_CLIENT_KEY_FILE") == fiber::kube::kPodSecretFile);
+  CHECK(mount["mountPath"].get<std::string>() + "/client_key" == fiber::kube::kPodSecretFile);
+  // The pod names the Secret; its value is in the Secret alone.
+  CHECK(pod.dump().find(kSecretValue) == std::string::npos);
+  CHECK(fiber::kube::DryRunYaml({pod}).find(kSecretValue) == std::string::npos);
+}
+
+TEST_CASE("the secret itself is refused in a pod's environment") {
+  PodValues v = Worker();
+  v.env["FIBER_CLIENT_KEY"] = kSecretValue;
+  json pod;
+  std::string err;
+  CHECK_FALSE(RenderPod(Load(fiber::kube::kWorkerPodTemplate), v, &pod, &err));
+  CHECK(err.find("FIBER_CLIENT_KEY") != std::string::npos);
+  CHECK(err.find(kSecretValue) == std::string::npos);
+}
+
+TEST_CASE("values with quotes, newlines, colons, braces, hashes and dashes stay data") {
+  const std::vector<std::string> hostile = {
+      "it's \"quoted\"", "two\nlines\n", "key: value", "{}", "[a, b]", "# not a comment", "- not an item",
+      "&anchor", "*alias", "!tag", "| block", "> folded", "%directive", "@at", "`tick", "--- \n...",
+      "  leading and trailing  ", "tab\there", "back\\slash", "ünïcødé ✓", "\x01control", "del\x7f", "nel\xc2\x85", "ls\xe2\x80\xa8ps\xe2\x80\xa9", "a: {b: [c]}"};
+  PodValues v = Worker();
+  v.command = {"/prog"};
+  for (std::size_t i = 0; i < hostile.size(); ++i) {
+    v.env["X_" + std::to_string(i)] = hostile[i];
+    v.command.push_back(hostile[i]);
+  }
+  v.labels["user.example/team"] = "a: b #c";
+  const json pod = Pod(Load(fiber::kube::kWorkerPodTemplate), v);
+  const json& c = ContainerNamed(pod, "worker");
+  for (std::size_t i = 0; i < hostile.size(); ++i) {
+    CAPTURE(hostile[i]);
+    CHECK(EnvValue(c, "X_" + std::to_string(i)) == hostile[i]);
+    CHECK(c["args"][i] == hostile[i]);
+  }
+  CHECK(pod["metadata"]["labels"]["user.example/team"] == "a: b #c");
+  // Printed as YAML, they read back as the same object, and nothing more.
+  const std::string yaml = fiber::kube::DryRunYaml({pod});
+  CHECK(ReadBack(yaml) == pod);
+  CHECK(YAML::LoadAll(yaml).size() == 1);
+  // Printable throughout, as kubectl's reader insists, and no line breaks
+  // but "\n" (YAML 1.1 breaks lines at NEL, LS and PS too).
+  CHECK(std::all_of(yaml.begin(), yaml.end(), [](unsigned char c) { return c >= 0x20 ? c != 0x7f : c == '\n'; }));
+  for (const char* hazard : {"\xc2\x85", "\xe2\x80\xa8", "\xe2\x80\xa9"}) CHECK(yaml.find(hazard) == std::string::npos);
+}
+
+TEST_CASE("any text of YAML's awkward characters, printed as YAML, reads back the same") {
+  // Seeded: the same 3000 strings every run.
+  const std::vector<std::string> pieces = {
+      ":", " ", "-", "#", "'", "\"", "\\", "{", "}", "[", "]", ",", "&", "*", "!", "|", ">", "%", "@", "`",
+      "?", "~", "\n", "\t", "\r", "0", "1", "x", ".", "e", "+", "_", "<<", "=", "true", "null", "\x7f",
+      "\x01", "\xc2\x85", "\xe2\x80\xa8", "\xef\xbb\xbf", "\xc3\xa9", "\xf0\x9f\x98\x80"};
+  std::uint32_t state = 12345;
+  auto next = [&state] { return state = state * 1103515245 + 12345, (state >> 16) & 0x7fff; };
+  json values = json::array();
+  for (int i = 0; i < 3000; ++i) {
+    std::string s;
+    for (std::uint32_t n = next() % 6; n > 0; --n) s += pieces[next() % pieces.size()];
+    values.push_back(s);
+  }
+  const json object = {{"values", values}, {"keys", json::object()}};
+  json with_keys = object;
+  for (const json& v : values) with_keys["keys"][v.get<std::string>()] = 1;
+  CHECK(ReadBack(fiber::kube::DryRunYaml({with_keys})) == with_keys);
+}
+
+TEST_CASE("values that look like numbers, booleans or null stay strings, also printed as YAML") {
+  const std::vector<std::string> lookalikes = {"true", "no", "ON", "y", "0400", "0x1F", "1_000", "1e3", ".5",
+                                               "-1", "null", "~", "", ".inf", "12:30", "1:20:30.5", "2001-12-14", "=", "<<"};
+  PodValues v = Worker();
+  for (const std::string& s : lookalikes) v.env["X_" + std::to_string(v.env.size())] = s;
+  const json pod = Pod(Load(fiber::kube::kWorkerPodTemplate), v);
+  for (const json& entry : ContainerNamed(pod, "worker")["env"]) CHECK(entry["value"].is_string());
+  CHECK(ReadBack(fiber::kube::DryRunYaml({pod})) == pod);
+}
+
+TEST_CASE("a template's unquoted values mean what kubectl reads: 0400 is octal, yes is true, 500m a string") {
+  const json j = ReadBack(
+      "mode: 0400\nhex: 0x10\nport: 8080\nratio: 0.5\nenabled: yes\ndisabled: False\ncpu: 500m\n"
+      "quoted: \"1\"\ntagged: !!str 5\nempty:\ntilde: ~\nversion: 1.2.3\nnegative: -3\n"
+      "on: unquoted key\n'off': quoted key\nexponent: 1e3\n08: 09\nlead: _1\nbinary: 0b-1_0\ndot: .5_\n");
+  CHECK(j == json({{"mode", 256}, {"hex", 16}, {"port", 8080}, {"ratio", 0.5}, {"enabled", true},
+                   {"disabled", false}, {"cpu", "500m"}, {"quoted", "1"}, {"tagged", "5"},
+                   {"empty", nullptr}, {"tilde", nullptr}, {"version", "1.2.3"}, {"negative", -3},
+                   {"true", "unquoted key"}, {"off", "quoted key"}, {"exponent", 1000}, {"8", 9},
+                   {"lead", "_1"}, {"binary", -2}, {"dot", ".5_"}}));
+}
+
+TEST_CASE("the run's Secret holds the workers' key and fiber's labels; the dry run shows it redacted") {
+  json run;
+  std::string err;
+  RunValues v = Run();
+  v.labels = {{"team", "ml"}};
+  REQUIRE(RenderRun(Load(fiber::kube::kRunTemplate), v, &run, &err));
+  CHECK(run["kind"] == "Secret");
+  CHECK(run["metadata"]["name"] == "fiber-0123456789ab");
+  CHECK(run["metadata"]["namespace"] == "fiber-test");
+  CHECK(run["metadata"]["labels"] ==
+        json({{"fiber.run", "0123456789ab"}, {"fiber.role", "run"}, {"team", "ml"}}));
+  CHECK(run["type"] == "Opaque");
+  CHECK(run["stringData"] == json({{"client-key", kSecretValue}}));
+  CHECK_FALSE(run["metadata"].contains("ownerReferences"));
+
+  const json pod = Pod(Load(fiber::kube::kWorkerPodTemplate), Worker());
+  const std::string yaml = fiber::kube::DryRunYaml({run, pod});
+  CHECK(yaml.find(kSecretValue) == std::string::npos);
+  const std::vector<YAML::Node> docs = YAML::LoadAll(yaml);
+  REQUIRE(docs.size() == 2);
+  CHECK(docs[0]["stringData"]["client-key"].as<std::string>() == "<redacted>");
+  CHECK(docs[1]["metadata"]["name"].as<std::string>() == "fiber-0123456789ab-w3");
+}
+
+TEST_CASE("a Secret's data is redacted in the dry run whichever field holds it") {
+  const json secret = {{"apiVersion", "v1"},
+                       {"kind", "Secret"},
+                       {"data", {{"a", "c2VjcmV0"}}},
+                       {"stringData", {{"b", "secret"}}}};
+  const json printed = ReadBack(fiber::kube::DryRunYaml({secret}));
+  CHECK(printed["data"]["a"] == "<redacted>");
+  CHECK(printed["stringData"]["b"] == "<redacted>");
+}
+
+TEST_CASE("the master's pod runs the program as the run's master, owned by the run") {
+  PodValues v = Worker();
+  v.worker_id.clear();
+  v.cpu_millis = 500;
+  const json pod = Pod(Load(fiber::kube::kMasterPodTemplate), v);
+  CHECK(pod["metadata"]["name"] == "fiber-0123456789ab-master");
+  CHECK(pod["metadata"]["labels"] == json({{"fiber.run", "0123456789ab"}, {"fiber.role", "master"}}));
+  CHECK(pod["metadata"]["ownerReferences"][0]["name"] == "fiber-0123456789ab");
+  CHECK(pod["spec"]["restartPolicy"] == "Never");
+  CHECK(pod["spec"]["serviceAccountName"] == "default");
+  const json& c = ContainerNamed(pod, "master");
+  CHECK(c["command"] == json::array({"/prog"}));
+  CHECK(c["resources"]["limits"]["cpu"] == "500m");
+  CHECK(EnvValue(c, "FIBER_CLIENT_KEY_FILE") == fiber::kube::kPodSecretFile);
+}
+
+TEST_CASE("a pod without the run's secret has no secret volume, mount or variable") {
+  PodValues v = Worker();
+  v.secret_name.clear();
+  const json pod = Pod(Load(fiber::kube::kMasterPodTemplate), v);
+  CHECK(pod["spec"]["volumes"] == json::array());
+  CHECK(ContainerNamed(pod, "master")["volumeMounts"] == json::array());
+  for (const json& entry : ContainerNamed(pod, "master")["env"]) CHECK(entry["name"] != "FIBER_CLIENT_KEY_FILE");
+}
+
+TEST_CASE("a user's edited template keeps its node selector, tolerations, volumes and other additions") {
+  fiber::testing::TempDir dir;
+  dir.write(fiber::kube::kWorkerPodTemplate, R"(# edited by a user
+apiVersion: v1
+kind: Pod
+metadata:
+  labels:
+    team: vision
+    fiber.run: not-theirs
+  annotations:
+    example.com/cost-center: "42"
+spec:
+  serviceAccountName: trainer
+  priorityClassName: batch-low
+  nodeSelector:
+    cloud.google.com/gke-accelerator: nvidia-tesla-t4
+  tolerations:
+    - key: nvidia.com/gpu
+      operator: Exists
+      effect: NoSchedule
+  containers:
+    - name: log-shipper
+      image: fluent/fluent-bit:2
+    - name: worker
+      image: ignored
+      env:
+        - name: OMP_NUM_THREADS
+          value: "4"
+        - name: FIBER_MASTER
+          value: overridden by fiber
+      volumeMounts:
+        - name: fiber-secret
+        - name: data
+          mountPath: /data
+          readOnly: true
+  volumes:
+    - name: fiber-secret
+    - name: data
+      persistentVolumeClaim:
+        claimName: training-data
+)");
+  const json pod = Pod(Load(fiber::kube::kWorkerPodTemplate, dir.path()), Worker());
+  const json& spec = pod["spec"];
+  CHECK(spec["serviceAccountName"] == "trainer");
+  CHECK(spec["priorityClassName"] == "batch-low");
+  CHECK(spec["nodeSelector"] == json({{"cloud.google.com/gke-accelerator", "nvidia-tesla-t4"}}));
+  CHECK(spec["tolerations"] ==
+        json::array({{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}}));
+  CHECK(Named(spec["volumes"], "data")["persistentVolumeClaim"]["claimName"] == "training-data");
+  CHECK(Named(spec["volumes"], "fiber-secret")["secret"]["secretName"] == "fiber-0123456789ab");
+  CHECK(spec["volumes"].size() == 2);
+  CHECK(ContainerNamed(pod, "log-shipper") == json({{"name", "log-shipper"}, {"image", "fluent/fluent-bit:2"}}));
+  const json& c = ContainerNamed(pod, "worker");
+  CHECK(c["image"] == "127.0.0.1:35000/fiber/prog:1");
+  CHECK(EnvValue(c, "OMP_NUM_THREADS") == "4");
+  CHECK(EnvValue(c, "FIBER_MASTER") == "tcp://10.0.0.1:5555");
+  CHECK(c["env"].size() == 4);  // OMP_NUM_THREADS, FIBER_MASTER, FIBER_RUN_ID, FIBER_CLIENT_KEY_FILE
+  CHECK(Named(c["volumeMounts"], "data")["mountPath"] == "/data");
+  CHECK(c["volumeMounts"].size() == 2);
+  CHECK(pod["metadata"]["labels"] == json({{"team", "vision"},
+                                           {"fiber.run", "0123456789ab"},
+                                           {"fiber.role", "worker"},
+                                           {"fiber.worker", "w3"}}));
+  CHECK(pod["metadata"]["annotations"]["example.com/cost-center"] == "42");
+}
+
+TEST_CASE("a templates directory without a copy of a template uses fiber's own") {
+  fiber::testing::TempDir dir;
+  dir.write(fiber::kube::kWorkerPodTemplate, kMinimalWorker);
+  CHECK(Load(fiber::kube::kWorkerPodTemplate, dir.path()).origin == dir.path() + "/worker-pod.yaml");
+  CHECK(Load(fiber::kube::kRunTemplate, dir.path()).origin == "built-in run.yaml");
+}
+
+TEST_CASE("a templates directory that is not there is an error naming it") {
+  Template t;
+  std::string err;
+  CHECK_FALSE(LoadTemplate(fiber::kube::kWorkerPodTemplate, "/nonexistent/fiber-templates", &t, &err));
+  CHECK(err.find("/nonexistent/fiber-templates") != std::string::npos);
+  CHECK(err.find("No such file or directory") != std::string::npos);
+}
+
+TEST_CASE("a template fiber cannot use gives one error naming the file and what is wrong") {
+  CHECK(WorkerTemplateError("spec:\n  containers: [\n") .find("not valid YAML: line 3") != std::string::npos);
+  CHECK(WorkerTemplateError("").find("is empty") != std::string::npos);
+  CHECK(WorkerTemplateError("# only a comment\n").find("is empty") != std::string::npos);
+  CHECK(WorkerTemplateError(kMinimalWorker + "---\n" + kMinimalWorker).find("holds 2 YAML documents") !=
+        std::string::npos);
+  CHECK(WorkerTemplateError("- a\n- b\n").find("is a list, not a Kubernetes Pod") != std::string::npos);
+  CHECK(WorkerTemplateError("kind: Deployment\n").find("kind is Deployment, but worker-pod.yaml makes a Pod") !=
+        std::string::npos);
+  CHECK(WorkerTemplateError("kind: Pod\n").find("no container named \"worker\" in spec.containers") !=
+        std::string::npos);
+  CHECK(WorkerTemplateError("kind: Pod\nspec:\n  containers:\n    - name: main\n")
+            .find("no container named \"worker\"") != std::string::npos);
+  CHECK(WorkerTemplateError("kind: Pod\nspec:\n  containers: worker\n")
+            .find("spec.containers is a single value, not a list") != std::string::npos);
+  CHECK(WorkerTemplateError(kMinimalWorker + "      env: FOO=1\n")
+            .find("spec.containers[worker].env is a single value, not a list") != std::string::npos);
+  CHECK(WorkerTemplateError(kMinimalWorker + "metadata:\n  labels: [a]\n")
+            .find("metadata.labels is a list, not a mapping") != std::string::npos);
+  CHECK(WorkerTemplateError(kMinimalWorker + "  nodeSelector: {a: b, a: c}\n")
+            .find("spec.nodeSelector.a is given twice") != std::string::npos);
+  CHECK(WorkerTemplateError(kMinimalWorker + "  hostNetwork: !!int yes\n")
+            .find("spec.hostNetwork") != std::string::npos);
+  CHECK(WorkerTemplateError(kMinimalWorker + "  priority: .inf\n")
+            .find("spec.priority: .inf is a number JSON cannot hold") != std::string::npos);
+}
+
+TEST_CASE("a pod template's errors are the pod's; the run's template is checked as a Secret") {
+  fiber::testing::TempDir dir;
+  const std::string path = dir.write(fiber::kube::kRunTemplate, "kind: ConfigMap\n");
+  Template t;
+  std::string err;
+  CHECK_FALSE(LoadTemplate(fiber::kube::kRunTemplate, dir.path(), &t, &err));
+  CHECK(err == path + ": kind is ConfigMap, but run.yaml makes a Secret");
+  dir.write(fiber::kube::kRunTemplate, "kind: Secret\nstringData: [x]\n");
+  CHECK_FALSE(LoadTemplate(fiber::kube::kRunTemplate, dir.path(), &t, &err));
+  CHECK(err == path + ": stringData is a list, not a mapping");
+}
+
+TEST_CASE("a worker's pod needs an image, from the run or from the template") {
+  PodValues v = Worker();
+  v.image.clear();
+  json pod;
+  std::string err;
+  CHECK_FALSE(RenderPod(Load(fiber::kube::kWorkerPodTemplate), v, &pod, &err));
+  CHECK(err == "built-in worker-pod.yaml: spec.containers[worker] has no image, and the run gives none");
+  fiber::testing::TempDir dir;
+  dir.write(fiber::kube::kWorkerPodTemplate, kMinimalWorker + "      image: registry.example/own:1\n");
+  CHECK(ContainerNamed(Pod(Load(fiber::kube::kWorkerPodTemplate, dir.path()), v), "worker")["image"] ==
+        "registry.example/own:1");
+}
+
+TEST_CASE("text that is not UTF-8 is refused, naming where it is") {
+  PodValues v = Worker();
+  v.env["BAD"] = "\xff\xfe";
+  json pod;
+  std::string err;
+  CHECK_FALSE(RenderPod(Load(fiber::kube::kWorkerPodTemplate), v, &pod, &err));
+  CHECK(err.find("spec.containers[0].env") != std::string::npos);
+  CHECK(err.find("not UTF-8") != std::string::npos);
+}
