@@ -19,7 +19,7 @@
 #include <thread>
 
 #include "http/client.hpp"
-#include "image/base64.hpp"
+#include "base64.hpp"
 #include "kube/manifest.hpp"
 #include "kube/yaml_json.hpp"
 #include "subprocess.hpp"
@@ -66,7 +66,7 @@ struct Cluster {
 std::string Decoded(const YAML::Node& node) {
   std::string bytes;
   REQUIRE(node.IsScalar());
-  REQUIRE(fiber::image::Base64Decode(node.Scalar(), &bytes));
+  REQUIRE(fiber::Base64Decode(node.Scalar(), &bytes));
   return bytes;
 }
 

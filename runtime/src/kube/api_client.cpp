@@ -16,7 +16,10 @@ std::string Query(std::initializer_list<std::pair<const char*, std::string>> par
   std::string out;
   for (const auto& [key, value] : params) {
     if (value.empty()) continue;
-    out += (out.empty() ? "" : "&") + std::string(key) + "=" + http::Escape(value);
+    // Appended piece by piece: GCC 12 takes `"&" + std::string(...)` for
+    // an overlapping copy (-Wrestrict) when optimizing.
+    if (!out.empty()) out += '&';
+    out.append(key).append("=").append(http::Escape(value));
   }
   return out;
 }

@@ -13,8 +13,8 @@ std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
 // `pods "w1" in namespace "fiber-test"`, `pods in namespace "x"`, `namespaces "x"`.
 std::string What(const ApiRequestSubject& s) {
   std::string out = s.resource;
-  if (!s.name.empty()) out += " " + Quoted(s.name);
-  if (!s.namespace_name.empty()) out += " in namespace " + Quoted(s.namespace_name);
+  if (!s.name.empty()) out.append(" ").append(Quoted(s.name));
+  if (!s.namespace_name.empty()) out.append(" in namespace ").append(Quoted(s.namespace_name));
   return out;
 }
 
