@@ -60,7 +60,7 @@ _fiber() {
     local settings='--backend --listen-host --listen-port --heartbeat-interval
         --heartbeat-timeout --start-timeout --prefetch --log --cpu --memory
         --gpu --image --image-files --registry --kubeconfig --context
-        --namespace --profile --config'
+        --namespace --templates --profile --config'
     local run_valued="$settings --env --name --grace"
     local run_flags='--detach --build -q --quiet --dry-run -h --help'
 
@@ -85,7 +85,7 @@ _fiber() {
         --listen-port | --heartbeat-interval | --heartbeat-timeout | \
             --start-timeout | --prefetch | --cpu | --memory | --gpu | \
             --profile | --env | --name | --image | --registry | --push | \
-            --context | --namespace | --grace | --worker)
+            --context | --namespace | --templates | --grace | --worker)
             return
             ;;
     esac

@@ -185,6 +185,9 @@ const std::vector<Setting>& Table() {
     {"namespace", "FIBER_NAMESPACE", "--namespace",
      "the Kubernetes namespace workers run in (none: the context's, else default)",
      Text(&Settings::namespace_name, "a namespace name")},
+    {"templates", "FIBER_TEMPLATES", "--templates",
+     "a directory of edited copies of the Kubernetes templates (none: fiber's own)",
+     Text(&Settings::templates, "a directory")},
     {"profile", "FIBER_PROFILE", "--profile", "which of the settings files' profiles to apply",
      Text(&Settings::profile, "a profile name")},
   };

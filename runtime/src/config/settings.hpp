@@ -54,6 +54,10 @@ struct Settings {
   std::string kubeconfig;
   std::string context;
   std::string namespace_name;
+  /// A directory of the user's copies of the Kubernetes templates
+  /// (templates/README.md); a template it lacks is fiber's own. Empty:
+  /// fiber's own.
+  std::string templates;
   /// The profile applied from the settings files; empty: none.
   std::string profile;
   /// Set by fiber run for the program it starts (runs/run_dir.hpp): the
