@@ -48,8 +48,8 @@ struct ClusterAccess {
   void Renew() const;
 };
 
-/// Reads a file holding a credential, CA or kubeconfig whole; *err names the
-/// file and the system's reason, never its content.
+/// Reads a file holding a credential, CA, kubeconfig or template whole; *err
+/// names the file and the system's reason, never its content.
 [[nodiscard]] bool ReadCredentialFile(const std::string& path, std::string* text, std::string* err);
 
 }  // namespace fiber::kube

@@ -1,5 +1,7 @@
 #include "kube/manifest.hpp"
 
+#include "kube/cluster_access.hpp"
+
 #include <sys/stat.h>
 #include <yaml-cpp/yaml.h>
 
@@ -344,18 +346,6 @@ bool Check(const Template& tmpl, const Shape& shape, std::string* err) {
   return RenderPod(tmpl, v, &unused, err);
 }
 
-bool ReadFile(const std::string& path, std::string* text, std::string* err) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (!in || in.bad()) {
-    *err = "cannot read " + path + ": " + std::strerror(errno);
-    return false;
-  }
-  *text = buffer.str();
-  return true;
-}
-
 }  // namespace
 
 std::string RunObjectName(const std::string& run_id) { return "fiber-" + run_id; }
@@ -386,7 +376,7 @@ bool LoadTemplate(const std::string& name, const std::string& user_dir, Template
     const std::string path = user_dir + "/" + name;
     if (stat(path.c_str(), &st) == 0) {
       tmpl.origin = path;
-      if (!ReadFile(path, &tmpl.text, err)) return false;
+      if (!ReadCredentialFile(path, &tmpl.text, err)) return false;
     }
   }
   if (tmpl.origin.empty()) {
