@@ -1,13 +1,16 @@
 // fiber logs [-f] [--worker ID | --all] RUN: the master's output, one
 // worker's, or all of them prefixed; -f follows until the run ends. A worker
-// whose container is still there is read from the engine; one whose
-// container was removed, from the copy its removal left in the run's
-// directory (backend/container/run_containers.hpp).
+// whose container or pod is still there is read from the engine or the
+// API server; one whose container or pod was removed, from the copy its
+// removal left in the run's directory (backend/container/run_containers.hpp,
+// backend/kubernetes/run_pods.hpp).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 
+#include "backend/kubernetes/run_pods.hpp"
 #include "backend/labels.hpp"
 #include "commands.hpp"
 #include "log_follower.hpp"
@@ -50,6 +53,31 @@ bool FromContainer(const RunRecord& run, const LogsOptions& o, int* status) {
   return true;
 }
 
+// The same from the worker's pod, through the API's pod log endpoint.
+bool FromPod(const RunRecord& run, const LogsOptions& o, int* status) {
+  std::optional<kube::ApiClient> api;
+  std::string err;
+  std::vector<backend::RunPod> pods;
+  if (!RunsOnKubernetes(run) || !ConnectRunCluster(run, &api, &err) ||
+      !backend::ListRunPods(*api, run.id, &pods, &err))
+    return false;
+  const auto pod = std::find_if(pods.begin(), pods.end(),
+                                [&](const backend::RunPod& p) { return p.state.worker_id == o.worker; });
+  if (pod == pods.end()) return false;
+  kube::ApiError e;
+  std::string text;
+  const bool ok = o.follow ? api->FollowPodLog(pod->name, backend::kWorkerRole, [](std::string_view chunk) {
+                              std::fwrite(chunk.data(), 1, chunk.size(), stdout);
+                              std::fflush(stdout);
+                              return true;
+                            }, nullptr, &e)
+                           : api->PodLog(pod->name, backend::kWorkerRole, &text, &e);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (!ok) Error("cannot read worker " + o.worker + "'s log from its pod: " + e.message);
+  *status = ok ? 0 : 1;
+  return true;
+}
+
 int Logs(const LogsOptions& o) {
   RunStore store(RunsRoot());
   RunRecord run;
@@ -73,7 +101,7 @@ int Logs(const LogsOptions& o) {
     }
   }, o.all ? "" : o.worker);
   int status = 0;
-  if (!master && !o.all && FromContainer(run, o, &status)) return status;
+  if (!master && !o.all && (FromContainer(run, o, &status) || FromPod(run, o, &status))) return status;
   if (!master && !o.all && ::access(runs::WorkerLogPath(run.dir, o.worker).c_str(), R_OK) != 0) {
     Error("run " + run.id + " has no worker '" + o.worker + "'");
     return 1;

@@ -1,12 +1,14 @@
 // fiber ps [-a] [--json]: the runs of this user, from their records and
 // processes, with live numbers from each running master, and the containers
-// of container runs as the engine lists them by label (right after a crash
-// of fiber run or the master too).
+// of container runs and the pods of Kubernetes runs as the engine or the
+// cluster lists them by label (right after a crash of fiber run or the
+// master too), with why pods wait.
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "backend/container/run_containers.hpp"
+#include "backend/kubernetes/run_pods.hpp"
 #include "commands.hpp"
 #include "control_client.hpp"
 #include "run_engine.hpp"
@@ -48,6 +50,21 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r) {
         j["containers"].push_back({{"worker", c.worker_id}, {"state", c.state}, {"id", c.id.substr(0, 12)}});
     }
   }
+  if (RunsOnKubernetes(r)) {
+    // [{"worker": "w1", "pod": ..., "phase": "Pending", "waiting": "not
+    // scheduled: ..."}], or null when the cluster cannot say.
+    j["pods"] = nullptr;
+    std::optional<kube::ApiClient> api;
+    std::vector<backend::RunPod> pods;
+    if (ConnectRunCluster(r, &api, &err) && backend::ListRunPods(*api, r.id, &pods, &err)) {
+      j["pods"] = nlohmann::json::array();
+      for (const auto& p : pods)
+        j["pods"].push_back({{"worker", p.state.worker_id},
+                             {"pod", p.name},
+                             {"phase", p.state.phase},
+                             {"waiting", p.state.waiting}});
+    }
+  }
   nlohmann::json status;
   if (state == RunState::kRunning && control.Query(r.dir, &status, &err)) {
     for (const char* key : {"workers_ready", "workers_wanted", "tasks_running", "tasks_queued"})
@@ -61,13 +78,23 @@ std::string Cell(const nlohmann::json& a, const nlohmann::json& b) {
   return a.dump() + "/" + (b.is_null() ? std::string("-") : b.dump());
 }
 
+// The run's containers or pods, as the engine or cluster lists them; null
+// when it has none or they cannot be listed.
+const nlohmann::json& Placed(const nlohmann::json& row) {
+  static const nlohmann::json kNone;
+  for (const char* key : {"containers", "pods"})
+    if (row.contains(key) && row[key].is_array()) return row[key];
+  return kNone;
+}
+
 // Workers ready/wanted from the master; with no master to ask, the run's
-// containers that still run, as "N running".
+// containers or pods that still run, as "N running".
 std::string WorkersCell(const nlohmann::json& row) {
-  if (!row["workers_ready"].is_null() || !row.contains("containers") || !row["containers"].is_array())
+  if (!row["workers_ready"].is_null() || Placed(row).is_null())
     return Cell(row["workers_ready"], row["workers_wanted"]);
   int running = 0;
-  for (const auto& c : row["containers"]) running += c["state"] == "running";
+  for (const auto& c : Placed(row))
+    running += c.value("state", "") == "running" || c.value("phase", "") == "Running";
   return std::to_string(running) + " running";
 }
 
@@ -77,9 +104,8 @@ int Ps(bool all, bool json) {
   nlohmann::json rows = nlohmann::json::array();
   for (const RunRecord& r : store.List()) {
     nlohmann::json row = Describe(control, r);
-    // A run whose containers outlived it shows until they are removed.
-    const bool containers_left = row.contains("containers") && row["containers"].is_array() &&
-                                 !row["containers"].empty();
+    // A run whose containers or pods outlived it shows until they are removed.
+    const bool containers_left = !Placed(row).is_null() && !Placed(row).empty();
     if (all || row["state"] == "running" || containers_left) rows.push_back(std::move(row));
   }
   if (json) {
@@ -97,6 +123,14 @@ int Ps(bool all, bool json) {
                 Cell(row["tasks_running"], row["tasks_queued"]).c_str(),
                 row["age"].get<std::string>().c_str(),
                 row["exit_status"].is_null() ? "" : row["exit_status"].dump().c_str());
+    // Why pods wait, once per reason: "  w3, w4: not scheduled: 0/1 nodes are available: ...".
+    std::map<std::string, std::string> waiting;
+    for (const auto& p : Placed(row))
+      if (!p.value("waiting", "").empty()) {
+        std::string& who = waiting[p["waiting"].get<std::string>()];
+        who += (who.empty() ? "" : ", ") + p.value("worker", "");
+      }
+    for (const auto& [why, who] : waiting) std::printf("  %s: %s\n", who.c_str(), why.c_str());
   }
   return 0;
 }

@@ -6,12 +6,12 @@
 #include <cstdlib>
 #include <memory>
 
-#include "backend/container/run_containers.hpp"
 #include "commands.hpp"
 #include "config/sources_report.hpp"
 #include "image/engine_build.hpp"
 #include "engine/engine_socket.hpp"
 #include "image_build.hpp"
+#include "kube_dry_run.hpp"
 #include "run_engine.hpp"
 #include "run_store.hpp"
 #include "runs/run_dir.hpp"
@@ -27,6 +27,7 @@ struct RunOptions {
   SettingsFlags settings;
   std::vector<std::string> env;  // K=V
   std::string name;
+  std::string output;  // --output: yaml, with --dry-run
   double grace_seconds = 10;
   bool detach = false, quiet = false, dry_run = false, build = false;
 };
@@ -121,9 +122,33 @@ int Run(RunOptions& o, const std::vector<std::string>& command) {
   }
   if (!resolved.settings.image.empty() && resolved.settings.backend == "local" && !o.quiet)
     std::fprintf(stderr, "fiber: warning: --image has no effect on the local backend\n");
+  if (!o.output.empty() && (o.output != "yaml" || !o.dry_run)) {
+    Error("--output takes yaml, with --dry-run (--dry-run -o yaml)");
+    return kFiberError;
+  }
+  if (o.dry_run && o.output == "yaml") {
+    if (resolved.settings.backend != "kubernetes") {
+      Error("--dry-run -o yaml prints Kubernetes objects; this run's backend is " +
+            resolved.settings.backend);
+      return kFiberError;
+    }
+    std::string yaml;
+    if (!KubernetesDryRun(resolved.settings, command, &yaml, &err)) {
+      Error(err);
+      return kFiberError;
+    }
+    std::fputs(yaml.c_str(), stdout);
+    return 0;
+  }
   if (o.dry_run) {
     std::fputs(config::SourcesReport(resolved).c_str(), stdout);
     return 0;
+  }
+  if (resolved.settings.backend == "kubernetes" && resolved.settings.image.empty() &&
+      resolved.settings.registry.empty() && !o.build) {
+    Error("the kubernetes backend needs an image its nodes can pull: set registry (REGISTRY/NAME, "
+          "where fiber run pushes the packaged program) or image");
+    return kFiberError;
   }
   Program program;
   int status = 0;
@@ -207,15 +232,10 @@ int Run(RunOptions& o, const std::vector<std::string>& command) {
     std::fprintf(stderr, "fiber: run %s (%s backend)\n", run.id.c_str(), run.backend.c_str());
   status = Supervise(program, so, &err);
   if (!err.empty()) Error(err);
-  // Its master gone, however it went, nothing may use the run's containers:
-  // their logs are kept with the run's and they are removed.
-  if (RunsInContainers(run)) {
-    engine::Client engine;
-    int removed = 0;
-    if (!ConnectRunEngine(run, &engine, &err) ||
-        !backend::RemoveRunContainers(engine, run.id, run.dir, &removed, &err))
-      Error("cannot remove the run's containers: " + err);
-  }
+  // Its master gone, however it went, nothing may use the run's containers
+  // or pods: their logs are kept with the run's and they are removed.
+  std::string removed;
+  if (!RemoveRunWorkers(run, &removed, &err)) Error("cannot remove the run's workers: " + err);
   std::string finish_err;
   if (!store.Finish(run, status, &finish_err)) Error(finish_err);
   return status;
@@ -238,6 +258,8 @@ void AddRunCommand(CLI::App& app, int* status) {
   run->add_flag("--detach", options->detach, "start in the background and print the run id");
   run->add_flag("-q,--quiet", options->quiet, "no messages from fiber on stderr");
   run->add_flag("--dry-run", options->dry_run, "print the resolved settings and start nothing");
+  run->add_option("-o,--output", options->output,
+                  "with --dry-run, yaml: the Kubernetes objects the run would create");
   run->callback([run, options, status] { *status = Run(*options, run->remaining()); });
 }
 

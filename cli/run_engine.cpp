@@ -3,6 +3,9 @@
 #include <cstdlib>
 
 #include "backend/container/container_backend.hpp"
+#include "backend/container/run_containers.hpp"
+#include "backend/kubernetes/run_pods.hpp"
+#include "config/setting_table.hpp"
 
 namespace fiber::cli {
 
@@ -17,9 +20,14 @@ std::string EngineOfRun(const RunRecord& run) {
   return backend::EngineOf(run.backend, SettingOf(run, "engine"));
 }
 
+std::string Counted(int n, const char* what) {
+  return n == 0 ? "" : std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
 }  // namespace
 
 bool RunsInContainers(const RunRecord& run) { return !EngineOfRun(run).empty(); }
+bool RunsOnKubernetes(const RunRecord& run) { return run.backend == "kubernetes"; }
 
 bool ConnectRunEngine(const RunRecord& run, engine::Client* out, std::string* err) {
   const std::string engine = EngineOfRun(run);
@@ -29,6 +37,36 @@ bool ConnectRunEngine(const RunRecord& run, engine::Client* out, std::string* er
   }
   const config::Getenv getenv = [](const char* name) -> const char* { return std::getenv(name); };
   return engine::Client::Connect(engine, getenv, out, err);
+}
+
+bool ConnectRunCluster(const RunRecord& run, std::optional<kube::ApiClient>* out, std::string* err) {
+  // The run's own settings: the cluster it used, whatever this shell says.
+  config::Settings settings;
+  for (const char* key : {"kubeconfig", "context", "namespace"}) {
+    const std::string value = SettingOf(run, key);
+    std::string unused;
+    if (!value.empty()) (void)config::FindSetting(key)->kind.parse(value, &settings, &unused);
+  }
+  return backend::ConnectCluster(settings, out, err);
+}
+
+bool RemoveRunWorkers(const RunRecord& run, std::string* removed, std::string* err) {
+  removed->clear();
+  int n = 0;
+  if (RunsInContainers(run)) {
+    engine::Client engine;
+    const bool ok = ConnectRunEngine(run, &engine, err) &&
+                    backend::RemoveRunContainers(engine, run.id, run.dir, &n, err);
+    *removed = Counted(n, "container");
+    return ok;
+  }
+  if (RunsOnKubernetes(run)) {
+    std::optional<kube::ApiClient> api;
+    const bool ok = ConnectRunCluster(run, &api, err) && backend::RemoveRun(*api, run.id, run.dir, &n, err);
+    *removed = Counted(n, "pod");
+    return ok;
+  }
+  return true;
 }
 
 }  // namespace fiber::cli

@@ -1,21 +1,35 @@
-// The container engine holding a run's containers, for fiber run (which
-// removes them when the master ends, however it ended), ps, logs and stop:
-// the engine the run's recorded settings name, reached as the backend
-// reaches it (engine/engine_socket.hpp).
+// Where a run's workers live outside fiber's processes, for fiber run
+// (which removes them when the master ends, however it ended), ps, logs
+// and stop: the container engine the run's recorded settings name (reached
+// as the backend reaches it, engine/engine_socket.hpp), or the Kubernetes
+// cluster and namespace they name (backend/kubernetes/run_pods.hpp).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "engine/engine_client.hpp"
+#include "kube/api_client.hpp"
 #include "run_store.hpp"
 
 namespace fiber::cli {
 
 /// True when the run's backend puts its workers in containers.
 bool RunsInContainers(const RunRecord& run);
+/// True when the run's backend puts its workers in Kubernetes pods.
+bool RunsOnKubernetes(const RunRecord& run);
 
 /// Connects to the run's engine; false with *err when it has none or the
 /// engine does not answer.
 [[nodiscard]] bool ConnectRunEngine(const RunRecord& run, engine::Client* out, std::string* err);
+/// A client for the run's cluster and namespace; false with *err.
+[[nodiscard]] bool ConnectRunCluster(const RunRecord& run, std::optional<kube::ApiClient>* out,
+                                     std::string* err);
+
+/// Removes the run's containers or pods (and its Secret), found by label,
+/// their output saved to the run's worker logs first. True when there was
+/// nothing to remove or all of it went; *removed says how many of what
+/// ("2 containers", "" for none).
+[[nodiscard]] bool RemoveRunWorkers(const RunRecord& run, std::string* removed, std::string* err);
 
 }  // namespace fiber::cli

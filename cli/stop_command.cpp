@@ -1,14 +1,13 @@
 // fiber stop [--force] RUN: stops a run as Ctrl-C would (SIGTERM to its
 // launcher, which forwards it and enforces the grace period), or at once;
-// then removes whatever containers of the run are left (found by label: its
-// launcher and master may have died before they could).
+// then removes whatever containers or pods of the run are left (found by
+// label: its launcher and master may have died before they could).
 #include <signal.h>
 
 #include <chrono>
 #include <cstdio>
 #include <thread>
 
-#include "backend/container/run_containers.hpp"
 #include "commands.hpp"
 #include "run_engine.hpp"
 #include "run_store.hpp"
@@ -17,20 +16,15 @@ namespace fiber::cli {
 
 namespace {
 
-// 0, or 1 after saying why the containers could not all be removed.
-int RemoveContainers(const RunRecord& run) {
-  if (!RunsInContainers(run)) return 0;
-  engine::Client engine;
-  std::string err;
-  int removed = 0;
-  if (!ConnectRunEngine(run, &engine, &err) ||
-      !backend::RemoveRunContainers(engine, run.id, run.dir, &removed, &err)) {
-    Error("cannot remove the containers of run " + run.id + ": " + err);
+// 0, or 1 after saying why the run's containers or pods could not all be
+// removed.
+int RemoveWorkers(const RunRecord& run) {
+  std::string removed, err;
+  if (!RemoveRunWorkers(run, &removed, &err)) {
+    Error("cannot remove the workers of run " + run.id + ": " + err);
     return 1;
   }
-  if (removed > 0)
-    std::fprintf(stderr, "fiber: removed %d container%s of run %s\n", removed,
-                 removed == 1 ? "" : "s", run.id.c_str());
+  if (!removed.empty()) std::fprintf(stderr, "fiber: removed %s of run %s\n", removed.c_str(), run.id.c_str());
   return 0;
 }
 
@@ -44,7 +38,7 @@ int Stop(const std::string& key, bool force) {
   }
   if (RunStore::StateOf(run) != RunState::kRunning) {
     std::fprintf(stderr, "fiber: run %s has already ended\n", run.id.c_str());
-    return RemoveContainers(run);
+    return RemoveWorkers(run);
   }
   const bool launcher = run.supervisor_pid > 0 && ::kill(run.supervisor_pid, 0) == 0;
   const bool master = run.master_pid > 0 && ProcessStart(run.master_pid) == run.master_start;
@@ -59,7 +53,7 @@ int Stop(const std::string& key, bool force) {
   // Its launcher records the end; without one, the master's death is the end.
   for (int i = 0; i < 1200; ++i) {
     (void)store.Find(run.id, &run, &err);
-    if (RunStore::StateOf(run) != RunState::kRunning) return RemoveContainers(run);
+    if (RunStore::StateOf(run) != RunState::kRunning) return RemoveWorkers(run);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   Error("run " + run.id + " is still running after 120 s; try fiber stop --force");

@@ -355,3 +355,38 @@ TEST_CASE("sizes and other flag values are checked before anything starts") {
   CHECK(out3 == "hi 512Mi\n");
   CHECK(fiber.Ps().size() == 1);  // only the good one ran
 }
+
+TEST_CASE("fiber run --dry-run -o yaml prints the run's Secret redacted and a worker's pod, starting nothing") {
+  Fiber fiber;
+  auto [status, out, err] = fiber.Run({"run", "--dry-run", "-o", "yaml", "--backend", "kubernetes",
+                                       "--kubeconfig", "/nonexistent/kubeconfig", "--namespace", "team-a",
+                                       "--registry", "registry.test/ada/train", "--cpu", "2",
+                                       "--host-network", "true", "/opt/train", "--lr", "0.1"});
+  REQUIRE_MESSAGE(status == 0, err);
+  CHECK(out.find("kind: Secret") != std::string::npos);
+  CHECK(out.find("client-key: <redacted>") != std::string::npos);
+  CHECK(out.find("\n---\n") != std::string::npos);
+  CHECK(out.find("kind: Pod") != std::string::npos);
+  CHECK(out.find("namespace: team-a") != std::string::npos);
+  CHECK(out.find("hostNetwork: true") != std::string::npos);
+  CHECK(out.find("- /opt/train") != std::string::npos);
+  CHECK(out.find("cpu: \"2000m\"") != std::string::npos);
+  CHECK(out.find("image: registry.test/ada/train:") != std::string::npos);
+  CHECK(out.find("FIBER_CLIENT_KEY_FILE") != std::string::npos);
+  CHECK(fiber.Ps().empty());  // no run was made
+  // Only with --dry-run, only yaml, only for Kubernetes.
+  auto [local, local_out, local_err] = fiber.Run({"run", "--dry-run", "-o", "yaml", "/opt/train"});
+  CHECK(local != 0);
+  CHECK_MESSAGE(local_err.find("this run's backend is local") != std::string::npos, local_err);
+  auto [json_status, json_out, json_err] =
+      fiber.Run({"run", "--dry-run", "-o", "json", "--backend", "kubernetes", "/opt/train"});
+  CHECK(json_status != 0);
+  CHECK_MESSAGE(json_err.find("--output takes yaml") != std::string::npos, json_err);
+}
+
+TEST_CASE("fiber run on kubernetes without a registry or an image says so before anything starts") {
+  Fiber fiber;
+  auto [status, out, err] = fiber.Run({"run", "--backend", "kubernetes", built_program("chatty_pool")});
+  CHECK(status != 0);
+  CHECK_MESSAGE(err.find("needs an image its nodes can pull") != std::string::npos, err);
+}

@@ -22,6 +22,7 @@
 #include "kube/api_client.hpp"
 #include "kube/kubeconfig.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_cluster.hpp"
 #include "support/test_registry.hpp"
 
 using fiber::kube::ApiClient;
@@ -38,37 +39,8 @@ const std::string kLabel = "fiber.test/kube-api";
 const std::string kNamespacePrefix = "kube-api-test-";
 const std::string kPauseImage = "127.0.0.1:35000/fiber/pause:3.10";
 
-std::map<std::string, std::string> ClusterEnv() {
-  const char* dir = std::getenv("FIBER_CLUSTER_DIR");
-  const std::string file = std::string(dir && *dir ? dir : "/tmp/fiber-cluster") + "/cluster.env";
-  std::ifstream in(file);
-  REQUIRE_MESSAGE(in.good(), file << " does not exist: start the cluster with test/cluster/up");
-  std::map<std::string, std::string> env;
-  for (std::string line; std::getline(in, line);)
-    if (const auto eq = line.find('='); eq != std::string::npos)
-      env[line.substr(0, eq)] = line.substr(eq + 1);
-  return env;
-}
-
-const std::map<std::string, std::string>& Cluster() {
-  static const std::map<std::string, std::string> env = ClusterEnv();
-  return env;
-}
-
-std::string Get(const char* key) {
-  const auto it = Cluster().find(key);
-  REQUIRE_MESSAGE(it != Cluster().end(), "cluster.env has no " << key);
-  return it->second;
-}
-
-ApiClient ClientOf(const std::string& kubeconfig) {
-  fiber::kube::CredentialSearch search;
-  search.kubeconfig = kubeconfig;
-  fiber::kube::ClusterAccess access;
-  std::string err;
-  REQUIRE_MESSAGE(fiber::kube::LoadClusterAccess(search, &access, &err), err);
-  return ApiClient(access);
-}
+std::string Get(const char* key) { return fiber::testing::ClusterValue(key); }
+ApiClient ClientOf(const std::string& kubeconfig) { return fiber::testing::ClusterClient(kubeconfig); }
 
 ApiClient Admin() { return ClientOf(Get("FIBER_CLUSTER_ADMIN_KUBECONFIG")); }
 ApiClient Restricted() { return ClientOf(Get("FIBER_CLUSTER_RESTRICTED_KUBECONFIG")); }
@@ -145,21 +117,7 @@ std::string Phase(const json& pod) {
   return pod.contains("status") ? pod["status"].value("phase", "") : "";
 }
 
-// A kubeconfig for the cluster whose user runs plugin_script.
-std::string ExecKubeconfig(const fiber::testing::TempDir& dir, const std::string& plugin_script) {
-  const std::string plugin = dir.write("plugin", plugin_script);
-  ::chmod(plugin.c_str(), 0755);
-  return dir.write("kubeconfig",
-                   "apiVersion: v1\nkind: Config\ncurrent-context: exec\nclusters:\n- name: test\n"
-                   "  cluster:\n    server: " + Get("FIBER_CLUSTER_API") +
-                       "\n    certificate-authority: " + Get("FIBER_CLUSTER_CA") +
-                       "\ncontexts:\n- name: exec\n  context: {cluster: test, user: exec, namespace: " +
-                       Get("FIBER_CLUSTER_NAMESPACE") +
-                       "}\nusers:\n- name: exec\n  user:\n    exec:\n"
-                       "      apiVersion: client.authentication.k8s.io/v1\n"
-                       "      command: ./plugin\n      interactiveMode: Never\n"
-                       "      provideClusterInfo: true\n");
-}
+using fiber::testing::ExecKubeconfig;
 
 }  // namespace
 
@@ -329,11 +287,8 @@ TEST_CASE("an exec credential plugin's client certificate works against the real
 TEST_CASE("an exec credential plugin's token works against the real server") {
   fiber::testing::TempDir dir;
   // The restricted account's token, from its kubeconfig.
-  const std::string kubeconfig = ExecKubeconfig(
-      dir, "#!/bin/sh\n"
-           "token=$(sed -n 's/^ *token: *//p' " + Get("FIBER_CLUSTER_RESTRICTED_KUBECONFIG") + ")\n"
-           "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\","
-           "\"status\":{\"token\":\"%s\"}}' \"$token\"\n");
+  const std::string kubeconfig =
+      ExecKubeconfig(dir, fiber::testing::TokenPlugin(Get("FIBER_CLUSTER_RESTRICTED_KUBECONFIG")));
   const ApiClient api = ClientOf(kubeconfig);
   json pods;
   ApiError err;

@@ -19,18 +19,19 @@
 #include <thread>
 
 #include "http/client.hpp"
-#include "base64.hpp"
+#include "kube/kubeconfig.hpp"
 #include "kube/manifest.hpp"
 #include "kube/yaml_json.hpp"
 #include "subprocess.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_cluster.hpp"
 
 using nlohmann::json;
 
 namespace {
 
-/// The admin's way into the test cluster. Reads the few kubeconfig fields
-/// it needs directly; the kubeconfig loader will replace this.
+/// The admin's way into the test cluster, with its kubeconfig's
+/// credentials.
 struct Cluster {
   std::string server;
   std::string namespace_name;
@@ -63,36 +64,19 @@ struct Cluster {
   }
 };
 
-std::string Decoded(const YAML::Node& node) {
-  std::string bytes;
-  REQUIRE(node.IsScalar());
-  REQUIRE(fiber::Base64Decode(node.Scalar(), &bytes));
-  return bytes;
-}
-
-/// $FIBER_CLUSTER_DIR/cluster.env, which test/cluster/up writes.
-std::map<std::string, std::string> ClusterEnv() {
-  const char* dir = std::getenv("FIBER_CLUSTER_DIR");
-  std::ifstream env_file(std::string(dir ? dir : "/tmp/fiber-cluster") + "/cluster.env");
-  std::map<std::string, std::string> env;
-  for (std::string line; std::getline(env_file, line);) {
-    const std::size_t eq = line.find('=');
-    if (eq != std::string::npos) env[line.substr(0, eq)] = line.substr(eq + 1);
-  }
-  return env;
-}
-
 std::optional<Cluster> FindClusterQuietly() {
-  std::map<std::string, std::string> env = ClusterEnv();
+  std::map<std::string, std::string> env = fiber::testing::ReadClusterEnv();
   if (env["FIBER_CLUSTER_ADMIN_KUBECONFIG"].empty()) return std::nullopt;
-  const YAML::Node kubeconfig = YAML::LoadFile(env["FIBER_CLUSTER_ADMIN_KUBECONFIG"]);
+  fiber::kube::CredentialSearch search;
+  search.kubeconfig = env["FIBER_CLUSTER_ADMIN_KUBECONFIG"];
+  fiber::kube::ClusterAccess access;
+  std::string why;
   Cluster cluster;
-  cluster.server = kubeconfig["clusters"][0]["cluster"]["server"].as<std::string>();
+  if (!fiber::kube::LoadClusterAccess(search, &access, &why) || !access.Authenticate(&cluster.base, &why))
+    return std::nullopt;
+  cluster.server = access.server;
   cluster.namespace_name = env["FIBER_CLUSTER_NAMESPACE"].empty() ? "default" : env["FIBER_CLUSTER_NAMESPACE"];
   cluster.registry = env["FIBER_CLUSTER_REGISTRY"];
-  cluster.base.ca_pem = Decoded(kubeconfig["clusters"][0]["cluster"]["certificate-authority-data"]);
-  cluster.base.client_cert_pem = Decoded(kubeconfig["users"][0]["user"]["client-certificate-data"]);
-  cluster.base.client_key_pem = Decoded(kubeconfig["users"][0]["user"]["client-key-data"]);
   cluster.base.timeout_ms = 30000;
   fiber::http::Request health = cluster.base;
   health.url = cluster.server + "/healthz";
@@ -179,7 +163,7 @@ json KubectlReads(const std::string& kubectl, const std::string& path) {
 }  // namespace
 
 TEST_CASE("kubectl reads fiber's dry-run YAML as the JSON fiber sends, and a template as fiber does") {
-  const std::string kubectl = ClusterEnv()["FIBER_CLUSTER_KUBECTL"];
+  const std::string kubectl = fiber::testing::ReadClusterEnv()["FIBER_CLUSTER_KUBECTL"];
   if (kubectl.empty()) {
     MESSAGE("no kubectl of the test cluster (test/cluster/up): not checked");
     return;

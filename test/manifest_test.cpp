@@ -160,6 +160,15 @@ TEST_CASE("a pod without an owner yet (a dry run) names none; an image pull poli
   CHECK_FALSE(pod["metadata"].contains("ownerReferences"));
 }
 
+TEST_CASE("host_network puts a pod on its node's network with the cluster's DNS; unset keeps the template's") {
+  PodValues v = Worker();
+  CHECK_FALSE(Pod(Load(fiber::kube::kWorkerPodTemplate), v)["spec"].contains("hostNetwork"));
+  v.host_network = true;
+  const json spec = Pod(Load(fiber::kube::kWorkerPodTemplate), v)["spec"];
+  CHECK(spec["hostNetwork"] == true);
+  CHECK(spec["dnsPolicy"] == "ClusterFirstWithHostNet");
+}
+
 TEST_CASE("cpu, memory and GPUs become requests and limits alike, GPUs as nvidia.com/gpu") {
   PodValues v = Worker();
   v.cpu_millis = 1500;

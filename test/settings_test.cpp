@@ -62,7 +62,7 @@ TEST_CASE("FIBER_PREFETCH stops where a worker's credit stops") {
 
 TEST_CASE("bad values are refused with the variable and value named") {
   const std::map<std::string, std::pair<std::string, std::string>> cases = {
-      {"FIBER_BACKEND", {"slurm-ish", "FIBER_BACKEND='slurm-ish' is not a known backend (known: local, docker, podman, container)"}},
+      {"FIBER_BACKEND", {"slurm-ish", "FIBER_BACKEND='slurm-ish' is not a known backend (known: local, docker, podman, container, kubernetes)"}},
       {"FIBER_HEARTBEAT_TIMEOUT", {"-1", "FIBER_HEARTBEAT_TIMEOUT='-1' is not a number of seconds"}},
       {"FIBER_HEARTBEAT_INTERVAL", {"1e999", "FIBER_HEARTBEAT_INTERVAL='1e999'"}},
       {"FIBER_START_TIMEOUT", {"10s", "FIBER_START_TIMEOUT='10s'"}},

@@ -47,6 +47,8 @@ BIN=$CACHE/bin/v$K8S_VERSION
 DIR=${FIBER_CLUSTER_DIR:-/tmp/fiber-cluster}
 ADMIN_KUBECONFIG=$DIR/admin.kubeconfig
 RESTRICTED_KUBECONFIG=$DIR/restricted.kubeconfig
+FIBER_KUBECONFIG=$DIR/fiber.kubeconfig
+FIBER_CONFIG=$DIR/fiber.yaml
 
 # Everything listens on 127.0.0.1 only. Ports are uncommon ones so that the
 # cluster does not collide with anything else on the machine.
@@ -77,6 +79,7 @@ KERNEL_TUNABLES="vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_
 # Namespace and service account that the restricted kubeconfig acts as.
 TEST_NAMESPACE=fiber-test
 RESTRICTED_SA=fiber-restricted
+FIBER_SA=fiber-user
 
 log() { printf '[cluster %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }

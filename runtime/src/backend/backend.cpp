@@ -1,6 +1,7 @@
 #include "backend/backend.hpp"
 
 #include "backend/container/container_backend.hpp"
+#include "backend/kubernetes/kubernetes_backend.hpp"
 #include "backend/local/local_backend.hpp"
 
 namespace fiber::backend {
@@ -20,9 +21,15 @@ const Known kBackends[] = {
     {"docker", ContainerBackend::Make},
     {"podman", ContainerBackend::Make},
     {"container", ContainerBackend::Make},
+    {"kubernetes", KubernetesBackend::Make},
 };
 
 }  // namespace
+
+std::string DescribeExitCode(long code) {
+  if (code > 128 && code < 128 + 65) return "killed by signal " + std::to_string(code - 128);
+  return "exit status " + std::to_string(code);
+}
 
 bool CheckName(const std::string& name, std::string* err) {
   std::string known;

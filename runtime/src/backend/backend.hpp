@@ -48,6 +48,11 @@ class Backend {
   virtual int MaxStarting() const { return 64; }
 };
 
+/// How a process that ended with an exit code as shells and container
+/// runtimes report it went: "exit status 3", or "killed by signal 9" for
+/// 128 + 9.
+std::string DescribeExitCode(long code);
+
 /// The one list of backend names: false with *err ("'x' is not a known
 /// backend (known: ...)") for any other.
 [[nodiscard]] bool CheckName(const std::string& name, std::string* err);

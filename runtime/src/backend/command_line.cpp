@@ -1,5 +1,8 @@
 #include "backend/command_line.hpp"
 
+#include <limits.h>
+#include <unistd.h>
+
 #include <mutex>
 
 namespace fiber::backend {
@@ -18,6 +21,14 @@ void SetCommandLine(int argc, char** argv) {
 std::vector<std::string> CommandLine() {
   std::lock_guard<std::mutex> lock(mu);
   return command_line;
+}
+
+std::vector<std::string> CommandLineAtOwnPath() {
+  std::vector<std::string> command = CommandLine();
+  char path[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n > 0) command.front().assign(path, static_cast<std::size_t>(n));
+  return command;
 }
 
 }  // namespace fiber::backend

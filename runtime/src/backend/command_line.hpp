@@ -12,5 +12,8 @@ namespace fiber::backend {
 void SetCommandLine(int argc, char** argv);
 /// The recorded arguments; {"fiber-worker"} before fiber::init.
 std::vector<std::string> CommandLine();
+/// The same with this executable's absolute path first (/proc/self/exe):
+/// where an image built from it holds the program.
+std::vector<std::string> CommandLineAtOwnPath();
 
 }  // namespace fiber::backend

@@ -68,6 +68,19 @@ Kind Whole(Field<int> field, long lo, long hi, const char* takes) {
           [field](const Settings& s) { return std::to_string(s.*field); }};
 }
 
+Kind YesNo(Field<bool> field) {
+  return {"true or false",
+          [field](const std::string& text, Settings* s, std::string* err) {
+            if (text != "true" && text != "false") {
+              *err = "'" + text + "' is not true or false";
+              return false;
+            }
+            s->*field = text == "true";
+            return true;
+          },
+          [field](const Settings& s) { return std::string(s.*field ? "true" : "false"); }};
+}
+
 Kind Seconds(Field<std::chrono::milliseconds> field, double min_seconds) {
   return {"a number of seconds",
           [=](const std::string& text, Settings* s, std::string* err) {
@@ -185,6 +198,9 @@ const std::vector<Setting>& Table() {
     {"namespace", "FIBER_NAMESPACE", "--namespace",
      "the Kubernetes namespace workers run in (none: the context's, else default)",
      Text(&Settings::namespace_name, "a namespace name")},
+    {"host_network", "FIBER_HOST_NETWORK", "--host-network",
+     "true: Kubernetes pods use their node's network, to reach a master on that node",
+     YesNo(&Settings::host_network)},
     {"templates", "FIBER_TEMPLATES", "--templates",
      "a directory of edited copies of the Kubernetes templates (none: fiber's own)",
      Text(&Settings::templates, "a directory")},

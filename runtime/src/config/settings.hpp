@@ -54,6 +54,9 @@ struct Settings {
   std::string kubeconfig;
   std::string context;
   std::string namespace_name;
+  /// Kubernetes pods on their node's network (hostNetwork), to reach a
+  /// master on the node itself, loopback included.
+  bool host_network = false;
   /// A directory of the user's copies of the Kubernetes templates
   /// (templates/README.md); a template it lacks is fiber's own. Empty:
   /// fiber's own.

@@ -117,6 +117,14 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 
+// libcurl calls it about once a second even while no data moves.
+int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  auto* ex = static_cast<Exchange*>(user);
+  if (!ex->request->cancel || !ex->request->cancel->load()) return 0;
+  ex->stopped = true;
+  return 1;  // makes curl end the exchange
+}
+
 struct FileCloser {
   void operator()(FILE* f) const { std::fclose(f); }
 };
@@ -208,9 +216,15 @@ bool Perform(const Request& request, Response* response, std::string* err) {
     cu->easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
   }
 
+  if (request.cancel) {
+    cu->easy_setopt(c, CURLOPT_XFERINFOFUNCTION, OnProgress);
+    cu->easy_setopt(c, CURLOPT_XFERINFODATA, &ex);
+    cu->easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  }
   const CURLcode rc = cu->easy_perform(c);
   cu->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response->status);
-  if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && ex.stopped)) return true;
+  if (rc == CURLE_OK || ((rc == CURLE_WRITE_ERROR || rc == CURLE_ABORTED_BY_CALLBACK) && ex.stopped))
+    return true;
   const std::string where = request.unix_socket.empty() ? request.url : request.unix_socket;
   *err = where + ": " + (reason[0] ? reason : cu->easy_strerror(rc));
   return false;

@@ -4,6 +4,7 @@
 // Thread-safe: each call uses its own handle.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <string>
@@ -36,6 +37,10 @@ struct Request {
   /// returning false stops the exchange (Perform then still returns true).
   /// The Response's status and headers are set before the first chunk.
   std::function<bool(std::string_view chunk)> on_body;
+  /// Set: another thread may end the exchange by setting it true (seen
+  /// within about a second, also while nothing arrives); Perform then
+  /// returns true, as when on_body stops it.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct Response {

@@ -144,6 +144,38 @@ bool ApiClient::Delete(const ApiResource& resource, std::string_view name, ApiEr
               Subject("delete", resource, name), nullptr, err);
 }
 
+bool ApiClient::PodLog(std::string_view pod, std::string_view container, std::string* text,
+                       ApiError* err) const {
+  http::Request request;
+  request.url = Url(kPods, pod, "") + "/log?container=" + http::Escape(container);
+  request.connect_timeout_ms = kApiConnectTimeoutMs;
+  request.timeout_ms = kApiRequestTimeoutMs;
+  http::Response response;
+  if (!Exchange(request, Subject("get", kPodLogs, pod), &response, err)) return false;
+  *text = std::move(response.body);
+  return true;
+}
+
+bool ApiClient::FollowPodLog(std::string_view pod, std::string_view container,
+                             const std::function<bool(std::string_view)>& on_chunk,
+                             const std::atomic<bool>* cancel, ApiError* err) const {
+  http::Request request;
+  request.url = Url(kPods, pod, "") + "/log?follow=true&container=" + http::Escape(container);
+  request.connect_timeout_ms = kApiConnectTimeoutMs;
+  request.timeout_ms = 0;  // as long as the container runs
+  request.cancel = cancel;
+  http::Response response;
+  std::string error_body;
+  request.on_body = [&](std::string_view chunk) {
+    if (response.status / 100 != 2) {
+      if (error_body.size() < kMaxErrorBody) error_body.append(chunk);
+      return true;
+    }
+    return on_chunk(chunk);
+  };
+  return Exchange(request, Subject("get", kPodLogs, pod), &response, err, &error_body);
+}
+
 bool ApiClient::List(const ApiResource& resource, std::string_view label_selector, json* list,
                      ApiError* err) const {
   const ApiRequestSubject subject = Subject("list", resource, "");
@@ -206,6 +238,7 @@ bool ApiClient::Watch(const ApiResource& resource, const WatchOptions& options,
                            {"resourceVersion", *resource_version}}));
   request.connect_timeout_ms = kApiConnectTimeoutMs;
   request.timeout_ms = (options.timeout_seconds + 30) * 1000L;
+  request.cancel = options.cancel;
 
   http::Response response;
   std::string error_body, pending;

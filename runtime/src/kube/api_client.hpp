@@ -5,6 +5,7 @@
 // the access, whose exec credential cache locks.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,8 @@ inline const ApiResource kSecrets{"v1", "secrets"};
 inline const ApiResource kConfigMaps{"v1", "configmaps"};
 inline const ApiResource kServiceAccounts{"v1", "serviceaccounts"};
 inline const ApiResource kEvents{"v1", "events"};
+/// The log subresource of pods, as errors name it ("pods/log").
+inline const ApiResource kPodLogs{"v1", "pods/log"};
 inline const ApiResource kNamespaces{"v1", "namespaces", false};
 
 /// One event of a watch: ADDED, MODIFIED or DELETED, and the object.
@@ -46,6 +49,9 @@ struct WatchOptions {
   /// The server ends the watch after this long (its timeoutSeconds); the
   /// exchange itself gives up 30 s later.
   int timeout_seconds = 300;
+  /// Set true by another thread: the watch ends within about a second
+  /// (Watch returns true).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// Time limits of a request that is not a watch.
@@ -86,6 +92,15 @@ class ApiClient {
   [[nodiscard]] bool Watch(const ApiResource& resource, const WatchOptions& options,
                            const std::function<bool(const WatchEvent&)>& on_event,
                            std::string* resource_version, ApiError* err) const;
+
+  /// A pod's container's output (the pods/log subresource): the whole of
+  /// it in *text; with on_chunk, handed over as it comes until the
+  /// container ends, on_chunk returns false or *cancel is set.
+  [[nodiscard]] bool PodLog(std::string_view pod, std::string_view container, std::string* text,
+                            ApiError* err) const;
+  [[nodiscard]] bool FollowPodLog(std::string_view pod, std::string_view container,
+                                  const std::function<bool(std::string_view)>& on_chunk,
+                                  const std::atomic<bool>* cancel, ApiError* err) const;
 
   /// The URL of a collection (name empty) or an object, query appended.
   std::string Url(const ApiResource& resource, std::string_view name,

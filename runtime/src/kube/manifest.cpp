@@ -283,6 +283,12 @@ bool FillPod(const Template& tmpl, const Shape& shape, const PodValues& v, nlohm
   std::vector<YAML::Node> volumes;
   if (!v.secret_name.empty()) volumes.push_back(SecretVolume(v));
   spec["restartPolicy"] = Text("Never");
+  if (v.host_network) {
+    spec["hostNetwork"] = Tagged("true", kBoolTag);
+    // Without it, a host-network pod resolves names as its node does, not
+    // through the cluster's DNS.
+    spec["dnsPolicy"] = Text("ClusterFirstWithHostNet");
+  }
   return FillMetadata(root, name, v.namespace_name,
                       LabelsOf(v.labels, v.run_id, shape.container, master ? "" : v.worker_id),
                       v.owner_name, v.owner_uid, why) &&

@@ -82,6 +82,10 @@ struct PodValues {
   int cpu_millis = 0;
   std::int64_t memory_mib = 0;
   int gpu = 0;  // nvidia.com/gpu
+  /// Set: the pod uses its node's network (spec.hostNetwork), so it reaches
+  /// a master listening on the node's own addresses, loopback included.
+  /// Unset: the template's.
+  bool host_network = false;
   /// The object that owns the pod (the run's Secret); empty name: none.
   std::string owner_name;
   std::string owner_uid;  // as the API server gave it; empty: not yet known (dry run)

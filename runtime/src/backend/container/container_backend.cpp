@@ -25,19 +25,6 @@ constexpr long kStopWaitMs = 10000;
 constexpr int kLastLines = 5;
 constexpr std::size_t kLastOutputBytes = 600;
 
-std::string ThisExecutable() {
-  char path[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
-  return n > 0 ? std::string(path, static_cast<std::size_t>(n)) : "";
-}
-
-// The same form as the local backend's: "exit status 3", "killed by signal
-// 9" (the engine reports a signal N as 128 + N, as shells do).
-std::string DescribeExitCode(long code) {
-  if (code > 128 && code < 128 + 65) return "killed by signal " + std::to_string(code - 128);
-  return "exit status " + std::to_string(code);
-}
-
 // Output as one line: its lines joined by " | ", the end kept when long.
 std::string OneLine(const std::string& output) {
   std::string line;
@@ -98,11 +85,12 @@ nlohmann::json ContainerBackend::ConfigFor(const Launch& launch,
   for (const auto& [key, value] : worker::ToEnvironmentWithSecretFile(launch.bootstrap, kSecretFile))
     env.push_back(key + "=" + value);
   nlohmann::json host = {{"NetworkMode", "host"}};
-  if (settings_.cpu_millis > 0) host["NanoCpus"] = static_cast<std::int64_t>(settings_.cpu_millis) * 1000000;
-  if (settings_.memory_mib > 0) host["Memory"] = settings_.memory_mib * 1024 * 1024;
-  if (settings_.gpu > 0)
+  const Resources& r = launch.resources;  // the run's settings where the pool gives none
+  if (r.cpu > 0) host["NanoCpus"] = static_cast<std::int64_t>(r.cpu * 1e9);
+  if (r.memory_mb > 0) host["Memory"] = r.memory_mb * 1024 * 1024;
+  if (r.gpu > 0)
     host["DeviceRequests"] = {{{"Driver", ""},
-                               {"Count", settings_.gpu},
+                               {"Count", r.gpu},
                                {"Capabilities", nlohmann::json::array({{"gpu"}})}}};
   if (client_->kind() == "podman") host["Ulimits"] = ModestUlimits();
   return {{"Image", settings_.image},
@@ -123,8 +111,7 @@ bool ContainerBackend::Start(const Launch& launch, std::string* err) {
     return false;
   }
   run_id_ = launch.bootstrap.run_id;
-  std::vector<std::string> command = CommandLine();
-  command.front() = ThisExecutable();
+  const std::vector<std::string> command = CommandLineAtOwnPath();
   const std::string& worker_id = launch.bootstrap.worker_id;
   std::string id;
   if (!client_->Create("fiber-" + run_id_ + "-" + worker_id, ConfigFor(launch, command), &id, err))

@@ -1,0 +1,247 @@
+#include "backend/kubernetes/kubernetes_backend.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <set>
+
+#include "backend/command_line.hpp"
+#include "backend/kubernetes/run_pods.hpp"
+#include "backend/labels.hpp"
+#include "log.hpp"
+
+namespace fiber::backend {
+
+namespace {
+
+// How long KillAll waits for its pods to be gone.
+constexpr auto kGoneWait = std::chrono::seconds(30);
+// A stopped worker's time to end before its container is killed.
+constexpr int kKillGraceSeconds = 1;
+// Between attempts of a watch that fails.
+constexpr auto kWatchRetry = std::chrono::seconds(1);
+
+}  // namespace
+
+/// The run's Secret, shared by the backends of every pool of the run in
+/// this process: made by the first, deleted when the last goes.
+class RunSecret {
+ public:
+  static std::shared_ptr<RunSecret> For(const kube::ApiClient& api, const config::Settings& settings,
+                                        const worker::Bootstrap& bootstrap, std::string* err) {
+    static std::mutex mu;
+    static std::map<std::string, std::weak_ptr<RunSecret>> made;
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto existing = made[bootstrap.run_id].lock()) return existing;
+    kube::Template tmpl;
+    if (!kube::LoadTemplate(kube::kRunTemplate, settings.templates, &tmpl, err)) return nullptr;
+    kube::RunValues values;
+    values.run_id = bootstrap.run_id;
+    values.namespace_name = api.namespace_name();
+    values.secret_key = kube::kClientKeyItem;
+    values.secret_value = bootstrap.client_secret;
+    nlohmann::json manifest, object;
+    if (!kube::RenderRun(tmpl, values, &manifest, err)) return nullptr;
+    kube::ApiError e;
+    if (!api.Create(kube::kSecrets, manifest, &object, &e) &&
+        !(e.kind == kube::ApiErrorKind::kAlreadyExists &&
+          api.Get(kube::kSecrets, kube::RunObjectName(bootstrap.run_id), &object, &e))) {
+      *err = e.message;
+      return nullptr;
+    }
+    auto secret = std::shared_ptr<RunSecret>(new RunSecret(api, bootstrap.run_id));
+    secret->uid_ = object["metadata"].value("uid", "");
+    made[bootstrap.run_id] = secret;
+    return secret;
+  }
+  ~RunSecret() {
+    kube::ApiError e;
+    if (!api_.Delete(kube::kSecrets, kube::RunObjectName(run_id_), &e) &&
+        e.kind != kube::ApiErrorKind::kNotFound)
+      log::Warning("cannot delete the run's Secret " + kube::RunObjectName(run_id_) + ": " + e.message);
+  }
+  const std::string& uid() const { return uid_; }
+
+ private:
+  RunSecret(kube::ApiClient api, std::string run_id) : api_(std::move(api)), run_id_(std::move(run_id)) {}
+  kube::ApiClient api_;
+  std::string run_id_;
+  std::string uid_;
+};
+
+std::unique_ptr<Backend> KubernetesBackend::Make(const config::Settings& settings) {
+  return std::make_unique<KubernetesBackend>(settings);
+}
+
+KubernetesBackend::KubernetesBackend(config::Settings settings) : settings_(std::move(settings)) {}
+
+KubernetesBackend::~KubernetesBackend() {
+  KillAll();
+  stop_ = true;
+  if (watcher_.joinable()) watcher_.join();
+}
+
+bool KubernetesBackend::Connect(const Launch& launch, std::string* err) {
+  if (api_) return true;
+  if (settings_.image.empty()) {
+    *err = "no image for the workers' pods: fiber run packages the program and pushes it to the "
+           "registry setting (--registry REGISTRY/NAME), or set image (--image)";
+    return false;
+  }
+  std::optional<kube::ApiClient> api;
+  if (!ConnectCluster(settings_, &api, err) ||
+      !kube::LoadTemplate(kube::kWorkerPodTemplate, settings_.templates, &template_, err))
+    return false;
+  secret_ = RunSecret::For(*api, settings_, launch.bootstrap, err);
+  if (!secret_) return false;
+  api_ = std::move(api);
+  run_id_ = launch.bootstrap.run_id;
+  watcher_ = std::thread([this] { WatchPods(); });
+  return true;
+}
+
+void KubernetesBackend::WatchPods() {
+  std::string version;  // where the last watch ended; "": list first
+  kube::WatchOptions options;
+  options.label_selector = LabelIs(kRunLabel, run_id_) + "," + LabelIs(kRoleLabel, kWorkerRole);
+  options.cancel = &stop_;
+  const auto on_event = [this](const kube::WatchEvent& event) {
+    PodState state = ReadPodState(event.object);
+    const bool deleted = event.type == "DELETED";
+    if (deleted && !state.ended) {
+      state.ended = true;
+      state.how = "its pod was deleted";
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (deleted) deleted_.insert(state.worker_id);
+    seen_[state.worker_id] = std::move(state);
+    watch_error_.clear();
+    return !stop_;
+  };
+  while (!stop_) {
+    options.resource_version = version;
+    kube::ApiError e;
+    if (api_->Watch(kube::kPods, options, on_event, &version, &e)) continue;
+    if (e.kind == kube::ApiErrorKind::kGone) {
+      version.clear();
+      continue;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      watch_error_ = e.message;
+    }
+    for (auto waited = std::chrono::milliseconds(0); waited < kWatchRetry && !stop_;
+         waited += std::chrono::milliseconds(100))
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+bool KubernetesBackend::Start(const Launch& launch, std::string* err) {
+  if (!Connect(launch, err)) return false;
+  const std::string& worker_id = launch.bootstrap.worker_id;
+  const std::vector<std::string> command = CommandLineAtOwnPath();
+  kube::PodValues v;
+  v.run_id = run_id_;
+  v.worker_id = worker_id;
+  v.namespace_name = api_->namespace_name();
+  v.image = settings_.image;
+  v.command = command;
+  for (const auto& [key, value] : worker::ToEnvironmentWithSecretFile(launch.bootstrap, kube::kPodSecretFile))
+    v.env[key] = value;
+  v.secret_name = kube::RunObjectName(run_id_);
+  v.secret_key = kube::kClientKeyItem;
+  v.cpu_millis = static_cast<int>(std::lround(launch.resources.cpu * 1000));
+  v.memory_mib = launch.resources.memory_mb;
+  v.gpu = launch.resources.gpu;
+  v.host_network = settings_.host_network;
+  v.owner_name = kube::RunObjectName(run_id_);
+  v.owner_uid = secret_->uid();
+  nlohmann::json manifest, object;
+  if (!kube::RenderPod(template_, v, &manifest, err)) return false;
+  kube::ApiError e;
+  if (!api_->Create(kube::kPods, manifest, &object, &e)) {
+    *err = e.message;
+    return false;
+  }
+  pods_[worker_id] = {kube::PodName(run_id_, worker_id), launch.log_file, ""};
+  return true;
+}
+
+void KubernetesBackend::Kill(const std::string& worker_id) {
+  const auto it = pods_.find(worker_id);
+  if (it == pods_.end()) return;
+  kube::ApiError e;
+  if (!api_->Delete(kube::kPods, it->second.name, &e, kKillGraceSeconds) &&
+      e.kind != kube::ApiErrorKind::kNotFound)
+    log::Warning("cannot delete worker " + worker_id + "'s pod: " + e.message);
+}
+
+std::vector<Exit> KubernetesBackend::Poll() {
+  std::vector<Exit> exits;
+  if (pods_.empty()) return exits;
+  std::map<std::string, PodState> seen;
+  std::set<std::string> deleted;
+  std::string watch_error;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [id, pod] : pods_) {
+      if (const auto found = seen_.find(id); found != seen_.end()) seen.insert(*found);
+      if (deleted_.count(id)) deleted.insert(id);
+    }
+    watch_error = watch_error_;
+  }
+  if (!watch_error.empty() && !warned_watch_)
+    log::Warning("cannot watch the run's pods: " + watch_error);
+  warned_watch_ = !watch_error.empty();
+  for (auto it = pods_.begin(); it != pods_.end();) {
+    const auto found = seen.find(it->first);
+    if (found == seen.end()) {
+      ++it;
+      continue;
+    }
+    const PodState& state = found->second;
+    Pod& pod = it->second;
+    if (!state.ended) {
+      if (!state.waiting.empty() && state.waiting != pod.warned)
+        log::Warning("worker " + it->first + "'s pod " + pod.name + " waits: " + state.waiting);
+      pod.warned = state.waiting;
+      ++it;
+      continue;
+    }
+    exits.push_back({it->first, state.how, state.status});
+    if (!deleted.count(it->first)) {
+      SavePodLog(*api_, pod.name, kWorkerRole, pod.log_file);
+      kube::ApiError e;
+      if (!api_->Delete(kube::kPods, pod.name, &e) && e.kind != kube::ApiErrorKind::kNotFound)
+        log::Warning("cannot delete worker " + it->first + "'s pod: " + e.message);
+    }
+    it = pods_.erase(it);
+  }
+  return exits;
+}
+
+void KubernetesBackend::KillAll() {
+  if (pods_.empty()) {
+    secret_.reset();
+    return;
+  }
+  for (const auto& [worker_id, pod] : pods_) {
+    SavePodLog(*api_, pod.name, kWorkerRole, pod.log_file);
+    Kill(worker_id);
+  }
+  // Gone once the watch saw them deleted, or when it cannot tell.
+  const auto deadline = std::chrono::steady_clock::now() + kGoneWait;
+  while (std::chrono::steady_clock::now() < deadline) {
+    bool all_gone = true;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const auto& [worker_id, pod] : pods_) all_gone = all_gone && deleted_.count(worker_id);
+      if (!watch_error_.empty()) break;
+    }
+    if (all_gone) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  pods_.clear();
+  secret_.reset();
+}
+
+}  // namespace fiber::backend

@@ -1,0 +1,78 @@
+// Workers as Kubernetes pods, through the API server (kube/api_client.hpp).
+// Each worker is the master's program, at the same path in the run's image
+// (fiber run packages and pushes it), in a pod rendered from
+// templates/worker-pod.yaml: labelled with the run, its role and its id,
+// with the pool's cpu, memory and GPUs as requests and limits, and owned by
+// the run's Secret (templates/run.yaml), which holds the workers' key: the
+// pod mounts it as a file, so no pod spec holds the key. Deleting the
+// Secret deletes every pod of the run; the last backend of a run to go
+// deletes it, and fiber run does after the master ends, however it ended.
+//
+// A watch of the run's pods (on a thread of its own) tells how each one is
+// doing: Poll reports those that ended (with their container's exit, or an
+// image that cannot be pulled), copies their output to the worker's log
+// file and deletes them, and says once, as a warning, why a pod waits
+// (the scheduler's "0/1 nodes are available: 1 Insufficient cpu.").
+//
+// Driven from the master's I/O thread only, like every backend.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "backend/backend.hpp"
+#include "backend/kubernetes/pod_state.hpp"
+#include "kube/api_client.hpp"
+#include "kube/manifest.hpp"
+
+namespace fiber::backend {
+
+class RunSecret;
+
+class KubernetesBackend : public Backend {
+ public:
+  static std::unique_ptr<Backend> Make(const config::Settings& settings);
+  explicit KubernetesBackend(config::Settings settings);
+  ~KubernetesBackend() override;
+  const char* name() const override { return "kubernetes"; }
+  [[nodiscard]] bool Start(const Launch& launch, std::string* err) override;
+  void Kill(const std::string& worker_id) override;
+  std::vector<Exit> Poll() override;
+  void KillAll() override;
+  /// Pods are made by the API server and started by a kubelet far away:
+  /// many may be on their way at once.
+  int MaxStarting() const override { return 32; }
+
+ private:
+  struct Pod {
+    std::string name;
+    std::string log_file;
+    std::string warned;  // the waiting reason last said
+  };
+  [[nodiscard]] bool Connect(const Launch& launch, std::string* err);
+  void WatchPods();
+
+  config::Settings settings_;
+  std::optional<kube::ApiClient> api_;
+  kube::Template template_;
+  std::shared_ptr<RunSecret> secret_;
+  std::string run_id_;
+  std::map<std::string, Pod> pods_;  // not yet seen to end, by worker id
+
+  // Shared with the watch thread.
+  std::mutex mu_;
+  std::map<std::string, PodState> seen_;  // the latest state, by worker id
+  std::set<std::string> deleted_;         // workers whose pods the API no longer has
+  std::string watch_error_;               // why the watch fails, until it works again
+  std::atomic<bool> stop_{false};
+  std::thread watcher_;
+  bool warned_watch_ = false;
+};
+
+}  // namespace fiber::backend

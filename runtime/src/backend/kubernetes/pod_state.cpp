@@ -1,0 +1,89 @@
+#include "backend/kubernetes/pod_state.hpp"
+
+#include "backend/backend.hpp"
+#include "backend/labels.hpp"
+
+namespace fiber::backend {
+
+namespace {
+
+using nlohmann::json;
+
+const json& Field(const json& object, const char* key) {
+  static const json kNone;
+  return object.is_object() && object.contains(key) ? object[key] : kNone;
+}
+
+std::string Text(const json& object, const char* key) {
+  const json& value = Field(object, key);
+  return value.is_string() ? value.get<std::string>() : "";
+}
+
+// Reasons a container waits for that will not go away by waiting: the
+// image cannot be had, or the container cannot be made from it.
+bool Hopeless(const std::string& reason) {
+  for (const char* r : {"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull",
+                        "CreateContainerConfigError", "CreateContainerError", "RunContainerError"})
+    if (reason == r) return true;
+  return false;
+}
+
+// "reason: message", or whichever of them there is.
+std::string Said(const std::string& reason, const std::string& message) {
+  if (message.empty()) return reason;
+  return reason.empty() ? message : reason + ": " + message;
+}
+
+}  // namespace
+
+PodState ReadPodState(const json& pod) {
+  PodState s;
+  const json& labels = Field(Field(pod, "metadata"), "labels");
+  s.worker_id = Text(labels, kWorkerLabel);
+  const std::string role = Text(labels, kRoleLabel);
+  const json& status = Field(pod, "status");
+  s.phase = Text(status, "phase");
+
+  for (const json& c : Field(status, "conditions").is_array() ? Field(status, "conditions") : json::array())
+    if (Text(c, "type") == "PodScheduled" && Text(c, "status") == "False")
+      s.waiting = "not scheduled: " + (Text(c, "message").empty() ? Text(c, "reason") : Text(c, "message"));
+
+  const json& statuses = Field(status, "containerStatuses");
+  for (const json& c : statuses.is_array() ? statuses : json::array()) {
+    if (Text(c, "name") != role) continue;
+    const json& state = Field(c, "state");
+    const json& waiting = Field(state, "waiting");
+    const json& terminated = Field(state, "terminated");
+    if (waiting.is_object()) {
+      const std::string reason = Text(waiting, "reason");
+      if (reason != "ContainerCreating" && reason != "PodInitializing")
+        s.waiting = Said(reason, Text(waiting, "message"));
+      if (Hopeless(reason)) {
+        s.ended = true;
+        s.how = reason.find("Image") != std::string::npos
+                    ? "its image " + Text(c, "image") + " cannot be pulled (" + s.waiting + ")"
+                    : "its container cannot start (" + s.waiting + ")";
+      }
+    } else if (terminated.is_object()) {
+      const long code = Field(terminated, "exitCode").is_number_integer()
+                            ? Field(terminated, "exitCode").get<long>()
+                            : -1;
+      s.ended = true;
+      s.status = code > 128 && code < 128 + 65 ? -static_cast<int>(code - 128) : static_cast<int>(code);
+      s.how = Text(terminated, "reason") == "OOMKilled"
+                  ? "its pod was killed for using more than its memory limit"
+                  : DescribeExitCode(code);
+    }
+  }
+  if (!s.ended && (s.phase == "Failed" || s.phase == "Succeeded")) {
+    // Ended before its container said how: evicted, or its node lost.
+    s.ended = true;
+    s.how = "its pod " + std::string(s.phase == "Failed" ? "failed" : "ended");
+    if (const std::string why = Said(Text(status, "reason"), Text(status, "message")); !why.empty())
+      s.how += " (" + why + ")";
+  }
+  if (s.ended) s.waiting.clear();
+  return s;
+}
+
+}  // namespace fiber::backend

@@ -1,0 +1,30 @@
+// What a worker's pod, as the API server reports it, means to its master:
+// still coming (and why it is not running yet, in the scheduler's or the
+// kubelet's words), running, or ended (and how, in the words the other
+// backends use). Read by the Kubernetes backend from its watch, and by
+// fiber ps. Plain functions of the pod's JSON.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace fiber::backend {
+
+struct PodState {
+  std::string worker_id;  // its fiber.worker label
+  std::string phase;      // Pending, Running, Succeeded, Failed, Unknown
+  /// Why it does not run yet, for the user: "not scheduled: 0/1 nodes are
+  /// available: 1 Insufficient cpu." or "ImagePullBackOff: ..."; empty when
+  /// nothing holds it up.
+  std::string waiting;
+  /// It ended, or never can start (its image cannot be pulled, its
+  /// container cannot be made): how, as the master reports a lost worker.
+  bool ended = false;
+  std::string how;
+  int status = 0;  // the exit status, or minus the signal number; 0 unknown
+};
+
+/// The state of a pod object (a watch event's or a list item's).
+PodState ReadPodState(const nlohmann::json& pod);
+
+}  // namespace fiber::backend

@@ -1,0 +1,79 @@
+#include "backend/kubernetes/run_pods.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "backend/labels.hpp"
+#include "kube/kubeconfig.hpp"
+#include "kube/manifest.hpp"
+#include "runs/run_dir.hpp"
+
+namespace fiber::backend {
+
+bool ConnectCluster(const config::Settings& settings, std::optional<kube::ApiClient>* out,
+                    std::string* err) {
+  const config::Getenv getenv = [](const char* name) -> const char* { return std::getenv(name); };
+  kube::ClusterAccess access;
+  if (!kube::LoadClusterAccess(kube::SearchFor(settings, getenv), &access, err)) return false;
+  out->emplace(std::move(access));
+  return true;
+}
+
+bool ListRunPods(const kube::ApiClient& api, const std::string& run_id, std::vector<RunPod>* out,
+                 std::string* err) {
+  nlohmann::json list;
+  kube::ApiError e;
+  if (!api.List(kube::kPods, LabelIs(kRunLabel, run_id), &list, &e)) {
+    *err = e.message;
+    return false;
+  }
+  out->clear();
+  for (const auto& pod : list["items"])
+    out->push_back({pod["metadata"].value("name", ""), ReadPodState(pod)});
+  return true;
+}
+
+void SavePodLog(const kube::ApiClient& api, const std::string& pod, const std::string& container,
+                const std::string& log_file) {
+  std::string text;
+  kube::ApiError e;
+  if (log_file.empty() || !api.PodLog(pod, container, &text, &e)) return;
+  const int fd = ::open(log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  for (std::size_t at = 0; at < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + at, text.size() - at);
+    if (n <= 0) break;
+    at += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+}
+
+bool RemoveRun(const kube::ApiClient& api, const std::string& run_id, const std::string& run_dir,
+               int* removed, std::string* err) {
+  *removed = 0;
+  std::vector<RunPod> pods;
+  if (!ListRunPods(api, run_id, &pods, err)) return false;
+  if (!run_dir.empty()) (void)runs::MakePrivateDirs(runs::WorkersDir(run_dir), err);
+  kube::ApiError e;
+  bool ok = true;
+  if (!api.Delete(kube::kSecrets, kube::RunObjectName(run_id), &e) &&
+      e.kind != kube::ApiErrorKind::kNotFound) {
+    *err = e.message;
+    ok = false;
+  }
+  for (const RunPod& pod : pods) {
+    if (!run_dir.empty() && !pod.state.worker_id.empty())
+      SavePodLog(api, pod.name, kWorkerRole, runs::WorkerLogPath(run_dir, pod.state.worker_id));
+    if (api.Delete(kube::kPods, pod.name, &e) || e.kind == kube::ApiErrorKind::kNotFound) {
+      ++*removed;
+    } else {
+      *err = e.message;
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+}  // namespace fiber::backend

@@ -1,0 +1,44 @@
+// A run's Kubernetes objects as the API server records them (by label):
+// its pods, and the Secret that stands for the run and owns them
+// (templates/run.yaml). Used by the Kubernetes backend for its own pods and
+// by fiber run, ps, logs and stop for a whole run, also after its master
+// crashed: labels, not fiber's memory, say what a run has.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/kubernetes/pod_state.hpp"
+#include "config/settings.hpp"
+#include "kube/api_client.hpp"
+
+namespace fiber::backend {
+
+/// A client for the cluster and namespace the settings name (kubeconfig,
+/// context, namespace; kube/kubeconfig.hpp), with this process's
+/// environment for KUBECONFIG and HOME.
+[[nodiscard]] bool ConnectCluster(const config::Settings& settings,
+                                  std::optional<kube::ApiClient>* out, std::string* err);
+
+struct RunPod {
+  std::string name;
+  PodState state;
+};
+
+/// The pods labelled with run_id: its workers' and its master's.
+[[nodiscard]] bool ListRunPods(const kube::ApiClient& api, const std::string& run_id,
+                               std::vector<RunPod>* out, std::string* err);
+
+/// Appends the output of a pod's container to log_file.
+void SavePodLog(const kube::ApiClient& api, const std::string& pod, const std::string& container,
+                const std::string& log_file);
+
+/// Deletes the run's Secret (so Kubernetes' garbage collector deletes
+/// whatever else it owns) and every pod labelled with run_id, each
+/// worker's log saved to its file in run_dir first (none when run_dir is
+/// empty). Objects already gone are no error; *removed counts the pods.
+[[nodiscard]] bool RemoveRun(const kube::ApiClient& api, const std::string& run_id,
+                             const std::string& run_dir, int* removed, std::string* err);
+
+}  // namespace fiber::backend

@@ -1,0 +1,196 @@
+// The Kubernetes backend against the real cluster of test/cluster, driven
+// as a user would: the real fiber command with the fiber config test/cluster/up
+// leaves (--config FILE --profile test-cluster), each program packaged by
+// fiber run and pushed to the cluster's registry, its workers as pods. The
+// API server's records, read with the admin account, say what each run left:
+// every test checks that its run has no pod and no Secret left.
+#include <doctest/doctest.h>
+#include <signal.h>
+
+#include <string>
+#include <vector>
+
+#include "backend/labels.hpp"
+#include "kube/api_client.hpp"
+#include "kube/manifest.hpp"
+#include "support/fiber_command.hpp"
+#include "support/test_cluster.hpp"
+
+using fiber::testing::ClusterValue;
+using fiber::testing::eventually;
+using fiber::testing::Fiber;
+using nlohmann::json;
+
+namespace {
+
+const fiber::kube::ApiClient& Admin() {
+  static const fiber::kube::ApiClient admin =
+      fiber::testing::ClusterClient(ClusterValue("FIBER_CLUSTER_ADMIN_KUBECONFIG"))
+          .InNamespace(ClusterValue("FIBER_CLUSTER_NAMESPACE"));
+  return admin;
+}
+
+// The run's objects of a kind, as the API server lists them by label.
+json ObjectsOf(const fiber::kube::ApiResource& resource, const std::string& run_id) {
+  json list;
+  fiber::kube::ApiError err;
+  REQUIRE_MESSAGE(Admin().List(resource, fiber::backend::LabelIs(fiber::backend::kRunLabel, run_id), &list, &err),
+                  err.message);
+  return list["items"];
+}
+
+int PodsIn(const std::string& run_id, const std::string& phase) {
+  int n = 0;
+  for (const auto& pod : ObjectsOf(fiber::kube::kPods, run_id)) n += pod["status"].value("phase", "") == phase;
+  return n;
+}
+
+// fiber run of the test cluster's profile.
+std::vector<std::string> RunArgs(std::vector<std::string> rest) {
+  std::vector<std::string> args = {"run", "--config", ClusterValue("FIBER_CLUSTER_FIBER_CONFIG"), "--profile",
+                                   "test-cluster"};
+  args.insert(args.end(), rest.begin(), rest.end());
+  return args;
+}
+
+// Checks, when a test ends, that its run left nothing in the namespace:
+// no pod (running or not) and not its Secret.
+struct NothingLeft {
+  Fiber& fiber;
+  std::string run_id;
+  ~NothingLeft() {
+    if (run_id.empty()) run_id = LastRun();
+    if (run_id.empty()) return;
+    const bool gone = eventually([&] {
+      return ObjectsOf(fiber::kube::kPods, run_id).empty() && ObjectsOf(fiber::kube::kSecrets, run_id).empty();
+    }, 60);
+    CHECK_MESSAGE(gone, "run " << run_id << " left pods or its Secret in the namespace");
+    if (!gone) (void)fiber.Run({"stop", run_id});
+  }
+  std::string LastRun() {
+    const json runs = fiber.Ps();
+    return runs.empty() ? "" : runs.back()["id"].get<std::string>();
+  }
+};
+
+// fiber run --detach of hold_pool with two workers as pods, once both are
+// ready; its run id goes to check.
+void StartHeld(Fiber& fiber, NothingLeft& check) {
+  auto [status, out, err] = fiber.Run(RunArgs({"--detach", built_program("hold_pool"), "2"}));
+  REQUIRE_MESSAGE(status == 0, err);
+  check.run_id = out.substr(0, out.find('\n'));
+  REQUIRE(eventually([&] { return fiber.Ps()[0]["workers_ready"] == 2; }, 180));
+}
+
+// fiber logs --worker w0 RUN's output, checked to succeed.
+std::string FirstWorkerLog(Fiber& fiber, const std::string& run_id) {
+  auto [status, out, err] = fiber.Run({"logs", "--worker", "w0", run_id});
+  CHECK_MESSAGE(status == 0, err);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a Pool map whose workers are pods gives every result; logs --worker reads a pod's output") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  auto [status, out, err] = fiber.Run(RunArgs({built_program("chatty_pool")}));
+  REQUIRE_MESSAGE(status == 0, err);
+  CHECK(out == "result 10\nresult 20\nresult 30\nresult 40\n");
+  const json run = fiber.Ps()[0];
+  CHECK(run["backend"] == "kubernetes");
+  check.run_id = run["id"];
+  const std::string worker_log = FirstWorkerLog(fiber, check.run_id);
+  CHECK_MESSAGE(worker_log.find("worker says") != std::string::npos, worker_log);
+}
+
+TEST_CASE("a worker's pod deleted mid-map: its tasks are recovered and every result arrives once") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  auto child = fiber.Start(RunArgs({built_program("slow_squares"), "2", "60"}));
+  REQUIRE(eventually([&] { return !fiber.Ps().empty(); }, 120));
+  check.run_id = fiber.Ps()[0]["id"];
+  REQUIRE(eventually([&] { return PodsIn(check.run_id, "Running") == 2; }, 180));
+  const json pods = ObjectsOf(fiber::kube::kPods, check.run_id);
+  fiber::kube::ApiError err;
+  REQUIRE_MESSAGE(Admin().Delete(fiber::kube::kPods, pods[0]["metadata"]["name"].get<std::string>(), &err, 0),
+                  err.message);
+  const std::string out = read_all(child.stdout_fd, 300);
+  const std::string errors = read_all(child.stderr_fd, 30);
+  CHECK_MESSAGE(wait_exit(child, 30) == 0, errors);
+  long expected = 0;
+  for (long x = 0; x < 60; ++x) expected += x * x;
+  CHECK(out == "sum " + std::to_string(expected) + "\n");
+  CHECK_MESSAGE(errors.find("lost") != std::string::npos, errors);
+}
+
+TEST_CASE("the master SIGKILLed: its pods are gone within seconds, checked through the API") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  StartHeld(fiber, check);
+  CHECK(PodsIn(check.run_id, "Running") == 2);
+  CHECK(ObjectsOf(fiber::kube::kSecrets, check.run_id).size() == 1);
+  ::kill(static_cast<pid_t>(fiber.Record(check.run_id)["master_pid"].get<long>()), SIGKILL);
+  CHECK(eventually([&] { return ObjectsOf(fiber::kube::kPods, check.run_id).empty(); }, 60));
+}
+
+TEST_CASE("launcher and master SIGKILLed: ps shows the run's pods until fiber stop removes them") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  StartHeld(fiber, check);
+  const json record = fiber.Record(check.run_id);
+  ::kill(static_cast<pid_t>(record["supervisor_pid"].get<long>()), SIGKILL);
+  ::kill(static_cast<pid_t>(record["master_pid"].get<long>()), SIGKILL);
+  // The workers lose their master and end; their pods stay until removed.
+  REQUIRE(eventually([&] { return PodsIn(check.run_id, "Running") == 0; }, 60));
+  const json run = fiber.Ps()[0];
+  REQUIRE(run["pods"].is_array());
+  CHECK(run["pods"].size() == 2);
+  auto [stopped, stop_out, stop_err] = fiber.Run({"stop", check.run_id});
+  CHECK_MESSAGE(stopped == 0, stop_err);
+  CHECK_MESSAGE(stop_err.find("removed 2 pods of run " + check.run_id) != std::string::npos, stop_err);
+  const std::string worker_log = FirstWorkerLog(fiber, check.run_id);
+  CHECK_MESSAGE(worker_log.find("lost the master") != std::string::npos, worker_log);
+}
+
+TEST_CASE("an account that may not create the run's Secret gets a 403 naming the permission, and nothing starts") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  auto [status, out, err] = fiber.Run(RunArgs({"--kubeconfig", ClusterValue("FIBER_CLUSTER_RESTRICTED_KUBECONFIG"),
+                                               built_program("chatty_pool")}));
+  CHECK(status != 0);
+  CHECK_MESSAGE(err.find("create secrets") != std::string::npos, err);
+  CHECK_MESSAGE(err.find(ClusterValue("FIBER_CLUSTER_NAMESPACE")) != std::string::npos, err);
+}
+
+TEST_CASE("a pod no node can take shows the scheduler's reason while it waits, in the log and in ps") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  auto [status, out, err] = fiber.Run(RunArgs({"--detach", "--cpu", "64", built_program("hold_pool"), "1"}));
+  REQUIRE_MESSAGE(status == 0, err);
+  check.run_id = out.substr(0, out.find('\n'));
+  auto waiting = [&] {
+    const json pods = fiber.Ps()[0]["pods"];
+    return pods.is_array() && pods.size() == 1 ? pods[0].value("waiting", "") : std::string();
+  };
+  CHECK(eventually([&] { return waiting().find("Insufficient cpu") != std::string::npos; }, 120));
+  MESSAGE(waiting());
+  auto [listed, table, table_err] = fiber.Run({"ps"});
+  CHECK_MESSAGE(table.find("w0: not scheduled: 0/1 nodes are available: 1 Insufficient cpu") != std::string::npos,
+                table);
+  auto [logged, master_log, log_err] = fiber.Run({"logs", check.run_id});
+  CHECK_MESSAGE(master_log.find("waits: not scheduled") != std::string::npos, master_log);
+  auto [stopped, stop_out, stop_err] = fiber.Run({"stop", check.run_id});
+  CHECK_MESSAGE(stopped == 0, stop_err);
+}
+
+TEST_CASE("a kubeconfig whose user is an exec credential plugin runs a map on pods") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  fiber::testing::TempDir dir;
+  const std::string kubeconfig = fiber::testing::ExecKubeconfig(
+      dir, fiber::testing::TokenPlugin(ClusterValue("FIBER_CLUSTER_FIBER_KUBECONFIG")));
+  auto [status, out, err] = fiber.Run(RunArgs({"--kubeconfig", kubeconfig, built_program("chatty_pool")}));
+  CHECK_MESSAGE(status == 0, err);
+  CHECK(out == "result 10\nresult 20\nresult 30\nresult 40\n");
+}

@@ -1,0 +1,82 @@
+// What a pod's status, as the API server reports it, means to the master:
+// why it waits, whether it ended and how. The JSON below is in the shape
+// kube-apiserver and the kubelet write (v1.34).
+#include <doctest/doctest.h>
+
+#include "backend/kubernetes/pod_state.hpp"
+
+using fiber::backend::PodState;
+using fiber::backend::ReadPodState;
+using nlohmann::json;
+
+namespace {
+
+json Pod(const std::string& phase, json status_extra = json::object()) {
+  json pod = {{"metadata", {{"name", "fiber-r1-w3"}, {"labels", {{"fiber.run", "r1"}, {"fiber.role", "worker"}, {"fiber.worker", "w3"}}}}},
+              {"status", {{"phase", phase}}}};
+  pod["status"].update(status_extra);
+  return pod;
+}
+
+json Container(const json& state, const std::string& name = "worker") {
+  return {{"containerStatuses", json::array({{{"name", name}, {"image", "reg/prog:1"}, {"state", state}}})}};
+}
+
+}  // namespace
+
+TEST_CASE("a pod no node can take waits with the scheduler's message, and has not ended") {
+  const PodState s = ReadPodState(Pod("Pending", {{"conditions", json::array({{{"type", "PodScheduled"},
+      {"status", "False"}, {"reason", "Unschedulable"},
+      {"message", "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available."}}})}}));
+  CHECK(s.worker_id == "w3");
+  CHECK(s.phase == "Pending");
+  CHECK_FALSE(s.ended);
+  CHECK(s.waiting == "not scheduled: 0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available.");
+}
+
+TEST_CASE("a pod being made or running neither waits nor has ended") {
+  CHECK(ReadPodState(Pod("Pending", Container({{"waiting", {{"reason", "ContainerCreating"}}}}))).waiting.empty());
+  const PodState running = ReadPodState(Pod("Running", Container({{"running", {{"startedAt", "2026-11-23T10:00:00Z"}}}})));
+  CHECK_FALSE(running.ended);
+  CHECK(running.waiting.empty());
+}
+
+TEST_CASE("an image that cannot be pulled ends the worker, naming the image and the kubelet's reason") {
+  const PodState s = ReadPodState(Pod("Pending", Container({{"waiting", {{"reason", "ImagePullBackOff"},
+      {"message", "Back-off pulling image \"reg/prog:1\""}}}})));
+  CHECK(s.ended);
+  CHECK(s.how == "its image reg/prog:1 cannot be pulled (ImagePullBackOff: Back-off pulling image \"reg/prog:1\")");
+  CHECK(s.waiting.empty());
+}
+
+TEST_CASE("an ended container says how, as the other backends do") {
+  PodState s = ReadPodState(Pod("Failed", Container({{"terminated", {{"exitCode", 3}, {"reason", "Error"}}}})));
+  CHECK(s.ended);
+  CHECK(s.how == "exit status 3");
+  CHECK(s.status == 3);
+  s = ReadPodState(Pod("Failed", Container({{"terminated", {{"exitCode", 137}, {"reason", "Error"}}}})));
+  CHECK(s.how == "killed by signal 9");
+  CHECK(s.status == -9);
+  s = ReadPodState(Pod("Failed", Container({{"terminated", {{"exitCode", 137}, {"reason", "OOMKilled"}}}})));
+  CHECK(s.how == "its pod was killed for using more than its memory limit");
+}
+
+TEST_CASE("a sidecar's state is not the worker's") {
+  const PodState s = ReadPodState(Pod("Running", Container({{"terminated", {{"exitCode", 1}}}}, "sidecar")));
+  CHECK_FALSE(s.ended);
+}
+
+TEST_CASE("a pod that failed before its container said anything (evicted) has ended with the pod's reason") {
+  const PodState s = ReadPodState(Pod("Failed", {{"reason", "Evicted"}, {"message", "The node was low on resource: memory."}}));
+  CHECK(s.ended);
+  CHECK(s.how == "its pod failed (Evicted: The node was low on resource: memory.)");
+}
+
+TEST_CASE("malformed status fields are read as absent, never thrown on") {
+  for (const json& odd : {json(nullptr), json::array(), json("x"),
+                          json({{"metadata", 1}, {"status", {{"phase", 7}, {"conditions", "no"}, {"containerStatuses", {1, 2}}}}})}) {
+    const PodState s = ReadPodState(odd);
+    CHECK_FALSE(s.ended);
+    CHECK(s.worker_id.empty());
+  }
+}
