@@ -62,7 +62,7 @@ bool FromPod(const RunRecord& run, const LogsOptions& o, int* status) {
       !backend::ListRunPods(*api, run.id, &pods, &err))
     return false;
   const auto pod = std::find_if(pods.begin(), pods.end(),
-                                [&](const backend::RunPod& p) { return p.state.worker_id == o.worker; });
+                                [&](const backend::RunPod& p) { return p.state.worker_id == o.worker && !p.deleting; });
   if (pod == pods.end()) return false;
   kube::ApiError e;
   std::string text;
@@ -116,8 +116,8 @@ int Logs(const LogsOptions& o) {
     std::string unused;
     (void)store.Find(run.id, &run, &unused);  // its status, once it ends
   }
-  master_log.Flush();
-  workers.Flush();
+  if (master || o.all) master_log.Flush();
+  if (!master || o.all) workers.Flush();
   return 0;
 }
 

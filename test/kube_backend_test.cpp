@@ -128,7 +128,8 @@ TEST_CASE("the master SIGKILLed: its pods are gone within seconds, checked throu
   Fiber fiber;
   NothingLeft check{fiber, ""};
   StartHeld(fiber, check);
-  CHECK(PodsIn(check.run_id, "Running") == 2);
+  // The kubelet reports a pod Running a moment after its container runs.
+  CHECK(eventually([&] { return PodsIn(check.run_id, "Running") == 2; }, 60));
   CHECK(ObjectsOf(fiber::kube::kSecrets, check.run_id).size() == 1);
   ::kill(static_cast<pid_t>(fiber.Record(check.run_id)["master_pid"].get<long>()), SIGKILL);
   CHECK(eventually([&] { return ObjectsOf(fiber::kube::kPods, check.run_id).empty(); }, 60));
@@ -142,7 +143,7 @@ TEST_CASE("launcher and master SIGKILLed: ps shows the run's pods until fiber st
   ::kill(static_cast<pid_t>(record["supervisor_pid"].get<long>()), SIGKILL);
   ::kill(static_cast<pid_t>(record["master_pid"].get<long>()), SIGKILL);
   // The workers lose their master and end; their pods stay until removed.
-  REQUIRE(eventually([&] { return PodsIn(check.run_id, "Running") == 0; }, 60));
+  REQUIRE(eventually([&] { return PodsIn(check.run_id, "Failed") + PodsIn(check.run_id, "Succeeded") == 2; }, 60));
   const json run = fiber.Ps()[0];
   REQUIRE(run["pods"].is_array());
   CHECK(run["pods"].size() == 2);

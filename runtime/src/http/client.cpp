@@ -2,9 +2,11 @@
 
 #include <curl/curl.h>
 #include <dlfcn.h>
+#include <openssl/crypto.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -29,6 +31,20 @@ struct Curl {
   curl_slist* (*slist_append)(curl_slist*, const char*);
   void (*slist_free_all)(curl_slist*);
 };
+
+// OpenSSL (libcurl's TLS) cleans itself up from an atexit handler, which it
+// registers when first used: after the static objects that made the first
+// request, so it would run before their destructors, which may still make
+// requests (the master's run ending its pods), and pull OpenSSL away under
+// them. Asked before its first use, it leaves that to the process's end.
+void KeepOpenSslToTheEnd() {
+  void* crypto = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_NOLOAD);
+  if (!crypto) return;  // libcurl without OpenSSL 3
+  using Init = int (*)(std::uint64_t, const void*);
+  if (auto init = reinterpret_cast<Init>(dlsym(crypto, "OPENSSL_init_crypto")))
+    (void)init(OPENSSL_INIT_NO_ATEXIT, nullptr);
+  dlclose(crypto);
+}
 
 // The loaded library, or nullptr with *err saying what is missing.
 const Curl* LoadCurl(std::string* err) {
@@ -60,6 +76,7 @@ const Curl* LoadCurl(std::string* err) {
       failure = "the libcurl.so.4 found lacks functions fiber needs; install libcurl 7.77 or later";
       return;
     }
+    KeepOpenSslToTheEnd();
     curl.global_init(CURL_GLOBAL_DEFAULT);
   });
   if (!failure.empty()) {

@@ -31,7 +31,8 @@ bool ListRunPods(const kube::ApiClient& api, const std::string& run_id, std::vec
   }
   out->clear();
   for (const auto& pod : list["items"])
-    out->push_back({pod["metadata"].value("name", ""), ReadPodState(pod)});
+    out->push_back({pod["metadata"].value("name", ""), ReadPodState(pod),
+                    pod["metadata"].contains("deletionTimestamp")});
   return true;
 }
 
@@ -56,6 +57,11 @@ bool RemoveRun(const kube::ApiClient& api, const std::string& run_id, const std:
   std::vector<RunPod> pods;
   if (!ListRunPods(api, run_id, &pods, err)) return false;
   if (!run_dir.empty()) (void)runs::MakePrivateDirs(runs::WorkersDir(run_dir), err);
+  // Logs first: deleting the Secret has the garbage collector delete the
+  // pods, and their output with them.
+  for (const RunPod& pod : pods)
+    if (!run_dir.empty() && !pod.state.worker_id.empty() && !pod.deleting)
+      SavePodLog(api, pod.name, kWorkerRole, runs::WorkerLogPath(run_dir, pod.state.worker_id));
   kube::ApiError e;
   bool ok = true;
   if (!api.Delete(kube::kSecrets, kube::RunObjectName(run_id), &e) &&
@@ -64,8 +70,6 @@ bool RemoveRun(const kube::ApiClient& api, const std::string& run_id, const std:
     ok = false;
   }
   for (const RunPod& pod : pods) {
-    if (!run_dir.empty() && !pod.state.worker_id.empty())
-      SavePodLog(api, pod.name, kWorkerRole, runs::WorkerLogPath(run_dir, pod.state.worker_id));
     if (api.Delete(kube::kPods, pod.name, &e) || e.kind == kube::ApiErrorKind::kNotFound) {
       ++*removed;
     } else {

@@ -24,6 +24,9 @@ namespace fiber::backend {
 struct RunPod {
   std::string name;
   PodState state;
+  /// Being deleted (metadata.deletionTimestamp): whoever deletes it saved
+  /// its log, and its containers may be gone already.
+  bool deleting = false;
 };
 
 /// The pods labelled with run_id: its workers' and its master's.
@@ -35,9 +38,9 @@ void SavePodLog(const kube::ApiClient& api, const std::string& pod, const std::s
                 const std::string& log_file);
 
 /// Deletes the run's Secret (so Kubernetes' garbage collector deletes
-/// whatever else it owns) and every pod labelled with run_id, each
-/// worker's log saved to its file in run_dir first (none when run_dir is
-/// empty). Objects already gone are no error; *removed counts the pods.
+/// whatever else it owns) and every pod labelled with run_id, the log of
+/// each worker not already being deleted saved to its file in run_dir
+/// first (none when run_dir is empty). Objects already gone are no error; *removed counts the pods.
 [[nodiscard]] bool RemoveRun(const kube::ApiClient& api, const std::string& run_id,
                              const std::string& run_dir, int* removed, std::string* err);
 
