@@ -74,6 +74,11 @@ std::string EngineOf(const std::string& backend, const std::string& engine_setti
   return backend == "container" ? engine_setting : "";
 }
 
+std::string ImageEngineOf(const std::string& backend, const std::string& engine_setting) {
+  const std::string engine = EngineOf(backend, engine_setting);
+  return engine.empty() ? engine_setting : engine;
+}
+
 std::unique_ptr<Backend> ContainerBackend::Make(const config::Settings& settings) {
   return std::make_unique<ContainerBackend>(EngineOf(settings.backend, settings.engine), settings);
 }
