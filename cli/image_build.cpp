@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "backend/container/container_backend.hpp"
 #include "engine/engine_socket.hpp"
 #include "image/engine_load.hpp"
 #include "image/registry_credentials.hpp"
@@ -113,7 +114,11 @@ bool BuildImage(const ImageRequest& r, BuiltImage* out, std::string* err) {
     return true;
   }
   std::string socket;
-  if (!engine::FindSocket(r.settings->engine, Getenv, &socket, err)) return false;
+  // The engine the workers run on (--backend podman), which is not always
+  // the one the engine setting finds first.
+  if (!engine::FindSocket(backend::ImageEngineOf(r.settings->backend, r.settings->engine), Getenv, &socket,
+                          err))
+    return false;
   Progress(r, "loading into the container engine");
   if (!image::LoadIntoEngine(out->image, socket, &out->loaded, err)) return false;
   out->reference = out->image.Reference();

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "backend/container/container_backend.hpp"
 #include "commands.hpp"
 #include "config/sources_report.hpp"
 #include "image/engine_build.hpp"
@@ -74,7 +75,8 @@ bool ChooseImage(RunOptions& o, const std::string& program, config::Settings* se
     const std::string context =
         project_file.empty() ? here : project_file.substr(0, project_file.rfind('/'));
     std::string socket;
-    if (!engine::FindSocket(settings->engine, [](const char* n) -> const char* { return std::getenv(n); },
+    if (!engine::FindSocket(backend::ImageEngineOf(settings->backend, settings->engine),
+                            [](const char* n) -> const char* { return std::getenv(n); },
                             &socket, err))
       return false;
     if (progress) std::fprintf(stderr, "fiber: building %s/Dockerfile\n", context.c_str());

@@ -79,19 +79,20 @@ bool BuildTestImage(const engine::Client& engine, const TestImage& image, std::s
       files.insert(path);
     }
   }
-  engine::TarWriter tar;
-  tar.AddDirectory("tmp", 01777);
+  std::string archive;
+  engine::StringSink sink(&archive);
+  engine::TarWriter tar(&sink, 0);
+  if (!tar.Directory("tmp", 01777, err)) return false;
   std::set<std::string> dirs{"tmp"};  // once, even when the build is under /tmp
   for (const std::string& file : files) {
     std::vector<std::string> parents;
     for (fs::path p = fs::path(file).parent_path(); p != "/"; p = p.parent_path())
       parents.push_back(p.string().substr(1));
     for (auto it = parents.rbegin(); it != parents.rend(); ++it)
-      if (dirs.insert(*it).second) tar.AddDirectory(*it, 0755);
-    tar.AddFile(file.substr(1), 0755, ReadFile(file));
+      if (dirs.insert(*it).second && !tar.Directory(*it, 0755, err)) return false;
+    if (!tar.FileWith(file.substr(1), 0755, ReadFile(file), err)) return false;
   }
-  std::string archive;
-  if (!tar.Finish(&archive, err)) return false;
+  if (!tar.Finish(err)) return false;
   char tag[32];
   std::snprintf(tag, sizeof tag, "%016zx", std::hash<std::string>{}(archive));
   *reference = std::string("fiber-test:") + tag;

@@ -51,7 +51,7 @@ bool DigestingSink::Write(std::string_view bytes, std::string* err) {
   return next_->Write(bytes, err);
 }
 
-GzipSink::GzipSink(ByteSink* next) : next_(next) {
+GzipSink::GzipSink(engine::ByteSink* next) : next_(next) {
   // 15 + 16: a gzip wrapper around a full-window deflate stream.
   deflateInit2(&z_, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
 }

@@ -10,12 +10,12 @@
 #include <string>
 
 #include "image/sha256.hpp"
-#include "image/tar_writer.hpp"
+#include "engine/tar_writer.hpp"
 
 namespace fiber::image {
 
 /// Writes to a file it creates (truncating), closed by Close or on destruction.
-class FileSink : public ByteSink {
+class FileSink : public engine::ByteSink {
  public:
   ~FileSink() override;
   [[nodiscard]] bool Open(const std::string& path, std::string* err);
@@ -33,24 +33,24 @@ class FileSink : public ByteSink {
 };
 
 /// Passes bytes on to next, counting them and their digest.
-class DigestingSink : public ByteSink {
+class DigestingSink : public engine::ByteSink {
  public:
-  explicit DigestingSink(ByteSink* next) : next_(next) {}
+  explicit DigestingSink(engine::ByteSink* next) : next_(next) {}
   [[nodiscard]] bool Write(std::string_view bytes, std::string* err) override;
   std::int64_t size() const { return size_; }
   std::string Digest() { return sha_.Digest(); }
 
  private:
-  ByteSink* next_;
+  engine::ByteSink* next_;
   Sha256 sha_;
   std::int64_t size_ = 0;
 };
 
 /// Compresses to next as a gzip stream through zlib, whose header carries
 /// no file name and time 0, so the same bytes in give the same bytes out.
-class GzipSink : public ByteSink {
+class GzipSink : public engine::ByteSink {
  public:
-  explicit GzipSink(ByteSink* next);
+  explicit GzipSink(engine::ByteSink* next);
   ~GzipSink() override;
   GzipSink(const GzipSink&) = delete;
   GzipSink& operator=(const GzipSink&) = delete;
@@ -60,7 +60,7 @@ class GzipSink : public ByteSink {
 
  private:
   bool Deflate(int flush, std::string* err);
-  ByteSink* next_;
+  engine::ByteSink* next_;
   z_stream z_{};
 };
 

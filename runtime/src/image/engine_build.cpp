@@ -21,7 +21,7 @@ namespace {
 
 // The build context as the engine reads it: every entry under dir,
 // relative, sorted; links stay links (the engine resolves them itself).
-bool WriteContext(const std::string& dir, const std::string& relative, TarWriter* tar,
+bool WriteContext(const std::string& dir, const std::string& relative, engine::TarWriter* tar,
                   std::string* err) {
   const std::string host = relative.empty() ? dir : dir + "/" + relative;
   DIR* d = ::opendir(host.c_str());
@@ -88,7 +88,7 @@ bool BuildDockerfile(const std::string& context_dir, const std::string& reposito
   FileSink file;
   if (!file.OpenNew("/tmp/fiber-context-", err)) return false;
   const std::string archive = file.path();
-  TarWriter tar(&file, 0);
+  engine::TarWriter tar(&file, 0);
   if (!WriteContext(context_dir, "", &tar, err) || !tar.Finish(err) || !file.Close(err)) {
     ::unlink(archive.c_str());
     return false;

@@ -22,7 +22,7 @@ bool WriteArchive(const Image& img, std::string* path, std::string* err) {
   FileSink file;
   if (!file.OpenNew(img.layer_file + ".load-", err)) return false;
   *path = file.path();
-  TarWriter tar(&file, 0);
+  engine::TarWriter tar(&file, 0);
   return tar.FileWith("manifest.json", 0644, manifest.dump(), err) &&
          tar.FileWith(config_name, 0644, img.config, err) &&
          tar.FileFrom(layer_name, 0644, img.layer_file, img.layer.size, err) && tar.Finish(err) &&

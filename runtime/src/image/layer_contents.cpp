@@ -125,7 +125,7 @@ bool LayerContents::Walk(const std::string& dir, int depth, std::int64_t* bytes,
   return true;
 }
 
-bool LayerContents::WriteTo(TarWriter* tar, std::string* err) const {
+bool LayerContents::WriteTo(engine::TarWriter* tar, std::string* err) const {
   for (const auto& [path, e] : entries_) {
     const bool ok = e.type == '5'   ? tar->Directory(path, e.mode, err)
                     : e.type == '2' ? tar->Symlink(path, e.link, err)

@@ -13,7 +13,7 @@
 #include <set>
 #include <string>
 
-#include "image/tar_writer.hpp"
+#include "engine/tar_writer.hpp"
 
 namespace fiber::image {
 
@@ -28,7 +28,7 @@ class LayerContents {
   void AddDirectory(const std::string& path, int mode);
 
   /// Writes every entry, sorted by path, through tar.
-  [[nodiscard]] bool WriteTo(TarWriter* tar, std::string* err) const;
+  [[nodiscard]] bool WriteTo(engine::TarWriter* tar, std::string* err) const;
 
  private:
   struct Entry {

@@ -51,7 +51,7 @@ bool WriteLayer(const LayerContents& contents, const PackageInputs& in, Image* o
   DigestingSink blob(&file);
   GzipSink gzip(&blob);
   DigestingSink tar_bytes(&gzip);
-  TarWriter tar(&tar_bytes, in.mtime);
+  engine::TarWriter tar(&tar_bytes, in.mtime);
   if (!contents.WriteTo(&tar, err) || !tar.Finish(err) || !gzip.Finish(err) || !file.Close(err)) {
     ::unlink(temp.c_str());
     return false;

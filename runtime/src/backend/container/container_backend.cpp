@@ -61,6 +61,11 @@ std::string EngineOf(const std::string& backend, const std::string& engine_setti
   return backend == "container" ? engine_setting : "";
 }
 
+std::string ImageEngineOf(const std::string& backend, const std::string& engine_setting) {
+  const std::string engine = EngineOf(backend, engine_setting);
+  return engine.empty() ? engine_setting : engine;
+}
+
 std::unique_ptr<Backend> ContainerBackend::Make(const config::Settings& settings) {
   return std::make_unique<ContainerBackend>(EngineOf(settings.backend, settings.engine), settings);
 }
@@ -123,11 +128,13 @@ bool ContainerBackend::Start(const Launch& launch, std::string* err) {
     *err = why;
     return false;
   };
-  engine::TarWriter tar;
-  tar.AddDirectory(std::string(kSecretDir).substr(1), 0700);
-  tar.AddFile(std::string(kSecretFile).substr(1), 0400, launch.bootstrap.client_secret);
   std::string archive;
-  if (!tar.Finish(&archive, err)) return fail(*err);
+  engine::StringSink sink(&archive);
+  engine::TarWriter tar(&sink, 0);
+  if (!tar.Directory(std::string(kSecretDir).substr(1), 0700, err) ||
+      !tar.FileWith(std::string(kSecretFile).substr(1), 0400, launch.bootstrap.client_secret, err) ||
+      !tar.Finish(err))
+    return fail(*err);
   if (!client_->PutArchive(id, "/", archive, err))
     return fail("cannot put the run's key into container " + id.substr(0, 12) + ": " + *err);
   if (!client_->Start(id, err))

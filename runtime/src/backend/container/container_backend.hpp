@@ -41,6 +41,11 @@ inline constexpr const char* kSecretFile = "/.fiber/client_key";
 /// without containers.
 std::string EngineOf(const std::string& backend, const std::string& engine_setting);
 
+/// The engine a run's image is built in or loaded into: the one its
+/// workers run on (EngineOf) when they run in containers, else the engine
+/// setting (fiber image build, with no container backend).
+std::string ImageEngineOf(const std::string& backend, const std::string& engine_setting);
+
 class ContainerBackend : public Backend {
  public:
   /// For settings.backend, on EngineOf its engine.
