@@ -61,7 +61,7 @@ struct WorkerInfo {
   std::string id;  // e.g. "w3", unique within the run
   long pid = 0;    // as reported by the worker (0 before it connects)
   WorkerState state = WorkerState::kStarting;
-  int running = 0;  // calls leased to it right now
+  int running = 0;  // calls leased to it right now (a chunk of map or starmap counts one)
 };
 
 namespace master {
