@@ -108,6 +108,8 @@ def main():
         ("imap_unordered chunksize 1 throughput >= 10 x multiprocessing",
          ft["imap_unordered_chunksize1_per_s"] / mt["imap_unordered_chunksize1_per_s"],
          ">=", 10.0, "x"),
+        ("map default chunking throughput >= 2 x multiprocessing (issue 12)",
+         ft["map_default_chunking_per_s"] / mt["map_default_chunking_per_s"], ">=", 2.0, "x"),
         ("master memory <= 16 KB per connected worker (256 workers)",
          mem256["per_worker_kb"] if mem256 else None, "<=", 16.0, "KB"),
     ]

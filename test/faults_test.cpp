@@ -36,6 +36,17 @@ std::vector<long> connected_pids(fiber::Pool& pool, std::size_t n) {
   return {};
 }
 
+// The pid of a worker holding a task, waiting (bounded) until one does; 0
+// when none does within 30 s.
+long busy_worker_pid(fiber::Pool& pool) {
+  for (int i = 0; i < 3000; ++i) {
+    for (const auto& w : pool.workers())
+      if (w.running > 0) return w.pid;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return 0;
+}
+
 }  // namespace
 
 TEST_CASE("tasks of SIGKILLed workers run elsewhere; all results correct, none twice") {
@@ -77,6 +88,19 @@ TEST_CASE("map survives SIGKILL of a worker holding tasks") {
   CHECK(pending.get() == std::vector<int>(60, 20));
 }
 
+TEST_CASE("a chunk of map lost with a killed worker runs again: every result once, in order") {
+  fiber::Pool pool(3);
+  connected_pids(pool, 3);
+  // Default chunking: 12 chunks of 50 calls of 2 ms, each run as one unit.
+  auto pending = pool.map_async(slow_square, range(600));
+  const long pid = busy_worker_pid(pool);
+  REQUIRE(pid != 0);
+  ::kill(static_cast<pid_t>(pid), SIGKILL);
+  std::vector<int> expected;
+  for (int i = 0; i < 600; ++i) expected.push_back(i * i);
+  CHECK(pending.get(std::chrono::seconds(120)) == expected);
+}
+
 TEST_CASE("local workers killed with their fork server are replaced and the map completes") {
   fiber::Pool pool(3);
   connected_pids(pool, 3);
@@ -115,12 +139,7 @@ TEST_CASE("a task lost more often than the retry limit fails with WorkerLost") {
   auto r = pool.apply_async(sleep_ms, 60000);
   for (int kill = 0; kill < 2; ++kill) {
     // Wait until the task is leased, then kill the worker holding it.
-    long pid = 0;
-    for (int i = 0; i < 600 && pid == 0; ++i) {
-      for (const auto& w : pool.workers())
-        if (w.running > 0) pid = w.pid;
-      if (pid == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+    const long pid = busy_worker_pid(pool);
     REQUIRE(pid != 0);
     ::kill(static_cast<pid_t>(pid), SIGKILL);
     std::this_thread::sleep_for(std::chrono::milliseconds(300));

@@ -99,6 +99,30 @@ TEST_CASE("a result with the wrong number of outcomes loses the worker and count
   CHECK_FALSE(batch->ready());
 }
 
+TEST_CASE("a chunk of map is one task of the chunk form, dealt again whole when lost") {
+  PoolHarness h(1);
+  h.Connect("w0");
+  auto batch = std::make_shared<fiber::detail::Batch>(2);
+  h.pool->Submit("square", {"chunk 0", "chunk 1"}, 1, batch, h.now,
+                 fiber::wire::TaskForm::kChunk);
+  auto sent = h.outbox.Tasks("w0");
+  REQUIRE(sent.size() == 1);
+  CHECK(sent[0].form == fiber::wire::TaskForm::kChunk);
+  CHECK(sent[0].calls == std::vector<std::string_view>{"chunk 0"});
+  ScriptedBackend::Crash(*h.backend, "w0", "killed by signal 9");
+  h.Advance(milliseconds(100));
+  h.Connect("w1");
+  sent = h.outbox.Tasks("w1");
+  REQUIRE(sent.size() == 1);
+  CHECK(sent[0].id == 1);
+  CHECK(sent[0].form == fiber::wire::TaskForm::kChunk);
+  CHECK(sent[0].calls == std::vector<std::string_view>{"chunk 0"});
+  h.Answer("w1", 1, {0}, 1);  // one outcome: the chunk's, kept whole
+  REQUIRE(batch->wait_slot(0));
+  CHECK(PoolHarness::Slot(*batch, 0) == "0");
+  CHECK_FALSE(batch->ready());
+}
+
 TEST_CASE("resize while busy retires idle workers first and loses no task") {
   PoolHarness h(3);
   h.Connect("w0");

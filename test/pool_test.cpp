@@ -32,6 +32,37 @@ TEST_CASE("map returns results in item order, for any chunksize") {
   CHECK(pool.map(square, std::vector<int>{}).empty());
 }
 
+TEST_CASE("map and starmap run chunks as units: every result once, in item order, any type") {
+  fiber::Pool pool(2);
+  // Default chunking (8 chunks of 1250), uneven last chunks, chunks of one.
+  CHECK(pool.map(square, range(10000)) == squares(10000));
+  CHECK(pool.map(square, range(10), 3) == squares(10));
+  std::vector<std::string> names, greetings;
+  for (int i = 0; i < 50; ++i) {
+    names.push_back(std::string(static_cast<std::size_t>(i), 'n'));
+    greetings.push_back("hello " + names.back());
+  }
+  CHECK(pool.map(greet, names) == greetings);
+  CHECK(pool.map(greet, names, 1) == greetings);
+  std::vector<std::tuple<int, int>> pairs;
+  std::vector<int> sums;
+  for (int i = 0; i < 1001; ++i) {
+    pairs.emplace_back(i, -2 * i);
+    sums.push_back(-i);
+  }
+  CHECK(pool.starmap(add, pairs) == sums);
+  CHECK(pool.starmap(add, pairs, 10) == sums);
+  // A call that throws ends its chunk; get() throws the first error in item
+  // order, whichever chunk finished first.
+  std::vector<int> items(40, 1);
+  items[5] = -5;
+  items[33] = -33;
+  for (std::size_t chunksize : {1, 4, 40})
+    CHECK_THROWS_WITH_AS(pool.map(fail_on_negative, items, chunksize),
+                         "std::invalid_argument: negative input -5", fiber::RemoteError);
+  CHECK(pool.map(square, range(5)) == squares(5));  // the workers go on
+}
+
 TEST_CASE("PoolOptions.chunksize is the default chunksize of map") {
   fiber::PoolOptions options;
   options.processes = 2;

@@ -77,8 +77,8 @@ TEST_CASE("fields round-trip, and a short message fails the read that overruns i
 
 TEST_CASE("tasks and results travel several to a message") {
   Writer tasks(Type::kTask);
-  AppendTask(tasks, 7, "square", {"a", "bb"});
-  AppendTask(tasks, 8, "add", {std::string(5 << 20, 'x')});
+  AppendTask(tasks, 7, "square", TaskForm::kCalls, {"a", "bb"});
+  AppendTask(tasks, 8, "add", TaskForm::kChunk, {std::string(5 << 20, 'x')});
   const auto m = tasks.Finish();
   std::vector<TaskView> read;
   std::string err;
@@ -86,7 +86,9 @@ TEST_CASE("tasks and results travel several to a message") {
   REQUIRE(read.size() == 2);
   CHECK(read[0].id == 7);
   CHECK(read[0].function == "square");
+  CHECK(read[0].form == TaskForm::kCalls);
   CHECK(read[0].calls == std::vector<std::string_view>{"a", "bb"});
+  CHECK(read[1].form == TaskForm::kChunk);
   CHECK(read[1].calls[0].size() == (5u << 20));
 
   Writer results(Type::kResult);
@@ -112,9 +114,14 @@ TEST_CASE("a task batch that lies about its counts is refused, not trusted") {
   std::string err;
   std::vector<TaskView> tasks;
   // Claims four billion calls and holds one.
-  CHECK_FALSE(ReadTasks(Writer(Type::kTask).U64(1).Bytes("f").U32(0xffffffffu).Bytes("x").Finish(),
-                        &tasks, &err));
+  CHECK_FALSE(ReadTasks(
+      Writer(Type::kTask).U64(1).Bytes("f").U8(0).U32(0xffffffffu).Bytes("x").Finish(), &tasks,
+      &err));
   CHECK(err.find("task 1") != std::string::npos);
+  // A form this version does not know is refused, not run as something else.
+  CHECK_FALSE(ReadTasks(Writer(Type::kTask).U64(2).Bytes("f").U8(2).U32(1).Bytes("x").Finish(),
+                        &tasks, &err));
+  CHECK(err.find("task 2 of unknown form 2") != std::string::npos);
   CHECK_FALSE(ReadTasks(Writer(Type::kTask).U64(1).Finish(), &tasks, &err));
   std::uint32_t credit;
   std::vector<ResultView> results;

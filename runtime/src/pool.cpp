@@ -41,16 +41,31 @@ std::shared_ptr<detail::Batch> Pool::submit(detail::FunctionKey fn, const char* 
                                             std::vector<std::string> calls,
                                             std::size_t chunksize) {
   const std::string& name = detail::task_name(fn, where);
-  if (closed_) throw PoolClosed(std::string(where) + ": the pool is closed");
-  auto batch = std::make_shared<detail::Batch>(calls.size());
-  if (calls.empty()) return batch;
+  chunksize = chunk_size(calls.size(), chunksize);
+  return enqueue(name, where, std::move(calls), chunksize, /*chunked=*/false);
+}
+
+std::size_t Pool::chunk_size(std::size_t calls, std::size_t chunksize) const {
   if (chunksize == 0) chunksize = options_.chunksize;
   if (chunksize == 0) {
     // multiprocessing's choice: about four chunks per worker.
     const std::size_t workers = static_cast<std::size_t>(std::max(1, size()));
-    chunksize = calls.size() / (workers * 4) + (calls.size() % (workers * 4) ? 1 : 0);
+    chunksize = calls / (workers * 4) + (calls % (workers * 4) ? 1 : 0);
   }
-  handle_->Submit(name, std::move(calls), chunksize, batch);
+  return std::max<std::size_t>(1, chunksize);
+}
+
+std::shared_ptr<detail::Batch> Pool::enqueue(const std::string& name, const char* where,
+                                             std::vector<std::string> blobs,
+                                             std::size_t chunksize, bool chunked) {
+  if (closed_) throw PoolClosed(std::string(where) + ": the pool is closed");
+  auto batch = std::make_shared<detail::Batch>(blobs.size());
+  if (blobs.empty()) return batch;
+  // A chunk of calls encoded as one unit is one task, and one slot.
+  if (chunked)
+    handle_->Submit(name, std::move(blobs), 1, batch, wire::TaskForm::kChunk);
+  else
+    handle_->Submit(name, std::move(blobs), chunksize, batch);
   return batch;
 }
 

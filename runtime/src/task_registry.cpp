@@ -20,7 +20,7 @@ namespace {
 struct Registry {
   std::mutex mu;
   std::unordered_map<FunctionKey, std::string> names;
-  std::unordered_map<std::string, Invoker> invokers;
+  std::unordered_map<std::string, Invokers> invokers;
 };
 
 // Built on first use: FIBER_TASK runs during static initialisation, in any
@@ -46,11 +46,11 @@ std::string describe(FunctionKey key) {
 
 }  // namespace
 
-bool register_task(FunctionKey key, const char* name, Invoker invoker) {
+bool register_task(FunctionKey key, const char* name, Invokers invokers) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
   r.names.emplace(key, name);
-  r.invokers.emplace(name, invoker);
+  r.invokers.emplace(name, invokers);
   return true;
 }
 
@@ -68,11 +68,11 @@ const std::string& task_name(FunctionKey key, const char* where) {
   return it->second;
 }
 
-Invoker find_invoker(const std::string& name) {
+Invokers find_invokers(const std::string& name) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
   auto it = r.invokers.find(name);
-  return it == r.invokers.end() ? nullptr : it->second;
+  return it == r.invokers.end() ? Invokers{} : it->second;
 }
 
 }  // namespace fiber::detail

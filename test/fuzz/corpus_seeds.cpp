@@ -74,14 +74,21 @@ void WireSeeds() {
   Frame("reply", "status_9", Writer(Type::kReply).U64(4).U8(9));
 
   Writer tasks(Type::kTask, 3);
-  wire::AppendTask(tasks, 1, "square", {to_bytes(std::tuple<int>(3)), to_bytes(std::tuple<int>(4))});
-  wire::AppendTask(tasks, 2, "greet", {to_bytes(std::tuple<std::string>("ada"))});
+  wire::AppendTask(tasks, 1, "square", wire::TaskForm::kCalls,
+                   {to_bytes(std::tuple<int>(3)), to_bytes(std::tuple<int>(4))});
+  wire::AppendTask(tasks, 2, "greet", wire::TaskForm::kCalls,
+                   {to_bytes(std::tuple<std::string>("ada"))});
   Frame("task", "two_tasks", tasks);
   Writer no_calls(Type::kTask, 3);
-  wire::AppendTask(no_calls, 9, "do_nothing", {});
+  wire::AppendTask(no_calls, 9, "do_nothing", wire::TaskForm::kCalls, {});
   Frame("task", "no_calls", no_calls);
   Frame("task", "empty", Writer(Type::kTask, 3));
-  Frame("task", "lying_call_length", Writer(Type::kTask, 3).U64(1).Bytes("f").U32(1).U32(1u << 30).Rest("ab"));
+  Writer chunk(Type::kTask, 3);
+  wire::AppendTask(chunk, 4, "square", wire::TaskForm::kChunk,
+                   {to_bytes(std::vector<std::tuple<int>>{{3}, {4}, {5}})});
+  Frame("task", "chunk", chunk);
+  Frame("task", "form_9", Writer(Type::kTask, 3).U64(1).Bytes("f").U8(9).U32(0));
+  Frame("task", "lying_call_length", Writer(Type::kTask, 3).U64(1).Bytes("f").U8(0).U32(1).U32(1u << 30).Rest("ab"));
   Frame("task", "ends_in_header", Writer(Type::kTask, 3).U64(1).U32(5));
 
   Writer results(Type::kResult, 3);

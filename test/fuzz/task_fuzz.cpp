@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::Expect(wire::ParseHeader(frame, &header, &err), "a read TASK has a header");
   wire::Writer again(wire::Type::kTask, header.channel);
   for (const auto& task : tasks)
-    wire::AppendTask(again, task.id, task.function, {task.calls.begin(), task.calls.end()});
+    wire::AppendTask(again, task.id, task.function, task.form, {task.calls.begin(), task.calls.end()});
   fuzz::Expect(fuzz::Body(again.Finish()) == fuzz::Body(frame), "TASK written again makes the same body");
   return 0;
 }

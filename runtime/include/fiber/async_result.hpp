@@ -102,7 +102,7 @@ namespace fiber {
 template <class T>
 class AsyncResult {
  public:
-  using Decoder = T (*)(const detail::Batch&);
+  using Decoder = std::function<T(const detail::Batch&)>;
   AsyncResult(std::shared_ptr<detail::Batch> batch, Decoder decoder)
       : batch_(std::move(batch)), decoder_(decoder) {}
 

@@ -4,9 +4,11 @@
 // again elsewhere and the worker is replaced.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -59,7 +61,7 @@ struct WorkerInfo {
   std::string id;  // e.g. "w3", unique within the run
   long pid = 0;    // as reported by the worker (0 before it connects)
   WorkerState state = WorkerState::kStarting;
-  int running = 0;  // calls leased to it right now
+  int running = 0;  // calls leased to it right now (a chunk of map or starmap counts one)
 };
 
 namespace master {
@@ -72,19 +74,34 @@ R decode_first(const Batch& batch) {
   return decode<R>(batch.at(0));
 }
 template <class R>
-auto decode_all(const Batch& batch) {
-  if constexpr (std::is_void_v<R>) {
-    for (std::size_t i = 0; i < batch.size(); ++i) decode<void>(batch.at(i));
-  } else {
-    std::vector<R> values;
-    values.reserve(batch.size());
-    for (std::size_t i = 0; i < batch.size(); ++i)
-      values.push_back(decode<R>(batch.at(i)));
-    return values;
-  }
-}
+using MapResult = std::conditional_t<std::is_void_v<R>, void, std::vector<R>>;
+
+/// The results of count calls submitted as chunks of chunksize (map,
+/// starmap): slot k of batch holds chunk k's results one after another.
+/// Throws the error of the first failed chunk, in item order.
 template <class R>
-using MapResult = decltype(decode_all<R>(std::declval<const Batch&>()));
+MapResult<R> decode_chunks(const Batch& batch, std::size_t count, std::size_t chunksize) {
+  std::vector<std::conditional_t<std::is_void_v<R>, char, R>> values;
+  if constexpr (!std::is_void_v<R>) values.reserve(count);
+  for (std::size_t k = 0; k < batch.size(); ++k) {
+    const Outcome& outcome = batch.at(k);
+    if (outcome.kind != Outcome::Kind::kValue) throw_outcome(outcome);
+    if constexpr (!std::is_void_v<R>) {
+      const std::size_t n = std::min(chunksize, count - k * chunksize);
+      try {
+        InputArchive archive(outcome.data);
+        for (std::size_t i = 0; i < n; ++i) archive(values.emplace_back());
+        if (archive.left() != 0)
+          throw cereal::Exception(std::to_string(archive.left()) +
+                                  " bytes left over after a chunk's " + std::to_string(n) +
+                                  " results");
+      } catch (const cereal::Exception& e) {
+        throw_undecodable(e.what());
+      }
+    }
+  }
+  if constexpr (!std::is_void_v<R>) return values;
+}
 }  // namespace detail
 
 class Pool {
@@ -110,14 +127,15 @@ class Pool {
     return apply_async(fn, std::forward<Args>(args)...).get();
   }
 
-  /// Calls fn on every item; results in item order.
+  /// Calls fn on every item; results in item order. Items travel in chunks
+  /// of chunksize (0: the pool's default, else about four per worker), each
+  /// run by one worker as one unit: a call that throws ends its chunk, and
+  /// get() throws the first error in item order.
   template <class R, class A, class Range>
   AsyncResult<detail::MapResult<R>> map_async(R (*fn)(A), const Range& items,
                                               std::size_t chunksize = 0) {
-    return AsyncResult<detail::MapResult<R>>(
-        submit(detail::key_of(fn), "Pool::map", encode_each(fn, items),
-               chunksize),
-        &detail::decode_all<R>);
+    return submit_chunks(fn, "Pool::map", items, chunksize,
+                         [](const auto& item) { return std::tuple<std::decay_t<A>>(item); });
   }
 
   template <class R, class A, class Range>
@@ -143,20 +161,14 @@ class Pool {
                          false);
   }
 
-  /// Calls fn with each tuple's elements as its arguments.
+  /// Calls fn with each tuple's elements as its arguments; chunks as map.
   template <class R, class... A, class... T>
   AsyncResult<detail::MapResult<R>> starmap_async(
       R (*fn)(A...), const std::vector<std::tuple<T...>>& items,
       std::size_t chunksize = 0) {
-    std::vector<std::string> calls;
-    calls.reserve(items.size());
-    for (const auto& item : items)
-      calls.push_back(std::apply(
-          [fn](const auto&... args) { return detail::encode_args(fn, args...); },
-          item));
-    return AsyncResult<detail::MapResult<R>>(
-        submit(detail::key_of(fn), "Pool::starmap", std::move(calls), chunksize),
-        &detail::decode_all<R>);
+    static_assert(sizeof...(A) == sizeof...(T), "wrong number of arguments for this task");
+    return submit_chunks(fn, "Pool::starmap", items, chunksize,
+                         [](const auto& item) -> const auto& { return item; });
   }
 
   template <class R, class... A, class... T>
@@ -190,6 +202,30 @@ class Pool {
   std::shared_ptr<detail::Batch> submit(detail::FunctionKey fn, const char* where,
                                         std::vector<std::string> calls,
                                         std::size_t chunksize);
+  /// Encodes items in chunks of one unit each and submits them, one slot of
+  /// the batch per chunk.
+  template <class R, class... A, class Range, class Make>
+  AsyncResult<detail::MapResult<R>> submit_chunks(R (*fn)(A...), const char* where,
+                                                  const Range& items, std::size_t chunksize,
+                                                  Make make) {
+    const std::string& name = detail::task_name(detail::key_of(fn), where);
+    const auto count = static_cast<std::size_t>(std::distance(std::begin(items), std::end(items)));
+    chunksize = chunk_size(count, chunksize);
+    auto batch =
+        enqueue(name, where, detail::encode_chunks(fn, items, count, chunksize, make), 1, true);
+    return AsyncResult<detail::MapResult<R>>(
+        std::move(batch), [count, chunksize](const detail::Batch& b) {
+          return detail::decode_chunks<R>(b, count, chunksize);
+        });
+  }
+  /// chunksize, or when 0 the pool's default: PoolOptions.chunksize, else
+  /// multiprocessing's choice (about four chunks per worker).
+  std::size_t chunk_size(std::size_t calls, std::size_t chunksize) const;
+  /// Queues blobs of encoded arguments: calls in tasks of chunksize, or
+  /// (chunked) chunks each a task of its own.
+  std::shared_ptr<detail::Batch> enqueue(const std::string& name, const char* where,
+                                         std::vector<std::string> blobs, std::size_t chunksize,
+                                         bool chunked);
 
   PoolOptions options_;
   std::atomic<bool> closed_{false};

@@ -3,13 +3,16 @@
 // executable) looks the function up by the name the master sends.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "fiber/serialize.hpp"
 
@@ -18,6 +21,13 @@ namespace fiber::detail {
 /// Runs one call: decodes the argument tuple, calls the function, encodes the
 /// result (empty for void). Exceptions from the function propagate.
 using Invoker = std::string (*)(std::string_view args);
+
+/// How a worker runs a registered function: one call, or a chunk of map's
+/// calls as one unit.
+struct Invokers {
+  Invoker call = nullptr;
+  Invoker chunk = nullptr;
+};
 
 template <class F>
 struct Signature;
@@ -39,6 +49,27 @@ std::string invoke(std::string_view bytes) {
   }
 }
 
+/// Runs a chunk of calls (map, starmap): decodes a vector of argument tuples,
+/// calls the function on each in order and encodes the results one after
+/// another in one archive (nothing for void), so a chunk costs one decode
+/// and one encode, not one per call. The first exception ends the chunk and
+/// propagates, as in multiprocessing.
+template <auto Fn>
+std::string invoke_chunk(std::string_view bytes) {
+  using Sig = Signature<decltype(Fn)>;
+  auto chunk = from_bytes<std::vector<typename Sig::Args>>(bytes);
+  std::string out;
+  OutputArchive archive(&out);
+  for (auto& args : chunk) {
+    if constexpr (std::is_void_v<typename Sig::Result>) {
+      std::apply(Fn, std::move(args));
+    } else {
+      archive(std::apply(Fn, std::move(args)));
+    }
+  }
+  return out;
+}
+
 using FunctionKey = std::uintptr_t;
 
 template <class R, class... A>
@@ -48,14 +79,14 @@ FunctionKey key_of(R (*fn)(A...)) {
 
 /// Adds fn to the process-wide registry; returns true so FIBER_TASK can
 /// run it during static initialisation.
-bool register_task(FunctionKey key, const char* name, Invoker invoker);
+bool register_task(FunctionKey key, const char* name, Invokers invokers);
 
 /// The registered name of fn; throws fiber::NotRegistered naming the
 /// function (as far as the symbol table knows it) and the call site `where`.
 const std::string& task_name(FunctionKey key, const char* where);
 
-/// The invoker registered under name, or nullptr.
-Invoker find_invoker(const std::string& name);
+/// The invokers registered under name; nullptr ones when there are none.
+Invokers find_invokers(const std::string& name);
 
 /// Encodes a call's arguments as the parameter types of fn expect them.
 template <class R, class... A, class... Args>
@@ -63,6 +94,27 @@ std::string encode_args(R (*)(A...), Args&&... args) {
   static_assert(sizeof...(A) == sizeof...(Args),
                 "wrong number of arguments for this task");
   return to_bytes(std::tuple<std::decay_t<A>...>(std::forward<Args>(args)...));
+}
+
+/// Encodes items as chunks of chunksize calls of fn (the last may be
+/// shorter), each a vector of argument tuples as invoke_chunk reads it.
+/// make turns an item into fn's argument tuple.
+template <class R, class... A, class Range, class Make>
+std::vector<std::string> encode_chunks(R (*)(A...), const Range& items, std::size_t count,
+                                       std::size_t chunksize, Make make) {
+  using Args = std::tuple<std::decay_t<A>...>;
+  std::vector<std::string> chunks;
+  chunks.reserve(chunksize ? (count + chunksize - 1) / chunksize : 0);
+  auto it = std::begin(items);
+  for (std::size_t left = count; left > 0;) {
+    const std::size_t n = std::min(chunksize, left);
+    OutputArchive archive(&chunks.emplace_back());
+    // The layout of std::vector<Args>: its length, then the elements.
+    archive(cereal::make_size_tag(static_cast<cereal::size_type>(n)));
+    for (std::size_t i = 0; i < n; ++i, ++it) archive(Args(make(*it)));
+    left -= n;
+  }
+  return chunks;
 }
 
 }  // namespace fiber::detail
@@ -92,5 +144,6 @@ Call call(R (*fn)(A...), Args&&... args) {
 /// function's declaration, in a file linked into the executable.
 #define FIBER_TASK(fn)                                                   \
   static const bool FIBER_DETAIL_CONCAT(fiber_task_registered_, __LINE__) = \
-      ::fiber::detail::register_task(::fiber::detail::key_of(&fn), #fn,   \
-                                     &::fiber::detail::invoke<&fn>)
+      ::fiber::detail::register_task(                                     \
+          ::fiber::detail::key_of(&fn), #fn,                                 \
+          {&::fiber::detail::invoke<&fn>, &::fiber::detail::invoke_chunk<&fn>})

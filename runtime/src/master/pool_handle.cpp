@@ -64,11 +64,12 @@ bool PoolHandle::With(std::function<void(PoolService&)> fn) {
 }
 
 void PoolHandle::Submit(std::string function, std::vector<std::string> calls,
-                        std::size_t chunksize, std::shared_ptr<detail::Batch> batch) {
+                        std::size_t chunksize, std::shared_ptr<detail::Batch> batch,
+                        wire::TaskForm form) {
   auto work = std::make_shared<std::vector<std::string>>(std::move(calls));
   const std::size_t n = work->size();
-  if (!With([function = std::move(function), work, chunksize, batch](PoolService& pool) {
-        pool.Submit(function, std::move(*work), chunksize, batch, Clock::now());
+  if (!With([function = std::move(function), work, chunksize, batch, form](PoolService& pool) {
+        pool.Submit(function, std::move(*work), chunksize, batch, Clock::now(), form);
       }))
     batch->complete(0, std::vector<detail::Outcome>(
                            n, {detail::Outcome::Kind::kPoolClosed, "the run has ended", {}}));

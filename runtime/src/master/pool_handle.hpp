@@ -11,6 +11,7 @@
 
 #include "fiber/pool.hpp"
 #include "master/run.hpp"
+#include "wire/task_batch.hpp"
 
 namespace fiber::master {
 
@@ -26,8 +27,10 @@ class PoolHandle {
   PoolHandle(const PoolHandle&) = delete;
   PoolHandle& operator=(const PoolHandle&) = delete;
 
+  /// As PoolService::Submit.
   void Submit(std::string function, std::vector<std::string> calls, std::size_t chunksize,
-              std::shared_ptr<detail::Batch> batch);
+              std::shared_ptr<detail::Batch> batch,
+              wire::TaskForm form = wire::TaskForm::kCalls);
   void Resize(int processes);
   void Close();
   void Terminate();

@@ -55,7 +55,7 @@ PoolService::Status PoolService::status() const {
 
 void PoolService::Submit(std::string function, std::vector<std::string> calls,
                          std::size_t chunksize, std::shared_ptr<detail::Batch> batch,
-                         Clock::time_point now) {
+                         Clock::time_point now, wire::TaskForm form) {
   if (broken_ || terminating_) {
     const Outcome why = broken_ ? *broken_ : Outcome{Outcome::Kind::kPoolClosed, "pool terminated", {}};
     batch->complete(0, std::vector<Outcome>(calls.size(), why));
@@ -64,6 +64,7 @@ void PoolService::Submit(std::string function, std::vector<std::string> calls,
   for (std::size_t first = 0; first < calls.size(); first += chunksize) {
     Task task;
     task.function = function;
+    task.form = form;
     task.batch = batch;
     task.first = first;
     const std::size_t end = std::min(calls.size(), first + chunksize);
@@ -213,7 +214,7 @@ void PoolService::Deal(Clock::time_point now) {
       const std::uint64_t task_id = tasks_.LeaseNext(*id);
       const Task& task = *tasks_.Find(task_id);
       if (!messages[i]) messages[i].emplace(Type::kTask, options_.channel);
-      wire::AppendTask(*messages[i], task_id, task.function, task.calls);
+      wire::AppendTask(*messages[i], task_id, task.function, task.form, task.calls);
       dealt = true;
     }
   }

@@ -74,9 +74,11 @@ class PoolService {
 
   // From the pool's user (through the dispatcher's inbox).
   void Start(Clock::time_point now);
-  /// Queues calls of function as tasks of chunksize calls each.
+  /// Queues calls of function as tasks of chunksize calls each; a call of
+  /// the chunk form is a whole chunk of map's calls (one slot of batch).
   void Submit(std::string function, std::vector<std::string> calls, std::size_t chunksize,
-              std::shared_ptr<detail::Batch> batch, Clock::time_point now);
+              std::shared_ptr<detail::Batch> batch, Clock::time_point now,
+              wire::TaskForm form = wire::TaskForm::kCalls);
   void Resize(int processes, Clock::time_point now);
   /// Workers stop once every queued task is done.
   void Close(Clock::time_point now);

@@ -12,15 +12,17 @@
 #include <vector>
 
 #include "fiber/async_result.hpp"
+#include "wire/task_batch.hpp"
 
 namespace fiber::master {
 
 /// A chunk of calls of one function, sent to a worker as one message.
 struct Task {
   std::string function;
-  std::vector<std::string> calls;  // encoded argument tuples
+  std::vector<std::string> calls;  // encoded argument tuples (or chunks of them)
   std::shared_ptr<detail::Batch> batch;
   std::size_t first = 0;  // slot of calls[0] in batch
+  wire::TaskForm form = wire::TaskForm::kCalls;
 };
 
 class TaskTable {

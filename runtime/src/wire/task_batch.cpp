@@ -6,9 +6,9 @@ namespace fiber::wire {
 
 // Counts are never used to reserve memory: a lying count fails when the
 // bytes run out, after allocating only for what is really there.
-void AppendTask(Writer& w, std::uint64_t id, std::string_view function,
+void AppendTask(Writer& w, std::uint64_t id, std::string_view function, TaskForm form,
                 const std::vector<std::string>& calls) {
-  w.U64(id).Bytes(function).U32(static_cast<std::uint32_t>(calls.size()));
+  w.U64(id).Bytes(function).U8(static_cast<std::uint8_t>(form)).U32(static_cast<std::uint32_t>(calls.size()));
   for (const auto& call : calls) w.Bytes(call);
 }
 
@@ -18,11 +18,18 @@ bool ReadTasks(const zmq::message_t& message, std::vector<TaskView>* tasks, std:
   Reader r(message);
   while (!r.AtEnd()) {
     TaskView task;
+    std::uint8_t form = 0;
     std::uint32_t calls = 0;
-    if (!r.U64(&task.id) || !r.Bytes(&task.function) || !r.U32(&calls)) {
+    if (!r.U64(&task.id) || !r.Bytes(&task.function) || !r.U8(&form) || !r.U32(&calls)) {
       *err = "a TASK message ends inside a task's header";
       return false;
     }
+    if (form > kLastTaskForm) {
+      *err = "a TASK message with task " + std::to_string(task.id) + " of unknown form " +
+             std::to_string(form);
+      return false;
+    }
+    task.form = static_cast<TaskForm>(form);
     for (std::uint32_t i = 0; i < calls; ++i) {
       std::string_view args;
       if (!r.Bytes(&args)) {

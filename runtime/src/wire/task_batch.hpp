@@ -13,11 +13,20 @@
 
 namespace fiber::wire {
 
-/// One task of a TASK message: calls of one function, each an encoded
-/// argument tuple.
+/// How a worker runs the argument blobs of one task.
+enum class TaskForm : std::uint8_t {
+  kCalls = 0,  // each blob is one call's argument tuple, with an outcome each
+  kChunk = 1,  // each blob is a vector of argument tuples run as one unit (map,
+               // starmap): its one outcome holds the results one after another,
+               // or the first exception, which ends the chunk
+};
+constexpr std::uint8_t kLastTaskForm = static_cast<std::uint8_t>(TaskForm::kChunk);
+
+/// One task of a TASK message: blobs of arguments for one function.
 struct TaskView {
   std::uint64_t id = 0;
   std::string_view function;
+  TaskForm form = TaskForm::kCalls;
   std::vector<std::string_view> calls;
 };
 
@@ -42,7 +51,7 @@ struct ResultView {
 };
 
 /// TASK body: tasks one after another to the end of the message.
-void AppendTask(Writer& w, std::uint64_t id, std::string_view function,
+void AppendTask(Writer& w, std::uint64_t id, std::string_view function, TaskForm form,
                 const std::vector<std::string>& calls);
 [[nodiscard]] bool ReadTasks(const zmq::message_t& message, std::vector<TaskView>* tasks,
                              std::string* err);

@@ -192,7 +192,7 @@ class ServeLoop {
     welcomed_ = true;
     if (!welcome.init_function.empty()) {
       const CallOutcome init =
-          RunCall(b_, Lookup(welcome.init_function), welcome.init_function, welcome.init_args);
+          RunCall(b_, Lookup(welcome.init_function).call, welcome.init_function, welcome.init_args);
       if (init.kind == OutcomeKind::kNotRegistered) {
         Send(wire::Encode(wire::InitFailed{{"fiber::NotRegistered", init.value}}, channel_));
         return;
@@ -213,7 +213,9 @@ class ServeLoop {
       results_->U32(Credit());
     }
     wire::AppendResultHead(*results_, task.id, static_cast<std::uint32_t>(task.calls.size()));
-    const detail::Invoker invoker = Lookup(task.function);
+    const detail::Invokers invokers = Lookup(task.function);
+    const detail::Invoker invoker =
+        task.form == wire::TaskForm::kChunk ? invokers.chunk : invokers.call;
     const auto start = Clock::now();
     for (std::string_view args : task.calls)
       wire::AppendOutcome(*results_, RunCall(b_, invoker, task.function, args).view());
@@ -227,12 +229,12 @@ class ServeLoop {
 
   // The registered function called name; remembers the last one asked for,
   // since a batch of tasks usually calls one function.
-  detail::Invoker Lookup(std::string_view name) {
+  detail::Invokers Lookup(std::string_view name) {
     if (name != last_name_) {
       last_name_ = name;
-      last_invoker_ = detail::find_invoker(last_name_);
+      last_invokers_ = detail::find_invokers(last_name_);
     }
-    return last_invoker_;
+    return last_invokers_;
   }
 
   // How many tasks to hold: about kWorkAheadSeconds of them by the recent
@@ -258,7 +260,7 @@ class ServeLoop {
   MasterWatch watch_;
   std::deque<Received> queue_;
   std::string last_name_;
-  detail::Invoker last_invoker_ = nullptr;
+  detail::Invokers last_invokers_;
   std::optional<wire::Writer> results_;  // RESULT being filled
   Clock::duration work_since_flush_{};
   double task_seconds_ = -1;  // mean run time of recent tasks; < 0: none yet
