@@ -195,3 +195,12 @@ TEST_CASE("a kubeconfig whose user is an exec credential plugin runs a map on po
   CHECK_MESSAGE(status == 0, err);
   CHECK(out == "result 10\nresult 20\nresult 30\nresult 40\n");
 }
+
+TEST_CASE("an image the nodes cannot pull ends the run with that reason, not a wait") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  auto [status, out, err] = fiber.Run(RunArgs({"--image", ClusterValue("FIBER_CLUSTER_REGISTRY") + "/fiber-test/absent:1",
+                                               built_program("chatty_pool")}));
+  CHECK(status != 0);
+  CHECK_MESSAGE(err.find("/fiber-test/absent:1 cannot be pulled") != std::string::npos, err);
+}
