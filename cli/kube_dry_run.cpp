@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "backend/kubernetes/kubernetes_backend.hpp"
 #include "kube/kubeconfig.hpp"
 #include "kube/manifest.hpp"
 #include "runs/run_dir.hpp"
@@ -38,24 +39,16 @@ bool KubernetesDryRun(const config::Settings& settings, const std::vector<std::s
   run.namespace_name = namespace_name;
   run.secret_key = kube::kClientKeyItem;
   run.secret_value = "<redacted>";
-  kube::PodValues pod;
-  pod.run_id = b.run_id;
-  pod.worker_id = b.worker_id;
-  pod.namespace_name = namespace_name;
-  pod.image = !settings.image.empty() ? settings.image
-              : settings.registry.empty()
-                  ? "<no image: set registry or image>"
-                  : settings.registry + ":<the program, packaged and pushed when the run starts>";
-  pod.command = program;
-  for (const auto& [key, value] : worker::ToEnvironmentWithSecretFile(b, kube::kPodSecretFile))
-    pod.env[key] = value;
-  pod.secret_name = kube::RunObjectName(b.run_id);
-  pod.secret_key = kube::kClientKeyItem;
-  pod.cpu_millis = settings.cpu_millis;
-  pod.memory_mib = settings.memory_mib;
-  pod.gpu = settings.gpu;
-  pod.host_network = settings.host_network;
-  pod.owner_name = kube::RunObjectName(b.run_id);
+  Resources resources;  // the run's settings, as a pool without its own takes them
+  resources.cpu = settings.cpu_millis / 1000.0;
+  resources.memory_mb = settings.memory_mib;
+  resources.gpu = settings.gpu;
+  kube::PodValues pod =
+      backend::WorkerPodValues(settings, b, resources, program, namespace_name, /*owner_uid=*/"");
+  if (settings.image.empty())
+    pod.image = settings.registry.empty()
+                    ? "<no image: set registry or image>"
+                    : settings.registry + ":<the program, packaged and pushed when the run starts>";
   nlohmann::json secret_object, pod_object;
   if (!kube::RenderRun(run_template, run, &secret_object, err) ||
       !kube::RenderPod(pod_template, pod, &pod_object, err))

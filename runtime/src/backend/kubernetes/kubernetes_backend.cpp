@@ -135,26 +135,33 @@ void KubernetesBackend::WatchPods() {
   }
 }
 
+kube::PodValues WorkerPodValues(const config::Settings& settings, const worker::Bootstrap& bootstrap,
+                                const Resources& resources, std::vector<std::string> command,
+                                const std::string& namespace_name, const std::string& owner_uid) {
+  kube::PodValues v;
+  v.run_id = bootstrap.run_id;
+  v.worker_id = bootstrap.worker_id;
+  v.namespace_name = namespace_name;
+  v.image = settings.image;
+  v.command = std::move(command);
+  for (const auto& [key, value] : worker::ToEnvironmentWithSecretFile(bootstrap, kube::kPodSecretFile))
+    v.env[key] = value;
+  v.secret_name = kube::RunObjectName(bootstrap.run_id);
+  v.secret_key = kube::kClientKeyItem;
+  v.cpu_millis = static_cast<int>(std::lround(resources.cpu * 1000));
+  v.memory_mib = resources.memory_mb;
+  v.gpu = resources.gpu;
+  v.host_network = settings.host_network;
+  v.owner_name = v.secret_name;
+  v.owner_uid = owner_uid;
+  return v;
+}
+
 bool KubernetesBackend::Start(const Launch& launch, std::string* err) {
   if (!Connect(launch, err)) return false;
   const std::string& worker_id = launch.bootstrap.worker_id;
-  const std::vector<std::string> command = CommandLineAtOwnPath();
-  kube::PodValues v;
-  v.run_id = run_id_;
-  v.worker_id = worker_id;
-  v.namespace_name = api_->namespace_name();
-  v.image = settings_.image;
-  v.command = command;
-  for (const auto& [key, value] : worker::ToEnvironmentWithSecretFile(launch.bootstrap, kube::kPodSecretFile))
-    v.env[key] = value;
-  v.secret_name = kube::RunObjectName(run_id_);
-  v.secret_key = kube::kClientKeyItem;
-  v.cpu_millis = static_cast<int>(std::lround(launch.resources.cpu * 1000));
-  v.memory_mib = launch.resources.memory_mb;
-  v.gpu = launch.resources.gpu;
-  v.host_network = settings_.host_network;
-  v.owner_name = kube::RunObjectName(run_id_);
-  v.owner_uid = secret_->uid();
+  const kube::PodValues v = WorkerPodValues(settings_, launch.bootstrap, launch.resources, CommandLineAtOwnPath(),
+                                            api_->namespace_name(), secret_->uid());
   nlohmann::json manifest, object;
   if (!kube::RenderPod(template_, v, &manifest, err)) return false;
   kube::ApiError e;

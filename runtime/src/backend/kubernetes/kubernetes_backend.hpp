@@ -35,6 +35,14 @@ namespace fiber::backend {
 
 class RunSecret;
 
+/// What a worker's pod holds (kube/manifest.hpp), for the backend and for
+/// `fiber run --dry-run -o yaml`: the run's image, the worker's variables
+/// with the key as the Secret's file, the resources as requests and limits,
+/// owned by the run's Secret (owner_uid empty: not created yet).
+kube::PodValues WorkerPodValues(const config::Settings& settings, const worker::Bootstrap& bootstrap,
+                                const Resources& resources, std::vector<std::string> command,
+                                const std::string& namespace_name, const std::string& owner_uid);
+
 class KubernetesBackend : public Backend {
  public:
   static std::unique_ptr<Backend> Make(const config::Settings& settings);
