@@ -92,6 +92,9 @@ bool BuildImage(const ImageRequest& r, BuiltImage* out, std::string* err) {
   image::PackageInputs in;
   in.program = r.program;
   in.files = SplitPaths(r.settings->image_files);
+  // A master in a pod talks to the API server through libcurl, which
+  // libfiber loads on first use: the loader's list of the program lacks it.
+  if (r.settings->master_in_cluster) in.loaded_later = {"libcurl.so.4"};
   char cwd[4096];
   in.base_dir = ::getcwd(cwd, sizeof cwd) ? cwd : ".";
   if (!SourceDateEpoch(&in.mtime, err)) return false;

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "backend/kubernetes/kubernetes_backend.hpp"
+#include "cluster_master.hpp"
 #include "kube/kubeconfig.hpp"
 #include "kube/manifest.hpp"
 #include "runs/run_dir.hpp"
@@ -10,8 +11,9 @@
 
 namespace fiber::cli {
 
-bool KubernetesDryRun(const config::Settings& settings, const std::vector<std::string>& program,
-                      std::string* yaml, std::string* err) {
+bool KubernetesDryRun(const config::Resolved& resolved, const std::vector<std::string>& program,
+                      const std::vector<std::string>& env, std::string* yaml, std::string* err) {
+  const config::Settings& settings = resolved.settings;
   // The namespace the run would use: the kubeconfig's, when there is one.
   std::string namespace_name = settings.namespace_name;
   kube::ClusterAccess access;
@@ -23,16 +25,19 @@ bool KubernetesDryRun(const config::Settings& settings, const std::vector<std::s
   worker::Bootstrap b;
   b.run_id = runs::NewRunId();
   b.worker_id = "w1";
-  b.master = "tcp://" + settings.listen_host + ":" +
-             (settings.listen_port ? std::to_string(settings.listen_port) : "PORT");
+  b.master = "tcp://" + (settings.master_in_cluster && resolved.sources.at("listen_host") == "default"
+                             ? "<the master pod's address>"
+                             : settings.listen_host) +
+             ":" + (settings.listen_port ? std::to_string(settings.listen_port) : "PORT");
   b.server_public = "<the run's public key, made at its start>";
   b.heartbeat_interval = settings.heartbeat_interval;
   b.heartbeat_timeout = settings.heartbeat_timeout;
   b.start_timeout = settings.start_timeout;
 
-  kube::Template run_template, pod_template;
+  kube::Template run_template, pod_template, master_template;
   if (!kube::LoadTemplate(kube::kRunTemplate, settings.templates, &run_template, err) ||
-      !kube::LoadTemplate(kube::kWorkerPodTemplate, settings.templates, &pod_template, err))
+      !kube::LoadTemplate(kube::kWorkerPodTemplate, settings.templates, &pod_template, err) ||
+      !kube::LoadTemplate(kube::kMasterPodTemplate, settings.templates, &master_template, err))
     return false;
   kube::RunValues run;
   run.run_id = b.run_id;
@@ -45,15 +50,21 @@ bool KubernetesDryRun(const config::Settings& settings, const std::vector<std::s
   resources.gpu = settings.gpu;
   kube::PodValues pod =
       backend::WorkerPodValues(settings, b, resources, program, namespace_name, /*owner_uid=*/"");
+  kube::PodValues master = MasterPodValues(resolved, b.run_id, program, env, namespace_name, "");
   if (settings.image.empty())
-    pod.image = settings.registry.empty()
-                    ? "<no image: set registry or image>"
-                    : settings.registry + ":<the program, packaged and pushed when the run starts>";
-  nlohmann::json secret_object, pod_object;
-  if (!kube::RenderRun(run_template, run, &secret_object, err) ||
-      !kube::RenderPod(pod_template, pod, &pod_object, err))
-    return false;
-  *yaml = kube::DryRunYaml({secret_object, pod_object});
+    pod.image = master.image =
+        settings.registry.empty()
+            ? "<no image: set registry or image>"
+            : settings.registry + ":<the program, packaged and pushed when the run starts>";
+  std::vector<nlohmann::json> objects(1);
+  if (!kube::RenderRun(run_template, run, &objects.back(), err)) return false;
+  if (settings.master_in_cluster) {
+    objects.emplace_back();
+    if (!kube::RenderPod(master_template, master, &objects.back(), err)) return false;
+  }
+  objects.emplace_back();
+  if (!kube::RenderPod(pod_template, pod, &objects.back(), err)) return false;
+  *yaml = kube::DryRunYaml(objects);
   return true;
 }
 

@@ -1,6 +1,6 @@
 // `fiber run --dry-run -o yaml` for the Kubernetes backend: the objects a
-// run would create (its Secret, with the key redacted, and its first
-// worker's pod), rendered from the run's templates as the backend renders
+// run would create (its Secret, with the key redacted, the master's pod with
+// master: cluster, and its first worker's pod), rendered from the run's templates as the backend renders
 // them, printed as YAML that kubectl reads back. Nothing is created,
 // packaged or pushed.
 #pragma once
@@ -8,14 +8,16 @@
 #include <string>
 #include <vector>
 
-#include "config/settings.hpp"
+#include "config/resolve.hpp"
 
 namespace fiber::cli {
 
 /// The YAML for a run of program (its path and arguments) with these
-/// settings; false with *err naming the template or setting at fault.
-[[nodiscard]] bool KubernetesDryRun(const config::Settings& settings,
-                                    const std::vector<std::string>& program, std::string* yaml,
+/// settings and env (KEY=VALUE, --env, for a master's pod); false with
+/// *err naming the template or setting at fault.
+[[nodiscard]] bool KubernetesDryRun(const config::Resolved& resolved,
+                                    const std::vector<std::string>& program,
+                                    const std::vector<std::string>& env, std::string* yaml,
                                     std::string* err);
 
 }  // namespace fiber::cli

@@ -9,6 +9,7 @@
 
 #include "backend/container/run_containers.hpp"
 #include "backend/kubernetes/run_pods.hpp"
+#include "backend/labels.hpp"
 #include "commands.hpp"
 #include "control_client.hpp"
 #include "run_engine.hpp"
@@ -52,14 +53,15 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r) {
   }
   if (RunsOnKubernetes(r)) {
     // [{"worker": "w1", "pod": ..., "phase": "Pending", "waiting": "not
-    // scheduled: ..."}], or null when the cluster cannot say.
+    // scheduled: ..."}], or null when the cluster cannot say; the master's
+    // pod (master: cluster) as worker "master".
     j["pods"] = nullptr;
     std::optional<kube::ApiClient> api;
     std::vector<backend::RunPod> pods;
     if (ConnectRunCluster(r, &api, &err) && backend::ListRunPods(*api, r.id, &pods, &err)) {
       j["pods"] = nlohmann::json::array();
       for (const auto& p : pods)
-        j["pods"].push_back({{"worker", p.state.worker_id},
+        j["pods"].push_back({{"worker", p.state.worker_id.empty() ? backend::kMasterRole : p.state.worker_id},
                              {"pod", p.name},
                              {"phase", p.state.phase},
                              {"waiting", p.state.waiting}});
@@ -94,7 +96,8 @@ std::string WorkersCell(const nlohmann::json& row) {
     return Cell(row["workers_ready"], row["workers_wanted"]);
   int running = 0;
   for (const auto& c : Placed(row))
-    running += c.value("state", "") == "running" || c.value("phase", "") == "Running";
+    running += c.value("worker", "") != backend::kMasterRole &&
+               (c.value("state", "") == "running" || c.value("phase", "") == "Running");
   return std::to_string(running) + " running";
 }
 

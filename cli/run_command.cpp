@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "backend/container/container_backend.hpp"
+#include "cluster_master.hpp"
 #include "commands.hpp"
 #include "config/sources_report.hpp"
 #include "image/engine_build.hpp"
@@ -135,7 +136,7 @@ int Run(RunOptions& o, const std::vector<std::string>& command) {
       return kFiberError;
     }
     std::string yaml;
-    if (!KubernetesDryRun(resolved.settings, command, &yaml, &err)) {
+    if (!KubernetesDryRun(resolved, command, o.env, &yaml, &err)) {
       Error(err);
       return kFiberError;
     }
@@ -232,7 +233,22 @@ int Run(RunOptions& o, const std::vector<std::string>& command) {
   };
   if (!o.quiet && !o.detach)
     std::fprintf(stderr, "fiber: run %s (%s backend)\n", run.id.c_str(), run.backend.c_str());
-  status = Supervise(program, so, &err);
+  if (resolved.settings.master_in_cluster) {
+    ClusterMasterOptions co;
+    co.resolved = resolved;
+    co.run_id = run.id;
+    co.run_dir = run.dir;
+    char absolute[4096];
+    co.command = command;
+    co.command[0] = ::realpath(program.path.c_str(), absolute) ? absolute : program.path;
+    co.env = o.env;
+    co.grace = so.grace;
+    co.quiet = o.quiet;
+    co.detached = o.detach;
+    status = SuperviseClusterMaster(co, &err);
+  } else {
+    status = Supervise(program, so, &err);
+  }
   if (!err.empty()) Error(err);
   // Its master gone, however it went, nothing may use the run's containers
   // or pods: their logs are kept with the run's and they are removed.

@@ -43,8 +43,13 @@ int Stop(const std::string& key, bool force) {
   const bool launcher = run.supervisor_pid > 0 && ::kill(run.supervisor_pid, 0) == 0;
   const bool master = run.master_pid > 0 && ProcessStart(run.master_pid) == run.master_start;
   if (force) {
-    // The master leads its own process group: its workers go with it.
-    if (master) ::kill(-static_cast<pid_t>(run.master_pid), SIGKILL);
+    // The master leads its own process group: its workers go with it. A
+    // master in a pod (master: cluster) goes with the run's Secret, which
+    // is removed below once its launcher is gone.
+    if (master)
+      ::kill(-static_cast<pid_t>(run.master_pid), SIGKILL);
+    else if (launcher)
+      ::kill(static_cast<pid_t>(run.supervisor_pid), SIGKILL);
   } else if (launcher) {
     ::kill(static_cast<pid_t>(run.supervisor_pid), SIGTERM);
   } else if (master) {

@@ -59,15 +59,27 @@ _fiber() {
     # fiber run and fiber config show take them; all take a value.
     local settings='--backend --listen-host --listen-port --heartbeat-interval
         --heartbeat-timeout --start-timeout --prefetch --log --cpu --memory
-        --gpu --image --image-files --registry --kubeconfig --context
-        --namespace --templates --profile --config'
-    local run_valued="$settings --env --name --grace"
+        --gpu --engine --image --image-files --registry --kubeconfig --context
+        --namespace --host-network --templates --master --profile --config'
+    local run_valued="$settings --env --name --grace -o --output"
     local run_flags='--detach --build -q --quiet --dry-run -h --help'
 
     # The value of an option, when the word before it is one.
     case $prev in
         --backend)
-            mapfile -t COMPREPLY < <(compgen -W 'local' -- "$cur")
+            mapfile -t COMPREPLY < <(compgen -W 'local docker podman container kubernetes' -- "$cur")
+            return
+            ;;
+        --engine)
+            mapfile -t COMPREPLY < <(compgen -W 'auto docker podman' -- "$cur")
+            return
+            ;;
+        --host-network)
+            mapfile -t COMPREPLY < <(compgen -W 'true false' -- "$cur")
+            return
+            ;;
+        --master)
+            mapfile -t COMPREPLY < <(compgen -W 'local cluster' -- "$cur")
             return
             ;;
         --log)

@@ -384,6 +384,40 @@ TEST_CASE("fiber run --dry-run -o yaml prints the run's Secret redacted and a wo
   CHECK_MESSAGE(json_err.find("--output takes yaml") != std::string::npos, json_err);
 }
 
+TEST_CASE("fiber run --dry-run -o yaml with master: cluster adds the master's pod, told the run's key and its own address") {
+  Fiber fiber;
+  auto [status, out, err] = fiber.Run({"run", "--dry-run", "-o", "yaml", "--backend", "kubernetes",
+                                       "--master", "cluster", "--kubeconfig", "/nonexistent/kubeconfig",
+                                       "--namespace", "team-a", "--registry", "registry.test/ada/train",
+                                       "--env", "SEED=7", "/opt/train", "--lr", "0.1"});
+  REQUIRE_MESSAGE(status == 0, err);
+  CHECK(out.find("client-key: <redacted>") != std::string::npos);
+  CHECK(out.find("fiber.role: master") != std::string::npos);
+  CHECK(out.find("fiber.role: worker") != std::string::npos);
+  // The master listens on its pod's address, which its workers are told.
+  CHECK(out.find("fieldPath: status.podIP") != std::string::npos);
+  CHECK(out.find("<the master pod's address>") != std::string::npos);
+  // It proves its workers with the Secret's key, and reaches the API from
+  // inside: nothing of this machine's kubeconfig goes in.
+  CHECK(out.find("FIBER_RUN_KEY_FILE") != std::string::npos);
+  CHECK(out.find("FIBER_KUBECONFIG") == std::string::npos);
+  CHECK(out.find("/nonexistent/kubeconfig") == std::string::npos);
+  CHECK(out.find("value: team-a") != std::string::npos);  // FIBER_NAMESPACE
+  CHECK(out.find("SEED") != std::string::npos);
+  CHECK(fiber.Ps().empty());
+}
+
+TEST_CASE("master: cluster on a backend without pods is refused, naming both settings") {
+  Fiber fiber;
+  auto [status, out, err] = fiber.Run({"run", "--master", "cluster", "--backend", "docker", "/opt/train"});
+  CHECK(status == 125);
+  CHECK_MESSAGE(err.find("master: cluster (from --master)") != std::string::npos, err);
+  CHECK_MESSAGE(err.find("needs backend kubernetes, not docker") != std::string::npos, err);
+  auto [bad, bad_out, bad_err] = fiber.Run({"run", "--master", "pod", "/opt/train"});
+  CHECK(bad == 125);
+  CHECK_MESSAGE(bad_err.find("'pod' is not where a master runs (local or cluster)") != std::string::npos, bad_err);
+}
+
 TEST_CASE("fiber run on kubernetes without a registry or an image says so before anything starts") {
   Fiber fiber;
   auto [status, out, err] = fiber.Run({"run", "--backend", "kubernetes", built_program("chatty_pool")});

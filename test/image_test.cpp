@@ -91,6 +91,20 @@ TEST_CASE("a packaged image holds the program, its dynamic loader, its libraries
   CHECK(fs::file_size(img.layer_file) == static_cast<std::uintmax_t>(img.layer.size));
 }
 
+TEST_CASE("a library the program loads later is packaged with the libraries it needs") {
+  Project project;
+  image::PackageInputs in = project.Inputs();
+  in.loaded_later = {"libcurl.so.4"};
+  image::Image img;
+  std::string err;
+  REQUIRE_MESSAGE(image::Package(in, &img, &err), err);
+  CHECK(HasRole(img, "library", "libcurl.so.4"));
+  CHECK(HasRole(img, "library", "libnghttp2"));  // libcurl's own, not the program's
+  in.loaded_later = {"libfiber-no-such-library.so.9"};
+  CHECK_FALSE(image::Package(in, &img, &err));
+  CHECK_MESSAGE(err.find("libfiber-no-such-library.so.9") != std::string::npos, err);
+}
+
 TEST_CASE("a packaged program runs in a container of the engine, with its listed files") {
   Project project;
   image::Image img;

@@ -14,6 +14,7 @@
 #include "kube/api_client.hpp"
 #include "kube/manifest.hpp"
 #include "support/fiber_command.hpp"
+#include "subprocess.hpp"
 #include "support/test_cluster.hpp"
 
 using fiber::testing::ClusterValue;
@@ -205,4 +206,49 @@ TEST_CASE("an image the nodes cannot pull ends the run with that reason, not a w
                                                built_program("chatty_pool")}));
   CHECK(status != 0);
   CHECK_MESSAGE(err.find("/fiber-test/absent:1 cannot be pulled") != std::string::npos, err);
+}
+
+TEST_CASE("pool.resize adds pods as the pool grows and deletes them as it shrinks") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  auto child = fiber.Start(RunArgs({built_program("resize_pool")}));
+  CHECK(read_line(child.stdout_fd, 180) == "workers 1\n");
+  check.run_id = fiber.Ps()[0]["id"];
+  CHECK(read_line(child.stdout_fd, 180) == "workers 3\n");
+  CHECK(eventually([&] { return PodsIn(check.run_id, "Running") == 3; }, 60));
+  ::kill(static_cast<pid_t>(fiber.Record(check.run_id)["master_pid"].get<long>()), SIGUSR1);
+  CHECK(read_line(child.stdout_fd, 120) == "workers 1\n");
+  // The pods of the workers retired are deleted, not left to end.
+  CHECK(eventually([&] { return ObjectsOf(fiber::kube::kPods, check.run_id).size() == 1; }, 60));
+  CHECK(read_all(child.stdout_fd, 120) == "sum 20\n");
+  CHECK(wait_exit(child, 60) == 0);
+}
+
+TEST_CASE("master: cluster runs the program in a pod: its output is fiber run's stdout, its exit status fiber run's") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  auto [status, out, err] = fiber.Run(RunArgs({"--master", "cluster", built_program("chatty_pool"), "3"}));
+  CHECK_MESSAGE(status == 3, err);
+  CHECK_MESSAGE(out.find("result 10\nresult 20\nresult 30\nresult 40\n") != std::string::npos, out);
+  CHECK_MESSAGE(err.find("the master runs in pod fiber-") != std::string::npos, err);
+  const json run = fiber.Ps()[0];
+  check.run_id = run["id"];
+  CHECK(run["exit_status"] == 3);
+  // The master's output is the run's master log, as for a master here.
+  auto [logged, master_log, log_err] = fiber.Run({"logs", check.run_id});
+  CHECK_MESSAGE(master_log.find("result 40") != std::string::npos, master_log);
+}
+
+TEST_CASE("master: cluster stopped by fiber stop: the program ends by SIGTERM in its pod, and nothing is left") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  auto [status, out, err] =
+      fiber.Run(RunArgs({"--detach", "--master", "cluster", built_program("hold_pool"), "1"}));
+  REQUIRE_MESSAGE(status == 0, err);
+  check.run_id = out.substr(0, out.find('\n'));
+  // The master's pod and its worker's.
+  REQUIRE(eventually([&] { return PodsIn(check.run_id, "Running") == 2; }, 180));
+  auto [stopped, stop_out, stop_err] = fiber.Run({"stop", check.run_id});
+  CHECK_MESSAGE(stopped == 0, stop_err);
+  CHECK(fiber.Ps()[0]["exit_status"] == 128 + SIGTERM);
 }

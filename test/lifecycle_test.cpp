@@ -144,7 +144,7 @@ TEST_CASE("a worker busy with a long task exits when its master stops answering"
 namespace {
 const std::string kKey = "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7";  // a valid Z85 key
 const std::map<std::string, std::string> kGood = {
-    {"FIBER_ROLE", "worker"},        {"FIBER_MASTER", "tcp://127.0.0.1:1"},
+    {"FIBER_ROLE", "worker"},        {"FIBER_MASTER_ENDPOINT", "tcp://127.0.0.1:1"},
     {"FIBER_WORKER_ID", "w0"},       {"FIBER_SERVER_KEY", kKey},
     {"FIBER_CLIENT_KEY", kKey},      {"FIBER_HEARTBEAT_INTERVAL", "0.5"},
     {"FIBER_HEARTBEAT_TIMEOUT", "5"}, {"FIBER_START_TIMEOUT", "60"},
@@ -164,9 +164,9 @@ void check_refused(const std::string& var, const std::string& value, const std::
 }  // namespace
 
 TEST_CASE("a worker with missing or garbage FIBER_ settings exits with one clear line") {
-  check_refused("FIBER_MASTER", "", "FIBER_MASTER is not set");
-  check_refused("FIBER_MASTER", "udp://nowhere", "FIBER_MASTER='udp://nowhere' is not an endpoint");
-  check_refused("FIBER_MASTER", "tcp://127.0.0.1:99999", "is not an endpoint");
+  check_refused("FIBER_MASTER_ENDPOINT", "", "FIBER_MASTER_ENDPOINT is not set");
+  check_refused("FIBER_MASTER_ENDPOINT", "udp://nowhere", "FIBER_MASTER_ENDPOINT='udp://nowhere' is not an endpoint");
+  check_refused("FIBER_MASTER_ENDPOINT", "tcp://127.0.0.1:99999", "is not an endpoint");
   check_refused("FIBER_WORKER_ID", "", "FIBER_WORKER_ID is not set");
   check_refused("FIBER_SERVER_KEY", "short", "FIBER_SERVER_KEY is not a 40-character Z85");
   check_refused("FIBER_CLIENT_KEY", std::string(40, '"'), "FIBER_CLIENT_KEY is not a 40-character");
@@ -183,7 +183,7 @@ TEST_CASE("a worker with missing or garbage FIBER_ settings exits with one clear
 
 TEST_CASE("a worker that cannot reach its master gives up after FIBER_START_TIMEOUT") {
   auto env = kGood;
-  env["FIBER_MASTER"] = "tcp://127.0.0.1:9";  // nothing listens on the discard port
+  env["FIBER_MASTER_ENDPOINT"] = "tcp://127.0.0.1:9";  // nothing listens on the discard port
   env["FIBER_START_TIMEOUT"] = "1.5";
   Child worker = spawn({built_program("hold_pool")}, env);
   const std::string err = read_all(worker.stderr_fd);

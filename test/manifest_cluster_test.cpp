@@ -119,7 +119,7 @@ fiber::kube::PodValues Worker(const Cluster& cluster, const std::string& owner_u
   v.image = "127.0.0.1:35000/fiber/prog:1";
   v.image_pull_policy = "IfNotPresent";
   v.command = {"/prog", "it's \"quoted\"", "two\nlines", "key: value", "{}", "# hash", "- dash"};
-  v.env = {{"FIBER_MASTER", "tcp://127.0.0.1:5555"}, {"HOSTILE", "a: {b: [c]} # d\n- e"}, {"LOOKS_TRUE", "true"}};
+  v.env = {{"FIBER_MASTER_ENDPOINT", "tcp://127.0.0.1:5555"}, {"HOSTILE", "a: {b: [c]} # d\n- e"}, {"LOOKS_TRUE", "true"}};
   v.labels = {{"example.com/team", "vision"}};
   v.secret_name = fiber::kube::RunObjectName(v.run_id);
   v.secret_key = fiber::kube::kClientKeyItem;

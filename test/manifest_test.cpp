@@ -40,7 +40,7 @@ PodValues Worker() {
   v.namespace_name = "fiber-test";
   v.image = "127.0.0.1:35000/fiber/prog:1";
   v.command = {"/prog", "--size", "10"};
-  v.env = {{"FIBER_MASTER", "tcp://10.0.0.1:5555"}, {"FIBER_RUN_ID", "0123456789ab"}};
+  v.env = {{"FIBER_MASTER_ENDPOINT", "tcp://10.0.0.1:5555"}, {"FIBER_RUN_ID", "0123456789ab"}};
   v.secret_name = fiber::kube::RunObjectName(v.run_id);
   v.secret_key = fiber::kube::kClientKeyItem;
   v.owner_name = v.secret_name;
@@ -142,7 +142,7 @@ TEST_CASE("a worker's pod carries its run's labels, image, command, environment 
   CHECK(c["image"] == "127.0.0.1:35000/fiber/prog:1");
   CHECK(c["command"] == json::array({"/prog"}));
   CHECK(c["args"] == json::array({"--size", "10"}));
-  CHECK(EnvValue(c, "FIBER_MASTER") == "tcp://10.0.0.1:5555");
+  CHECK(EnvValue(c, "FIBER_MASTER_ENDPOINT") == "tcp://10.0.0.1:5555");
   CHECK(EnvValue(c, "FIBER_RUN_ID") == "0123456789ab");
   CHECK_FALSE(c.contains("imagePullPolicy"));
 }
@@ -339,7 +339,24 @@ TEST_CASE("the master's pod runs the program as the run's master, owned by the r
   const json& c = ContainerNamed(pod, "master");
   CHECK(c["command"] == json::array({"/prog"}));
   CHECK(c["resources"]["limits"]["cpu"] == "500m");
-  CHECK(EnvValue(c, "FIBER_CLIENT_KEY_FILE") == fiber::kube::kPodSecretFile);
+  // The master takes the Secret's key as its workers' key.
+  CHECK(EnvValue(c, "FIBER_RUN_KEY_FILE") == fiber::kube::kPodSecretFile);
+}
+
+TEST_CASE("a variable given by the pod's own field is a downward API reference, not a value") {
+  PodValues v = Worker();
+  v.worker_id.clear();
+  v.env_from_fields = {{"FIBER_LISTEN_HOST", "status.podIP"}};
+  const json pod = Pod(Load(fiber::kube::kMasterPodTemplate), v);
+  const json& c = ContainerNamed(pod, "master");
+  bool found = false;
+  for (const json& e : c["env"])
+    if (e["name"] == "FIBER_LISTEN_HOST") {
+      found = true;
+      CHECK(e["valueFrom"]["fieldRef"]["fieldPath"] == "status.podIP");
+      CHECK_FALSE(e.contains("value"));
+    }
+  CHECK(found);
 }
 
 TEST_CASE("a pod without the run's secret has no secret volume, mount or variable") {
@@ -379,7 +396,7 @@ spec:
       env:
         - name: OMP_NUM_THREADS
           value: "4"
-        - name: FIBER_MASTER
+        - name: FIBER_MASTER_ENDPOINT
           value: overridden by fiber
       volumeMounts:
         - name: fiber-secret
@@ -406,8 +423,8 @@ spec:
   const json& c = ContainerNamed(pod, "worker");
   CHECK(c["image"] == "127.0.0.1:35000/fiber/prog:1");
   CHECK(EnvValue(c, "OMP_NUM_THREADS") == "4");
-  CHECK(EnvValue(c, "FIBER_MASTER") == "tcp://10.0.0.1:5555");
-  CHECK(c["env"].size() == 4);  // OMP_NUM_THREADS, FIBER_MASTER, FIBER_RUN_ID, FIBER_CLIENT_KEY_FILE
+  CHECK(EnvValue(c, "FIBER_MASTER_ENDPOINT") == "tcp://10.0.0.1:5555");
+  CHECK(c["env"].size() == 4);  // OMP_NUM_THREADS, FIBER_MASTER_ENDPOINT, FIBER_RUN_ID, FIBER_CLIENT_KEY_FILE
   CHECK(Named(c["volumeMounts"], "data")["mountPath"] == "/data");
   CHECK(c["volumeMounts"].size() == 2);
   CHECK(pod["metadata"]["labels"] == json({{"team", "vision"},

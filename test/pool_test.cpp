@@ -173,9 +173,9 @@ TEST_CASE("a payload of hundreds of megabytes travels both ways in pieces, intac
 
 TEST_CASE("every pool of a program is served through the run's one endpoint") {
   fiber::Pool a(1), b(1);
-  const std::string endpoint = a.apply(getenv_task, std::string("FIBER_MASTER"));
+  const std::string endpoint = a.apply(getenv_task, std::string("FIBER_MASTER_ENDPOINT"));
   CHECK(endpoint.rfind("tcp://127.0.0.1:", 0) == 0);
-  CHECK(b.apply(getenv_task, std::string("FIBER_MASTER")) == endpoint);
+  CHECK(b.apply(getenv_task, std::string("FIBER_MASTER_ENDPOINT")) == endpoint);
   CHECK(a.apply(getenv_task, std::string("FIBER_RUN_ID")) ==
         b.apply(getenv_task, std::string("FIBER_RUN_ID")));
   // Worker ids are unique within the run, not per pool.

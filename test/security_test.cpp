@@ -266,7 +266,7 @@ TEST_CASE("a worker's heartbeat before its WELCOME arrives does not lose it") {
 
 TEST_CASE("a pool keeps working while a stranger hammers its port") {
   fiber::Pool pool(2);
-  const std::string endpoint = pool.apply(getenv_task, std::string("FIBER_MASTER"));
+  const std::string endpoint = pool.apply(getenv_task, std::string("FIBER_MASTER_ENDPOINT"));
   REQUIRE(endpoint.rfind("tcp://127.0.0.1:", 0) == 0);
   zmq::context_t ctx;
   std::vector<ScriptedPeer> strangers;

@@ -118,6 +118,20 @@ Kind EngineName() {
     [](const Settings& s) { return s.engine; }};
 }
 
+Kind MasterPlace() {
+  return {
+    "where the master runs",
+    [](const std::string& text, Settings* s, std::string* err) {
+      if (text != "local" && text != "cluster") {
+        *err = "'" + text + "' is not where a master runs (local or cluster)";
+        return false;
+      }
+      s->master_in_cluster = text == "cluster";
+      return true;
+    },
+    [](const Settings& s) { return std::string(s.master_in_cluster ? "cluster" : "local"); }};
+}
+
 Kind LogLevel() {
   return {
     "a log level",
@@ -204,6 +218,10 @@ const std::vector<Setting>& Table() {
     {"templates", "FIBER_TEMPLATES", "--templates",
      "a directory of edited copies of the Kubernetes templates (none: fiber's own)",
      Text(&Settings::templates, "a directory")},
+    {"master", "FIBER_MASTER", "--master",
+     "where the program runs as master: local (here), or cluster (a pod beside its workers; "
+     "kubernetes backend)",
+     MasterPlace()},
     {"profile", "FIBER_PROFILE", "--profile", "which of the settings files' profiles to apply",
      Text(&Settings::profile, "a profile name")},
   };
@@ -245,6 +263,13 @@ bool CheckTogether(const Settings& settings, const Sources& sources, std::string
     return std::string(key) + " (" + FindSetting(key)->kind.show(settings) + " s, from " +
            (from == sources.end() ? "default" : from->second) + ")";
   };
+  if (settings.master_in_cluster && settings.backend != "kubernetes") {
+    const auto from = sources.find("master");
+    *err = "master: cluster (from " + (from == sources.end() ? "default" : from->second) +
+           ") runs the program in a pod beside its workers: it needs backend kubernetes, not " +
+           settings.backend;
+    return false;
+  }
   if (settings.heartbeat_timeout <= 2 * settings.heartbeat_interval) {
     *err = described("heartbeat_timeout") + " must be more than twice " +
            described("heartbeat_interval");

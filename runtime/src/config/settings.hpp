@@ -61,12 +61,20 @@ struct Settings {
   /// (templates/README.md); a template it lacks is fiber's own. Empty:
   /// fiber's own.
   std::string templates;
+  /// Where the program runs as its run's master: where fiber run runs
+  /// (false), or in a pod next to its workers (true: master: cluster, for
+  /// the kubernetes backend), which fiber run follows.
+  bool master_in_cluster = false;
   /// The profile applied from the settings files; empty: none.
   std::string profile;
   /// Set by fiber run for the program it starts (runs/run_dir.hpp): the
   /// run's id and directory. Empty when the program was started on its own.
   std::string run_id;
   std::string run_dir;
+  /// Set by fiber run for a master in a pod (master: cluster): the file
+  /// holding the workers' key, which fiber run made and put in the run's
+  /// Secret. Empty: the master makes the run's keys itself.
+  std::string run_key_file;
 };
 
 // The timing variables, which a worker's bootstrap carries too.

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -132,6 +133,16 @@ bool Package(const PackageInputs& in, Image* out, std::string* err) {
   std::vector<std::string> libraries;
   if (!elf.interpreter.empty() && !SharedLibraries(program, elf.interpreter, &libraries, err))
     return false;
+  // A static program loads nothing later by the loader's search.
+  for (const std::string& soname : elf.interpreter.empty() ? std::vector<std::string>() : in.loaded_later) {
+    std::string path;
+    std::vector<std::string> more;
+    if (!LibraryPath(soname, &path, err) || !SharedLibraries(path, elf.interpreter, &more, err))
+      return false;
+    more.push_back(path);
+    for (const std::string& lib : more)
+      if (std::find(libraries.begin(), libraries.end(), lib) == libraries.end()) libraries.push_back(lib);
+  }
 
   LayerContents contents;
   std::int64_t bytes = 0;

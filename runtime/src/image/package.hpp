@@ -29,6 +29,10 @@ struct PackageInputs {
   /// directory.
   std::vector<std::string> files;
   std::string base_dir;
+  /// Libraries the program loads later by name (dlopen), added with what
+  /// they load: "libcurl.so.4" for a master that runs in a pod and talks
+  /// to the Kubernetes API (http/client.cpp loads it on first use).
+  std::vector<std::string> loaded_later;
   /// The time on every entry and in the config: SOURCE_DATE_EPOCH's value.
   std::int64_t mtime = 0;
   /// Where the layer is written, as blob_dir/sha256/HEX (made if missing).

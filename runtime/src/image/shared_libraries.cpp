@@ -1,5 +1,8 @@
 #include "image/shared_libraries.hpp"
 
+#include <dlfcn.h>
+#include <link.h>
+
 #include <sstream>
 
 #include "run_capture.hpp"
@@ -61,6 +64,19 @@ bool SharedLibraries(const std::string& program, const std::string& interpreter,
     path = path.substr(0, path.find(" (0x"));
     if (!path.empty() && path[0] == '/') paths->push_back(path);
   }
+  return true;
+}
+
+bool LibraryPath(const std::string& soname, std::string* path, std::string* err) {
+  void* lib = dlopen(soname.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  link_map* map = nullptr;
+  if (!lib || dlinfo(lib, RTLD_DI_LINKMAP, &map) != 0 || !map || !map->l_name || !*map->l_name) {
+    *err = "the program loads " + soname + " when it needs it, and the dynamic loader cannot find it here";
+    if (lib) dlclose(lib);
+    return false;
+  }
+  *path = map->l_name;
+  dlclose(lib);
   return true;
 }
 

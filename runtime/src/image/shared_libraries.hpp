@@ -19,4 +19,9 @@ namespace fiber::image {
 [[nodiscard]] bool SharedLibraries(const std::string& program, const std::string& interpreter,
                                    std::vector<std::string>* paths, std::string* err);
 
+/// The path of the library a program on this machine gets when it loads
+/// soname later (dlopen), as the dynamic loader finds it; false with *err
+/// when it finds none.
+[[nodiscard]] bool LibraryPath(const std::string& soname, std::string* path, std::string* err);
+
 }  // namespace fiber::image

@@ -14,6 +14,7 @@
 #include "backend/labels.hpp"
 #include "kube/builtin_templates.hpp"
 #include "kube/yaml_json.hpp"
+#include "runs/run_dir.hpp"
 #include "worker/bootstrap.hpp"
 
 namespace fiber::kube {
@@ -216,9 +217,11 @@ bool FillContainer(YAML::Node container, const std::string& at, const PodValues&
     container["args"] = args;
   }
 
+  // A worker reads the key as its bootstrap says; the master, as the run's
+  // workers' key (master: cluster).
   std::map<std::string, std::string> env = v.env;
   if (!v.secret_name.empty())
-    env[worker::kSecretFileVariable] = kSecretFile;
+    env[v.worker_id.empty() ? runs::kRunKeyFileVariable : worker::kSecretFileVariable] = kSecretFile;
   std::set<std::string> names;
   std::vector<YAML::Node> entries;
   for (const auto& [name, value] : env) {
@@ -227,6 +230,16 @@ bool FillContainer(YAML::Node container, const std::string& at, const PodValues&
     entry["value"] = Text(value);
     names.insert(name);
     entries.push_back(entry);
+  }
+  for (const auto& [name, field] : v.env_from_fields) {
+    YAML::Node ref(YAML::NodeType::Map);
+    ref["fieldPath"] = Text(field);
+    YAML::Node from(YAML::NodeType::Map);
+    from["fieldRef"] = ref;
+    YAML::Node entry(YAML::NodeType::Map);
+    entry["name"] = Text(name);
+    entry["valueFrom"] = from;
+    if (names.insert(name).second) entries.push_back(entry);
   }
   if (!ReplaceNamed(container, "env", at + ".env", names, entries, why)) return false;
 

@@ -72,6 +72,9 @@ struct PodValues {
   /// Empty: the template's (or the image's entrypoint).
   std::vector<std::string> command;
   std::map<std::string, std::string> env;  // never the secret itself
+  /// Variables whose values the pod's own fields give (the downward API):
+  /// name to field path, e.g. "FIBER_LISTEN_HOST" to "status.podIP".
+  std::map<std::string, std::string> env_from_fields;
   std::map<std::string, std::string> labels;  // beside fiber's own, which win
   /// The run's Secret and the key in it to mount (kClientKeyItem); the pod
   /// reads it from a file FIBER_CLIENT_KEY_FILE names. Empty secret_name:

@@ -22,7 +22,16 @@ Run& Run::Get() {
 
 bool Run::Start(std::string* err) {
   id_ = settings_.run_id.empty() ? runs::NewRunId() : settings_.run_id;
-  if (!wire::Credentials::Generate(&credentials_, err)) return false;
+  if (settings_.run_key_file.empty()) {
+    if (!wire::Credentials::Generate(&credentials_, err)) return false;
+  } else {
+    std::string key;
+    if (!wire::ReadKeyFile(settings_.run_key_file, &key)) {
+      *err = std::string(runs::kRunKeyFileVariable) + "='" + settings_.run_key_file + "' cannot be read";
+      return false;
+    }
+    if (!wire::Credentials::ForClientKey(key, &credentials_, err)) return false;
+  }
   dispatcher_ = std::make_unique<Dispatcher>(settings_, credentials_);
   return dispatcher_->Start(err);
 }

@@ -13,6 +13,9 @@ namespace fiber::runs {
 /// workers carry too) and directory.
 inline constexpr const char* kRunIdVariable = "FIBER_RUN_ID";
 inline constexpr const char* kRunDirVariable = "FIBER_RUN_DIR";
+/// What fiber run hands a master it starts in a pod (master: cluster): the
+/// file holding the workers' key, which fiber run put in the run's Secret.
+inline constexpr const char* kRunKeyFileVariable = "FIBER_RUN_KEY_FILE";
 
 /// A fresh run id: 12 hex digits, enough to tell the runs of one machine
 /// or cluster apart.

@@ -1,6 +1,7 @@
 #include "wire/credentials.hpp"
 
 #include <cstdint>
+#include <fstream>
 #include <string_view>
 
 namespace fiber::wire {
@@ -23,6 +24,29 @@ bool Credentials::Generate(Credentials* out, std::string* err) {
   }
   out->client_public = pub;
   out->client_secret = sec;
+  return true;
+}
+
+bool Credentials::ForClientKey(const std::string& client_secret, Credentials* out,
+                               std::string* err) {
+  Credentials made;
+  if (!Generate(&made, err)) return false;
+  if (!PublicKeyOf(client_secret, &made.client_public)) {
+    *err = "the workers' key is not a CURVE secret key (40 characters of Z85)";
+    return false;
+  }
+  made.client_secret = client_secret;
+  *out = std::move(made);
+  return true;
+}
+
+bool ReadKeyFile(const std::string& path, std::string* key) {
+  std::ifstream in(path, std::ios::binary);
+  char text[64] = {};  // a key is 40 characters: more is not one
+  in.read(text, sizeof text);
+  if (in.bad() || (!in && in.gcount() == 0)) return false;
+  key->assign(text, static_cast<std::size_t>(in.gcount()));
+  if (!key->empty() && key->back() == '\n') key->pop_back();
   return true;
 }
 

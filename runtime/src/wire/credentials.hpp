@@ -16,7 +16,15 @@ struct Credentials {
 
   /// Fresh keys; false when libzmq lacks CURVE support.
   [[nodiscard]] static bool Generate(Credentials* out, std::string* err);
+  /// A fresh server keypair for workers whose key was made elsewhere (fiber
+  /// run, for a master in a pod); false with *err for a malformed key.
+  [[nodiscard]] static bool ForClientKey(const std::string& client_secret, Credentials* out,
+                                         std::string* err);
 };
+
+/// The key held in a file (a backend's or a Kubernetes Secret's), a
+/// trailing newline dropped; false when it cannot be read.
+[[nodiscard]] bool ReadKeyFile(const std::string& path, std::string* key);
 
 /// Z85 public key for a Z85 secret key; false when secret is malformed.
 [[nodiscard]] bool PublicKeyOf(const std::string& secret, std::string* public_key);

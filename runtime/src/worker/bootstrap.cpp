@@ -4,7 +4,6 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <fstream>
 
 #include "runs/run_dir.hpp"
 #include "wire/credentials.hpp"
@@ -16,7 +15,7 @@ namespace {
 
 constexpr const char* kRole = "FIBER_ROLE";
 constexpr const char* kRunId = runs::kRunIdVariable;
-constexpr const char* kMaster = "FIBER_MASTER";
+constexpr const char* kMaster = "FIBER_MASTER_ENDPOINT";
 constexpr const char* kWorkerId = "FIBER_WORKER_ID";
 constexpr const char* kServerKey = "FIBER_SERVER_KEY";
 constexpr const char* kParentPid = "FIBER_PARENT_PID";
@@ -60,15 +59,10 @@ bool ReadParentPid(const config::Getenv& getenv, long* out, std::string* err) {
 bool ReadSecret(const config::Getenv& getenv, std::string* out, std::string* err) {
   const char* file = getenv(kSecretFileVariable);
   if (!file) return Require(getenv, kSecretVariable, out, err);
-  std::ifstream in(file, std::ios::binary);
-  char text[64] = {};  // a key is 40 characters: more is not one
-  in.read(text, sizeof text);
-  if (in.bad() || (!in && in.gcount() == 0)) {
+  if (!wire::ReadKeyFile(file, out)) {
     *err = std::string(kSecretFileVariable) + "='" + file + "' cannot be read";
     return false;
   }
-  out->assign(text, static_cast<std::size_t>(in.gcount()));
-  if (!out->empty() && out->back() == '\n') out->pop_back();
   (void)::unlink(file);
   return true;
 }

@@ -17,13 +17,13 @@ namespace {
 constexpr auto kGoneWait = std::chrono::seconds(30);
 // A stopped worker's time to end before its container is killed.
 constexpr int kKillGraceSeconds = 1;
-// Between attempts of a watch that fails.
-constexpr auto kWatchRetry = std::chrono::seconds(1);
 
 }  // namespace
 
 /// The run's Secret, shared by the backends of every pool of the run in
-/// this process: made by the first, deleted when the last goes.
+/// this process: made by the first and deleted when the last goes, unless
+/// it was there before (fiber run made it for a master in a pod, and
+/// deletes it once it has the master's exit status).
 class RunSecret {
  public:
   static std::shared_ptr<RunSecret> For(const kube::ApiClient& api, const config::Settings& settings,
@@ -32,30 +32,16 @@ class RunSecret {
     static std::map<std::string, std::weak_ptr<RunSecret>> made;
     std::lock_guard<std::mutex> lock(mu);
     if (auto existing = made[bootstrap.run_id].lock()) return existing;
-    kube::Template tmpl;
-    if (!kube::LoadTemplate(kube::kRunTemplate, settings.templates, &tmpl, err)) return nullptr;
-    kube::RunValues values;
-    values.run_id = bootstrap.run_id;
-    values.namespace_name = api.namespace_name();
-    values.secret_key = kube::kClientKeyItem;
-    values.secret_value = bootstrap.client_secret;
-    nlohmann::json manifest, object;
-    if (!kube::RenderRun(tmpl, values, &manifest, err)) return nullptr;
-    kube::ApiError e;
-    if (!api.Create(kube::kSecrets, manifest, &object, &e) &&
-        !(e.kind == kube::ApiErrorKind::kAlreadyExists &&
-          api.Get(kube::kSecrets, kube::RunObjectName(bootstrap.run_id), &object, &e))) {
-      *err = e.message;
-      return nullptr;
-    }
     auto secret = std::shared_ptr<RunSecret>(new RunSecret(api, bootstrap.run_id));
-    secret->uid_ = object["metadata"].value("uid", "");
+    if (!MakeRunSecret(api, settings.templates, bootstrap.run_id, bootstrap.client_secret, &secret->uid_,
+                       &secret->made_, err))
+      return nullptr;
     made[bootstrap.run_id] = secret;
     return secret;
   }
   ~RunSecret() {
     kube::ApiError e;
-    if (!api_.Delete(kube::kSecrets, kube::RunObjectName(run_id_), &e) &&
+    if (made_ && !api_.Delete(kube::kSecrets, kube::RunObjectName(run_id_), &e) &&
         e.kind != kube::ApiErrorKind::kNotFound)
       log::Warning("cannot delete the run's Secret " + kube::RunObjectName(run_id_) + ": " + e.message);
   }
@@ -66,6 +52,7 @@ class RunSecret {
   kube::ApiClient api_;
   std::string run_id_;
   std::string uid_;
+  bool made_ = false;
 };
 
 std::unique_ptr<Backend> KubernetesBackend::Make(const config::Settings& settings) {
@@ -95,15 +82,11 @@ bool KubernetesBackend::Connect(const Launch& launch, std::string* err) {
   if (!secret_) return false;
   api_ = std::move(api);
   run_id_ = launch.bootstrap.run_id;
-  watcher_ = std::thread([this] { WatchPods(); });
+  watcher_ = std::thread([this] { Watch(); });
   return true;
 }
 
-void KubernetesBackend::WatchPods() {
-  std::string version;  // where the last watch ended; "": list first
-  kube::WatchOptions options;
-  options.label_selector = LabelIs(kRunLabel, run_id_) + "," + LabelIs(kRoleLabel, kWorkerRole);
-  options.cancel = &stop_;
+void KubernetesBackend::Watch() {
   const auto on_event = [this](const kube::WatchEvent& event) {
     PodState state = ReadPodState(event.object);
     const bool deleted = event.type == "DELETED";
@@ -115,24 +98,13 @@ void KubernetesBackend::WatchPods() {
     if (deleted) deleted_.insert(state.worker_id);
     seen_[state.worker_id] = std::move(state);
     watch_error_.clear();
-    return !stop_;
   };
-  while (!stop_) {
-    options.resource_version = version;
-    kube::ApiError e;
-    if (api_->Watch(kube::kPods, options, on_event, &version, &e)) continue;
-    if (e.kind == kube::ApiErrorKind::kGone) {
-      version.clear();
-      continue;
-    }
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      watch_error_ = e.message;
-    }
-    for (auto waited = std::chrono::milliseconds(0); waited < kWatchRetry && !stop_;
-         waited += std::chrono::milliseconds(100))
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  const auto on_failure = [this](const std::string& why) {
+    std::lock_guard<std::mutex> lock(mu_);
+    watch_error_ = why;
+  };
+  WatchPods(*api_, LabelIs(kRunLabel, run_id_) + "," + LabelIs(kRoleLabel, kWorkerRole), on_event,
+                     on_failure, stop_);
 }
 
 kube::PodValues WorkerPodValues(const config::Settings& settings, const worker::Bootstrap& bootstrap,

@@ -64,7 +64,7 @@ class KubernetesBackend : public Backend {
     std::string warned;  // the waiting reason last said
   };
   [[nodiscard]] bool Connect(const Launch& launch, std::string* err);
-  void WatchPods();
+  void Watch();
 
   config::Settings settings_;
   std::optional<kube::ApiClient> api_;

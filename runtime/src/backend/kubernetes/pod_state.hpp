@@ -22,6 +22,9 @@ struct PodState {
   bool ended = false;
   std::string how;
   int status = 0;  // the exit status, or minus the signal number; 0 unknown
+  /// The container's exit code as its runtime gave it (128+N for signal
+  /// N), or -1 when it did not end with one.
+  long exit_code = -1;
 };
 
 /// The state of a pod object (a watch event's or a list item's).

@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include "backend/labels.hpp"
 #include "kube/kubeconfig.hpp"
@@ -33,6 +35,56 @@ bool ListRunPods(const kube::ApiClient& api, const std::string& run_id, std::vec
   for (const auto& pod : list["items"])
     out->push_back({pod["metadata"].value("name", ""), ReadPodState(pod),
                     pod["metadata"].contains("deletionTimestamp")});
+  return true;
+}
+
+void WatchPods(const kube::ApiClient& api, const std::string& label_selector,
+               const std::function<void(const kube::WatchEvent&)>& on_event,
+               const std::function<void(const std::string&)>& on_failure, const std::atomic<bool>& stop) {
+  constexpr auto kRetry = std::chrono::seconds(1);
+  std::string version;  // where the last watch ended; "": list first
+  kube::WatchOptions options;
+  options.label_selector = label_selector;
+  options.cancel = &stop;
+  const auto each = [&](const kube::WatchEvent& event) {
+    on_event(event);
+    return !stop;
+  };
+  while (!stop) {
+    options.resource_version = version;
+    kube::ApiError e;
+    if (api.Watch(kube::kPods, options, each, &version, &e)) continue;
+    if (e.kind == kube::ApiErrorKind::kGone) {
+      version.clear();
+      continue;
+    }
+    on_failure(e.message);
+    for (auto waited = std::chrono::milliseconds(0); waited < kRetry && !stop;
+         waited += std::chrono::milliseconds(100))
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+bool MakeRunSecret(const kube::ApiClient& api, const std::string& templates_dir,
+                   const std::string& run_id, const std::string& client_secret, std::string* uid,
+                   bool* made, std::string* err) {
+  kube::Template tmpl;
+  if (!kube::LoadTemplate(kube::kRunTemplate, templates_dir, &tmpl, err)) return false;
+  kube::RunValues values;
+  values.run_id = run_id;
+  values.namespace_name = api.namespace_name();
+  values.secret_key = kube::kClientKeyItem;
+  values.secret_value = client_secret;
+  nlohmann::json manifest, object;
+  if (!kube::RenderRun(tmpl, values, &manifest, err)) return false;
+  kube::ApiError e;
+  *made = api.Create(kube::kSecrets, manifest, &object, &e);
+  if (!*made && !(e.kind == kube::ApiErrorKind::kAlreadyExists &&
+                  api.Get(kube::kSecrets, kube::RunObjectName(run_id), &object, &e))) {
+    *err = e.message;
+    return false;
+  }
+  *uid = object["metadata"].value("uid", "");
   return true;
 }
 

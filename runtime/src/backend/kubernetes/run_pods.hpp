@@ -5,6 +5,8 @@
 // crashed: labels, not fiber's memory, say what a run has.
 #pragma once
 
+#include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +34,23 @@ struct RunPod {
 /// The pods labelled with run_id: its workers' and its master's.
 [[nodiscard]] bool ListRunPods(const kube::ApiClient& api, const std::string& run_id,
                                std::vector<RunPod>* out, std::string* err);
+
+/// Watches the pods the label selector matches until stop is set: each
+/// event to on_event, the objects there are first; after a failure, its
+/// message to on_failure, and again a second later (from a fresh list when
+/// the server has forgotten where the watch was). Blocks: for a thread of
+/// its own.
+void WatchPods(const kube::ApiClient& api, const std::string& label_selector,
+               const std::function<void(const kube::WatchEvent&)>& on_event,
+               const std::function<void(const std::string&)>& on_failure, const std::atomic<bool>& stop);
+
+/// Makes the run's Secret (templates/run.yaml in templates_dir, else
+/// fiber's own), which holds the workers' key and owns the run's pods; or
+/// finds it when it exists (fiber run made it for a master in a pod). Its
+/// uid in *uid; *made says whether this call made it.
+[[nodiscard]] bool MakeRunSecret(const kube::ApiClient& api, const std::string& templates_dir,
+                                 const std::string& run_id, const std::string& client_secret,
+                                 std::string* uid, bool* made, std::string* err);
 
 /// Appends the output of a pod's container to log_file.
 void SavePodLog(const kube::ApiClient& api, const std::string& pod, const std::string& container,
