@@ -135,8 +135,19 @@ class OutputFollower {
 
 }  // namespace
 
+bool TemplatesForMasterPod(const config::Settings& settings, std::map<std::string, std::string>* templates,
+                           std::string* err) {
+  templates->clear();
+  if (settings.templates.empty()) return true;
+  kube::Template worker;
+  if (!kube::LoadTemplate(kube::kWorkerPodTemplate, settings.templates, &worker, err)) return false;
+  if (worker.origin.rfind("built-in ", 0) != 0) (*templates)[worker.name] = worker.text;
+  return true;
+}
+
 kube::PodValues MasterPodValues(const config::Resolved& resolved, const std::string& run_id,
                                 std::vector<std::string> command, const std::vector<std::string>& env,
+                                const std::map<std::string, std::string>& templates,
                                 const std::string& namespace_name, const std::string& owner_uid) {
   const config::Settings& settings = resolved.settings;
   kube::PodValues v;
@@ -158,6 +169,9 @@ kube::PodValues MasterPodValues(const config::Resolved& resolved, const std::str
   }
   v.secret_name = kube::RunObjectName(run_id);
   v.secret_key = kube::kClientKeyItem;
+  for (const auto& [name, text] : templates)
+    v.secret_files[name] = kube::PodTemplatePath(name);
+  if (!templates.empty()) v.env[config::FindSetting("templates")->variable] = kube::PodTemplatesDir();
   v.host_network = settings.host_network;
   v.owner_name = v.secret_name;
   v.owner_uid = owner_uid;
@@ -175,13 +189,15 @@ int SuperviseClusterMaster(const ClusterMasterOptions& o, std::string* err) {
       !kube::LoadTemplate(kube::kMasterPodTemplate, settings.templates, &tmpl, err))
     return kFiberError;
   wire::Credentials keys;
+  std::map<std::string, std::string> templates;
   std::string uid;
   bool made = false;
-  if (!wire::Credentials::Generate(&keys, err) ||
-      !backend::MakeRunSecret(*api, settings.templates, o.run_id, keys.client_secret, &uid, &made, err))
+  if (!wire::Credentials::Generate(&keys, err) || !TemplatesForMasterPod(settings, &templates, err) ||
+      !backend::MakeRunSecret(*api, settings.templates, o.run_id, keys.client_secret, templates, &uid, &made, err))
     return kFiberError;
   nlohmann::json manifest, object;
-  if (!kube::RenderPod(tmpl, MasterPodValues(o.resolved, o.run_id, o.command, o.env, api->namespace_name(), uid),
+  if (!kube::RenderPod(tmpl,
+                       MasterPodValues(o.resolved, o.run_id, o.command, o.env, templates, api->namespace_name(), uid),
                        &manifest, err))
     return kFiberError;
 

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,16 @@ namespace fiber::cli {
 /// run's Secret mounted for its workers' key.
 kube::PodValues MasterPodValues(const config::Resolved& resolved, const std::string& run_id,
                                 std::vector<std::string> command, const std::vector<std::string>& env,
+                                const std::map<std::string, std::string>& templates,
                                 const std::string& namespace_name, const std::string& owner_uid);
+
+/// The user's edited templates the master's pod renders its workers' pods
+/// from (worker-pod.yaml from the templates setting's directory), by file
+/// name: fiber run puts them in the run's Secret, where the pod finds them
+/// (kube::PodTemplatesDir). None when the user has none; false with *err
+/// for one that does not render.
+[[nodiscard]] bool TemplatesForMasterPod(const config::Settings& settings,
+                                         std::map<std::string, std::string>* templates, std::string* err);
 
 struct ClusterMasterOptions {
   config::Resolved resolved;          // with the run's image

@@ -50,7 +50,10 @@ bool KubernetesDryRun(const config::Resolved& resolved, const std::vector<std::s
   resources.gpu = settings.gpu;
   kube::PodValues pod =
       backend::WorkerPodValues(settings, b, resources, program, namespace_name, /*owner_uid=*/"");
-  kube::PodValues master = MasterPodValues(resolved, b.run_id, program, env, namespace_name, "");
+  std::map<std::string, std::string> templates;
+  if (settings.master_in_cluster && !TemplatesForMasterPod(settings, &templates, err)) return false;
+  run.files = templates;
+  kube::PodValues master = MasterPodValues(resolved, b.run_id, program, env, templates, namespace_name, "");
   if (settings.image.empty())
     pod.image = master.image =
         settings.registry.empty()

@@ -407,6 +407,24 @@ TEST_CASE("fiber run --dry-run -o yaml with master: cluster adds the master's po
   CHECK(fiber.Ps().empty());
 }
 
+TEST_CASE("with master: cluster, the user's worker template goes to the master's pod through the run's Secret") {
+  Fiber fiber;
+  TempDir templates;
+  templates.write("worker-pod.yaml",
+                  "apiVersion: v1\nkind: Pod\nmetadata: {labels: {team: rl}}\n"
+                  "spec: {containers: [{name: worker, image: ''}]}\n");
+  auto [status, out, err] = fiber.Run({"run", "--dry-run", "-o", "yaml", "--backend", "kubernetes",
+                                       "--master", "cluster", "--kubeconfig", "/nonexistent/kubeconfig",
+                                       "--registry", "registry.test/ada/train", "--templates", templates.path(),
+                                       "/opt/train"});
+  REQUIRE_MESSAGE(status == 0, err);
+  CHECK(out.find("worker-pod.yaml: <redacted>") != std::string::npos);  // in the Secret
+  CHECK(out.find("path: templates/worker-pod.yaml") != std::string::npos);  // mounted in the master's pod
+  CHECK(out.find("value: /var/run/fiber/templates") != std::string::npos);  // FIBER_TEMPLATES there
+  CHECK(out.find(templates.path()) == std::string::npos);  // nothing of this machine
+  CHECK(out.find("team: rl") != std::string::npos);  // the worker's pod, from it
+}
+
 TEST_CASE("master: cluster on a backend without pods is refused, naming both settings") {
   Fiber fiber;
   auto [status, out, err] = fiber.Run({"run", "--master", "cluster", "--backend", "docker", "/opt/train"});

@@ -7,6 +7,8 @@
 #include <doctest/doctest.h>
 #include <signal.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -242,12 +244,23 @@ TEST_CASE("master: cluster runs the program in a pod: its output is fiber run's 
 TEST_CASE("master: cluster stopped by fiber stop: the program ends by SIGTERM in its pod, and nothing is left") {
   Fiber fiber;
   NothingLeft check{fiber, ""};
-  auto [status, out, err] =
-      fiber.Run(RunArgs({"--detach", "--master", "cluster", built_program("hold_pool"), "1"}));
+  // The cluster's own master template, and a worker template of the user's,
+  // which the master in its pod must render its workers' pods from.
+  fiber::testing::TempDir templates;
+  const std::string config = ClusterValue("FIBER_CLUSTER_FIBER_CONFIG");
+  std::ifstream master_template(config.substr(0, config.rfind('/')) + "/templates/master-pod.yaml");
+  templates.write("master-pod.yaml", std::string(std::istreambuf_iterator<char>(master_template), {}));
+  templates.write("worker-pod.yaml",
+                  "apiVersion: v1\nkind: Pod\nmetadata: {labels: {team: rl}}\n"
+                  "spec: {containers: [{name: worker, image: ''}]}\n");
+  auto [status, out, err] = fiber.Run(RunArgs(
+      {"--detach", "--master", "cluster", "--templates", templates.path(), built_program("hold_pool"), "1"}));
   REQUIRE_MESSAGE(status == 0, err);
   check.run_id = out.substr(0, out.find('\n'));
   // The master's pod and its worker's.
   REQUIRE(eventually([&] { return PodsIn(check.run_id, "Running") == 2; }, 180));
+  for (const json& pod : ObjectsOf(fiber::kube::kPods, check.run_id))
+    if (pod["metadata"]["labels"]["fiber.role"] == "worker") CHECK(pod["metadata"]["labels"]["team"] == "rl");
   auto [stopped, stop_out, stop_err] = fiber.Run({"stop", check.run_id});
   CHECK_MESSAGE(stopped == 0, stop_err);
   CHECK(fiber.Ps()[0]["exit_status"] == 128 + SIGTERM);

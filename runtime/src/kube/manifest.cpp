@@ -27,6 +27,7 @@ constexpr int kSecretFileMode = 0400;
 const std::string kSecretFile = kPodSecretFile;
 const std::string kSecretDir = kSecretFile.substr(0, kSecretFile.rfind('/'));
 const std::string kSecretFileName = kSecretFile.substr(kSecretFile.rfind('/') + 1);
+const std::string kTemplatesSubdir = "templates";  // in the Secret's mount
 
 /// What each template makes, and for a pod, the container fiber fills.
 struct Shape {
@@ -262,6 +263,12 @@ YAML::Node SecretVolume(const PodValues& v) {
   item["path"] = Text(kSecretFileName);
   YAML::Node items(YAML::NodeType::Sequence);
   items.push_back(item);
+  for (const auto& [key, path] : v.secret_files) {
+    YAML::Node more(YAML::NodeType::Map);
+    more["key"] = Text(key);
+    more["path"] = Text(path);
+    items.push_back(more);
+  }
   YAML::Node secret(YAML::NodeType::Map);
   secret["secretName"] = Text(v.secret_name);
   secret["defaultMode"] = Tagged(std::to_string(kSecretFileMode), kIntTag);
@@ -320,6 +327,7 @@ bool FillRun(const Template& tmpl, const Shape& shape, const RunValues& v, nlohm
       !ChildOf(root, "stringData", YAML::NodeType::Map, "stringData", &string_data, why))
     return false;
   string_data[v.secret_key] = Text(v.secret_value);
+  for (const auto& [key, text] : v.files) string_data[key] = Text(text);
   // stringData wins over data on the server; a stale copy in data would
   // only confuse a reader.
   if (root["data"] && root["data"].IsMap()) root["data"].remove(v.secret_key);
@@ -366,6 +374,9 @@ bool Check(const Template& tmpl, const Shape& shape, std::string* err) {
 }
 
 }  // namespace
+
+std::string PodTemplatePath(const std::string& name) { return kTemplatesSubdir + "/" + name; }
+std::string PodTemplatesDir() { return kSecretDir + "/" + kTemplatesSubdir; }
 
 std::string RunObjectName(const std::string& run_id) { return "fiber-" + run_id; }
 std::string PodName(const std::string& run_id, const std::string& worker_id) {

@@ -81,6 +81,10 @@ struct PodValues {
   /// no secret is mounted.
   std::string secret_name;
   std::string secret_key;
+  /// More of the Secret's items, mounted beside the key: item to path
+  /// under the key's directory ("worker-pod.yaml" to
+  /// "templates/worker-pod.yaml", a master's pod's templates).
+  std::map<std::string, std::string> secret_files;
   /// Requests and limits alike; 0: the template's.
   int cpu_millis = 0;
   std::int64_t memory_mib = 0;
@@ -107,7 +111,16 @@ struct RunValues {
   std::map<std::string, std::string> labels;  // beside fiber's own, which win
   std::string secret_key;    // kClientKeyItem
   std::string secret_value;  // the workers' key: shown nowhere
+  /// More items, item to text: the user's templates a master in a pod
+  /// renders its workers' pods from.
+  std::map<std::string, std::string> files;
 };
+
+/// Where a master's pod finds the user's templates, which fiber run puts in
+/// the run's Secret (RunValues.files): the directory, and the path under
+/// the Secret's mount that PodValues.secret_files gives a template.
+std::string PodTemplatesDir();
+std::string PodTemplatePath(const std::string& name);
 
 /// The run's Secret from the run template.
 [[nodiscard]] bool RenderRun(const Template& tmpl, const RunValues& values, nlohmann::json* run,

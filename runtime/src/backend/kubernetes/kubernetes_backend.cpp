@@ -33,7 +33,7 @@ class RunSecret {
     std::lock_guard<std::mutex> lock(mu);
     if (auto existing = made[bootstrap.run_id].lock()) return existing;
     auto secret = std::shared_ptr<RunSecret>(new RunSecret(api, bootstrap.run_id));
-    if (!MakeRunSecret(api, settings.templates, bootstrap.run_id, bootstrap.client_secret, &secret->uid_,
+    if (!MakeRunSecret(api, settings.templates, bootstrap.run_id, bootstrap.client_secret, {}, &secret->uid_,
                        &secret->made_, err))
       return nullptr;
     made[bootstrap.run_id] = secret;

@@ -66,8 +66,9 @@ void WatchPods(const kube::ApiClient& api, const std::string& label_selector,
 }
 
 bool MakeRunSecret(const kube::ApiClient& api, const std::string& templates_dir,
-                   const std::string& run_id, const std::string& client_secret, std::string* uid,
-                   bool* made, std::string* err) {
+                   const std::string& run_id, const std::string& client_secret,
+                   const std::map<std::string, std::string>& files, std::string* uid, bool* made,
+                   std::string* err) {
   kube::Template tmpl;
   if (!kube::LoadTemplate(kube::kRunTemplate, templates_dir, &tmpl, err)) return false;
   kube::RunValues values;
@@ -75,6 +76,7 @@ bool MakeRunSecret(const kube::ApiClient& api, const std::string& templates_dir,
   values.namespace_name = api.namespace_name();
   values.secret_key = kube::kClientKeyItem;
   values.secret_value = client_secret;
+  values.files = files;
   nlohmann::json manifest, object;
   if (!kube::RenderRun(tmpl, values, &manifest, err)) return false;
   kube::ApiError e;

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,12 +46,14 @@ void WatchPods(const kube::ApiClient& api, const std::string& label_selector,
                const std::function<void(const std::string&)>& on_failure, const std::atomic<bool>& stop);
 
 /// Makes the run's Secret (templates/run.yaml in templates_dir, else
-/// fiber's own), which holds the workers' key and owns the run's pods; or
-/// finds it when it exists (fiber run made it for a master in a pod). Its
-/// uid in *uid; *made says whether this call made it.
+/// fiber's own), which holds the workers' key (and files, item to text)
+/// and owns the run's pods; or finds it when it exists (fiber run made it
+/// for a master in a pod). Its uid in *uid; *made says whether this call
+/// made it.
 [[nodiscard]] bool MakeRunSecret(const kube::ApiClient& api, const std::string& templates_dir,
                                  const std::string& run_id, const std::string& client_secret,
-                                 std::string* uid, bool* made, std::string* err);
+                                 const std::map<std::string, std::string>& files, std::string* uid,
+                                 bool* made, std::string* err);
 
 /// Appends the output of a pod's container to log_file.
 void SavePodLog(const kube::ApiClient& api, const std::string& pod, const std::string& container,
