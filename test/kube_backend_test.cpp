@@ -214,14 +214,16 @@ TEST_CASE("pool.resize adds pods as the pool grows and deletes them as it shrink
   Fiber fiber;
   NothingLeft check{fiber, ""};
   auto child = fiber.Start(RunArgs({built_program("resize_pool")}));
-  CHECK(read_line(child.stdout_fd, 180) == "workers 1\n");
+  CHECK(read_line(child.stdout_fd, 180) == "workers 1");
   check.run_id = fiber.Ps()[0]["id"];
-  CHECK(read_line(child.stdout_fd, 180) == "workers 3\n");
+  CHECK(read_line(child.stdout_fd, 180) == "workers 3");
   CHECK(eventually([&] { return PodsIn(check.run_id, "Running") == 3; }, 60));
-  ::kill(static_cast<pid_t>(fiber.Record(check.run_id)["master_pid"].get<long>()), SIGUSR1);
-  CHECK(read_line(child.stdout_fd, 120) == "workers 1\n");
-  // The pods of the workers retired are deleted, not left to end.
+  const auto master = static_cast<pid_t>(fiber.Record(check.run_id)["master_pid"].get<long>());
+  ::kill(master, SIGUSR1);
+  CHECK(read_line(child.stdout_fd, 120) == "workers 1");
+  // The pods of the workers retired are deleted, not left behind.
   CHECK(eventually([&] { return ObjectsOf(fiber::kube::kPods, check.run_id).size() == 1; }, 60));
+  ::kill(master, SIGUSR1);
   CHECK(read_all(child.stdout_fd, 120) == "sum 20\n");
   CHECK(wait_exit(child, 60) == 0);
 }
@@ -233,6 +235,8 @@ TEST_CASE("master: cluster runs the program in a pod: its output is fiber run's 
   CHECK_MESSAGE(status == 3, err);
   CHECK_MESSAGE(out.find("result 10\nresult 20\nresult 30\nresult 40\n") != std::string::npos, out);
   CHECK_MESSAGE(err.find("the master runs in pod fiber-") != std::string::npos, err);
+  // Its workers' output, kept by the master where its own goes.
+  CHECK_MESSAGE(out.find("] worker says") != std::string::npos, out);
   const json run = fiber.Ps()[0];
   check.run_id = run["id"];
   CHECK(run["exit_status"] == 3);

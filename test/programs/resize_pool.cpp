@@ -1,8 +1,8 @@
 // A master that resizes its pool as a test asks: it starts a pool of 1,
 // prints "workers 1" once that one is ready, grows it to 3 and prints
 // "workers 3" once all are ready, then waits for SIGUSR1, shrinks it to 1,
-// prints "workers 1" once the others are gone, checks a map on what is
-// left and prints its sum. Tests use it to see a backend add and remove
+// prints "workers 1" once the others are gone, and after another SIGUSR1
+// maps on what is left and prints the sum. Tests use it to see a backend add and remove
 // workers (containers, pods) as a pool is resized.
 #include <fiber/fiber.hpp>
 
@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   sigwait(&usr1, &sig);
   pool.resize(1);
   settle(1);
+  sigwait(&usr1, &sig);
   int sum = 0;
   for (int y : pool.map(twice, std::vector<int>{1, 2, 3, 4})) sum += y;
   std::printf("sum %d\n", sum);

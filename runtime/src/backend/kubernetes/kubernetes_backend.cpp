@@ -1,7 +1,9 @@
 #include "backend/kubernetes/kubernetes_backend.hpp"
 
 #include <chrono>
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 #include "backend/command_line.hpp"
@@ -145,6 +147,22 @@ bool KubernetesBackend::Start(const Launch& launch, std::string* err) {
   return true;
 }
 
+void KubernetesBackend::KeepLog(const std::string& worker_id, const Pod& pod) {
+  if (!pod.log_file.empty()) return SavePodLog(*api_, pod.name, kWorkerRole, pod.log_file);
+  // No run directory (a master not started by fiber run, or one in a pod):
+  // where the master's own output goes, each line headed by the worker.
+  std::string text;
+  kube::ApiError e;
+  if (!api_->PodLog(pod.name, kWorkerRole, &text, &e)) return;
+  std::string headed;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    headed += "[" + worker_id + "] " + text.substr(at, end - at) + "\n";
+    at = end + 1;
+  }
+  std::fputs(headed.c_str(), stderr);
+}
+
 void KubernetesBackend::Kill(const std::string& worker_id) {
   const auto it = pods_.find(worker_id);
   if (it == pods_.end()) return;
@@ -188,7 +206,7 @@ std::vector<Exit> KubernetesBackend::Poll() {
     }
     exits.push_back({it->first, state.how, state.status});
     if (!deleted.count(it->first)) {
-      SavePodLog(*api_, pod.name, kWorkerRole, pod.log_file);
+      KeepLog(it->first, pod);
       kube::ApiError e;
       if (!api_->Delete(kube::kPods, pod.name, &e) && e.kind != kube::ApiErrorKind::kNotFound)
         log::Warning("cannot delete worker " + it->first + "'s pod: " + e.message);
@@ -204,7 +222,7 @@ void KubernetesBackend::KillAll() {
     return;
   }
   for (const auto& [worker_id, pod] : pods_) {
-    SavePodLog(*api_, pod.name, kWorkerRole, pod.log_file);
+    KeepLog(worker_id, pod);
     Kill(worker_id);
   }
   // Gone once the watch saw them deleted, or when it cannot tell.

@@ -11,7 +11,7 @@
 // A watch of the run's pods (on a thread of its own) tells how each one is
 // doing: Poll reports those that ended (with their container's exit, or an
 // image that cannot be pulled), copies their output to the worker's log
-// file and deletes them, and says once, as a warning, why a pod waits
+// file (without one, to the master's stderr) and deletes them, and says once, as a warning, why a pod waits
 // (the scheduler's "0/1 nodes are available: 1 Insufficient cpu.").
 //
 // Driven from the master's I/O thread only, like every backend.
@@ -64,6 +64,9 @@ class KubernetesBackend : public Backend {
     std::string warned;  // the waiting reason last said
   };
   [[nodiscard]] bool Connect(const Launch& launch, std::string* err);
+  /// Keeps an ended or ending pod's output: in its worker's log file, or
+  /// without one on this process's stderr, each line headed "[w3] ".
+  void KeepLog(const std::string& worker_id, const Pod& pod);
   void Watch();
 
   config::Settings settings_;
