@@ -109,6 +109,20 @@ TEST_CASE("a Pool map whose workers are pods gives every result; logs --worker r
   CHECK_MESSAGE(worker_log.find("worker says") != std::string::npos, worker_log);
 }
 
+TEST_CASE("an image built by fiber image build --push runs a map on pods, named by --image") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  const std::string to = ClusterValue("FIBER_CLUSTER_REGISTRY") + "/fiber-test/chatty:built";
+  auto [built, reference, build_err] =
+      fiber.Run({"image", "build", "-q", built_program("chatty_pool"), "--push", to});
+  REQUIRE_MESSAGE(built == 0, build_err);
+  reference = reference.substr(0, reference.find('\n'));
+  CHECK(reference.rfind(to + "@sha256:", 0) == 0);
+  auto [status, out, err] = fiber.Run(RunArgs({"--image", reference, built_program("chatty_pool")}));
+  CHECK_MESSAGE(status == 0, err);
+  CHECK(out == "result 10\nresult 20\nresult 30\nresult 40\n");
+}
+
 TEST_CASE("a worker's pod deleted mid-map: its tasks are recovered and every result arrives once") {
   Fiber fiber;
   NothingLeft check{fiber, ""};
