@@ -202,12 +202,7 @@ int SuperviseClusterMaster(const ClusterMasterOptions& o, std::string* err) {
     return kFiberError;
 
   // Signals are taken from here on, so none ends fiber run with the pod made.
-  sigset_t handled;
-  sigemptyset(&handled);
-  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&handled, s);
-  ::sigprocmask(SIG_BLOCK, &handled, nullptr);
-  ::signal(SIGPIPE, SIG_IGN);
-  const int signals = ::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
+  const int signals = TakeStopSignals(false);
   const int master_log = ::open(runs::MasterLogPath(o.run_dir).c_str(),
                                 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (signals < 0 || master_log < 0) {

@@ -43,11 +43,14 @@ kube::PodValues MasterPodValues(const config::Resolved& resolved, const std::str
                                          std::map<std::string, std::string>* templates, std::string* err);
 
 struct ClusterMasterOptions {
-  config::Resolved resolved;          // with the run's image
+  config::Resolved resolved;          // with the run's image (kubernetes)
   std::string run_id;
   std::string run_dir;
-  std::vector<std::string> command;   // the program at its path in the image, and its arguments
+  std::vector<std::string> command;   // the program's absolute path (in the image), and its arguments
   std::vector<std::string> env;       // KEY=VALUE, from --env
+  /// The program's whole environment (KEY=VALUE), for a master submitted
+  /// as a Slurm job (slurm_master.hpp), which inherits fiber run's own.
+  std::vector<std::string> program_env;
   std::chrono::milliseconds grace{10000};
   bool quiet = false;
   bool detached = false;              // no terminal: output to the master log only

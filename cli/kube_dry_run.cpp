@@ -25,9 +25,9 @@ bool KubernetesDryRun(const config::Resolved& resolved, const std::vector<std::s
   worker::Bootstrap b;
   b.run_id = runs::NewRunId();
   b.worker_id = "w1";
-  b.master = "tcp://" + (settings.master_in_cluster && resolved.sources.at("listen_host") == "default"
-                             ? "<the master pod's address>"
-                             : settings.listen_host) +
+  const bool pod_address = settings.master_in_cluster && resolved.sources.at("listen_host") == "default" &&
+                           settings.advertise_host.empty();
+  b.master = "tcp://" + (pod_address ? "<the master pod's address>" : config::AdvertisedHost(settings)) +
              ":" + (settings.listen_port ? std::to_string(settings.listen_port) : "PORT");
   b.server_public = "<the run's public key, made at its start>";
   b.heartbeat_interval = settings.heartbeat_interval;

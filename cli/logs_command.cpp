@@ -3,7 +3,8 @@
 // whose container or pod is still there is read from the engine or the
 // API server; one whose container or pod was removed, from the copy its
 // removal left in the run's directory (backend/container/run_containers.hpp,
-// backend/kubernetes/run_pods.hpp).
+// backend/kubernetes/run_pods.hpp). A Slurm worker's log is its job's
+// output file, to which the run's directory links (backend/slurm/).
 #include <unistd.h>
 
 #include <algorithm>

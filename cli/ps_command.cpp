@@ -1,8 +1,9 @@
 // fiber ps [-a] [--json]: the runs of this user, from their records and
 // processes, with live numbers from each running master, and the containers
 // of container runs and the pods of Kubernetes runs as the engine or the
-// cluster lists them by label (right after a crash of fiber run or the
-// master too), with why pods wait.
+// cluster lists them by label, and the Slurm jobs of Slurm runs as squeue
+// lists them by name (right after a crash of fiber run or the master too),
+// with why pods and jobs wait.
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include "backend/container/run_containers.hpp"
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/labels.hpp"
+#include "backend/slurm/run_jobs.hpp"
 #include "commands.hpp"
 #include "control_client.hpp"
 #include "run_engine.hpp"
@@ -67,6 +69,22 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r) {
                              {"waiting", p.state.waiting}});
     }
   }
+  if (RunsOnSlurm(r)) {
+    // [{"worker": "w1", "job": "12_1", "state": "PENDING", "waiting":
+    // "Resources (...)"}], or null when squeue cannot say; the master's job
+    // (master: cluster) as worker "master".
+    j["jobs"] = nullptr;
+    std::vector<backend::JobState> jobs;
+    if (backend::ListRunJobs(r.id, &jobs, &err)) {
+      j["jobs"] = nlohmann::json::array();
+      for (const auto& job : jobs)
+        if (!job.ended || job.hopeless)
+          j["jobs"].push_back({{"worker", job.master ? backend::kMasterRole : job.worker_id},
+                               {"job", job.job},
+                               {"state", job.state},
+                               {"waiting", job.waiting}});
+    }
+  }
   nlohmann::json status;
   if (state == RunState::kRunning && control.Query(r.dir, &status, &err)) {
     for (const char* key : {"workers_ready", "workers_wanted", "tasks_running", "tasks_queued"})
@@ -80,11 +98,11 @@ std::string Cell(const nlohmann::json& a, const nlohmann::json& b) {
   return a.dump() + "/" + (b.is_null() ? std::string("-") : b.dump());
 }
 
-// The run's containers or pods, as the engine or cluster lists them; null
-// when it has none or they cannot be listed.
+// The run's containers, pods or Slurm jobs, as the engine, cluster or
+// squeue lists them; null when it has none or they cannot be listed.
 const nlohmann::json& Placed(const nlohmann::json& row) {
   static const nlohmann::json kNone;
-  for (const char* key : {"containers", "pods"})
+  for (const char* key : {"containers", "pods", "jobs"})
     if (row.contains(key) && row[key].is_array()) return row[key];
   return kNone;
 }
@@ -97,7 +115,8 @@ std::string WorkersCell(const nlohmann::json& row) {
   int running = 0;
   for (const auto& c : Placed(row))
     running += c.value("worker", "") != backend::kMasterRole &&
-               (c.value("state", "") == "running" || c.value("phase", "") == "Running");
+               (c.value("state", "") == "running" || c.value("phase", "") == "Running" ||
+                c.value("state", "") == "RUNNING");
   return std::to_string(running) + " running";
 }
 
@@ -126,7 +145,7 @@ int Ps(bool all, bool json) {
                 Cell(row["tasks_running"], row["tasks_queued"]).c_str(),
                 row["age"].get<std::string>().c_str(),
                 row["exit_status"].is_null() ? "" : row["exit_status"].dump().c_str());
-    // Why pods wait, once per reason: "  w3, w4: not scheduled: 0/1 nodes are available: ...".
+    // Why pods or jobs wait, once per reason: "  w3, w4: not scheduled: 0/1 nodes are available: ...".
     std::map<std::string, std::string> waiting;
     for (const auto& p : Placed(row))
       if (!p.value("waiting", "").empty()) {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "backend/backend.hpp"
 #include "backend/container/container_backend.hpp"
 #include "cluster_master.hpp"
 #include "commands.hpp"
@@ -17,6 +18,7 @@
 #include "run_engine.hpp"
 #include "run_store.hpp"
 #include "runs/run_dir.hpp"
+#include "slurm_master.hpp"
 #include "supervisor.hpp"
 
 extern char** environ;
@@ -87,7 +89,7 @@ bool ChooseImage(RunOptions& o, const std::string& program, config::Settings* se
     if (!image::BuildDockerfile(context, image::RepositoryFor(context), socket, step,
                                 &settings->image, err))
       return false;
-  } else if (settings->image.empty() && settings->backend != "local") {
+  } else if (settings->image.empty() && backend::RunsImages(settings->backend)) {
     ImageRequest request;
     request.program = program;
     request.settings = settings;
@@ -123,8 +125,9 @@ int Run(RunOptions& o, const std::vector<std::string>& command) {
     Error(err);
     return kFiberError;
   }
-  if (!resolved.settings.image.empty() && resolved.settings.backend == "local" && !o.quiet)
-    std::fprintf(stderr, "fiber: warning: --image has no effect on the local backend\n");
+  if (!resolved.settings.image.empty() && !backend::RunsImages(resolved.settings.backend) && !o.quiet)
+    std::fprintf(stderr, "fiber: warning: --image has no effect on the %s backend\n",
+                 resolved.settings.backend.c_str());
   if (!o.output.empty() && (o.output != "yaml" || !o.dry_run)) {
     Error("--output takes yaml, with --dry-run (--dry-run -o yaml)");
     return kFiberError;
@@ -242,10 +245,11 @@ int Run(RunOptions& o, const std::vector<std::string>& command) {
     co.command = command;
     co.command[0] = ::realpath(program.path.c_str(), absolute) ? absolute : program.path;
     co.env = o.env;
+    co.program_env = program.env;
     co.grace = so.grace;
     co.quiet = o.quiet;
     co.detached = o.detach;
-    status = SuperviseClusterMaster(co, &err);
+    status = resolved.settings.backend == "slurm" ? SuperviseSlurmMaster(co, &err) : SuperviseClusterMaster(co, &err);
   } else {
     status = Supervise(program, so, &err);
   }

@@ -5,7 +5,9 @@
 #include "backend/container/container_backend.hpp"
 #include "backend/container/run_containers.hpp"
 #include "backend/kubernetes/run_pods.hpp"
+#include "backend/slurm/run_jobs.hpp"
 #include "config/setting_table.hpp"
+#include "runs/run_dir.hpp"
 
 namespace fiber::cli {
 
@@ -28,6 +30,7 @@ std::string Counted(int n, const char* what) {
 
 bool RunsInContainers(const RunRecord& run) { return !EngineOfRun(run).empty(); }
 bool RunsOnKubernetes(const RunRecord& run) { return run.backend == "kubernetes"; }
+bool RunsOnSlurm(const RunRecord& run) { return run.backend == "slurm"; }
 
 bool ConnectRunEngine(const RunRecord& run, engine::Client* out, std::string* err) {
   const std::string engine = EngineOfRun(run);
@@ -64,6 +67,11 @@ bool RemoveRunWorkers(const RunRecord& run, std::string* removed, std::string* e
     std::optional<kube::ApiClient> api;
     const bool ok = ConnectRunCluster(run, &api, err) && backend::RemoveRun(*api, run.id, run.dir, &n, err);
     *removed = Counted(n, "pod");
+    return ok;
+  }
+  if (RunsOnSlurm(run)) {
+    const bool ok = backend::CancelRun(run.id, run.dir.empty() ? "" : runs::SlurmDir(run.dir), &n, err);
+    *removed = Counted(n, "Slurm job");
     return ok;
   }
   return true;

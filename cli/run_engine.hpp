@@ -2,7 +2,9 @@
 // (which removes them when the master ends, however it ended), ps, logs
 // and stop: the container engine the run's recorded settings name (reached
 // as the backend reaches it, engine/engine_socket.hpp), or the Kubernetes
-// cluster and namespace they name (backend/kubernetes/run_pods.hpp).
+// cluster and namespace they name (backend/kubernetes/run_pods.hpp), or
+// the Slurm cluster this machine's Slurm commands reach
+// (backend/slurm/run_jobs.hpp).
 #pragma once
 
 #include <optional>
@@ -19,6 +21,9 @@ bool RunsInContainers(const RunRecord& run);
 /// True when the run's backend puts its workers in Kubernetes pods.
 bool RunsOnKubernetes(const RunRecord& run);
 
+/// True when the run's backend puts its workers in Slurm jobs.
+bool RunsOnSlurm(const RunRecord& run);
+
 /// Connects to the run's engine; false with *err when it has none or the
 /// engine does not answer.
 [[nodiscard]] bool ConnectRunEngine(const RunRecord& run, engine::Client* out, std::string* err);
@@ -27,9 +32,9 @@ bool RunsOnKubernetes(const RunRecord& run);
                                      std::string* err);
 
 /// Removes the run's containers or pods (and its Secret), found by label,
-/// their output saved to the run's worker logs first. True when there was
-/// nothing to remove or all of it went; *removed says how many of what
-/// ("2 containers", "" for none).
+/// their output saved to the run's worker logs first, or cancels its Slurm
+/// jobs, found by name. True when there was nothing to remove or all of it
+/// went; *removed says how many of what ("2 containers", "" for none).
 [[nodiscard]] bool RemoveRunWorkers(const RunRecord& run, std::string* removed, std::string* err);
 
 }  // namespace fiber::cli

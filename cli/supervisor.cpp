@@ -104,13 +104,18 @@ bool FindProgram(const std::string& name, const std::string& search_path, std::s
   return *status == 0;
 }
 
-int Supervise(const Program& p, const SuperviseOptions& o, std::string* err) {
+int TakeStopSignals(bool with_children) {
   sigset_t handled;
   sigemptyset(&handled);
-  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&handled, s);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&handled, s);
+  if (with_children) sigaddset(&handled, SIGCHLD);
   ::sigprocmask(SIG_BLOCK, &handled, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
-  const int signals = ::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
+  return ::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+int Supervise(const Program& p, const SuperviseOptions& o, std::string* err) {
+  const int signals = TakeStopSignals(true);
   const int master_log = ::open(runs::MasterLogPath(o.run_dir).c_str(),
                                 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   int out[2] = {-1, -1}, report[2];

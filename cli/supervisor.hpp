@@ -44,4 +44,10 @@ struct SuperviseOptions {
 /// signal N, or kCannotExecute / kNotFound with *err when it did not start.
 int Supervise(const Program& program, const SuperviseOptions& options, std::string* err);
 
+/// From now on SIGINT, SIGTERM and SIGHUP (and SIGCHLD when with_children)
+/// do not end this process but are read from the descriptor returned (a
+/// non-blocking signalfd; -1 when it cannot be made), and SIGPIPE is
+/// ignored: how fiber run stops its program as it sees fit.
+int TakeStopSignals(bool with_children);
+
 }  // namespace fiber::cli

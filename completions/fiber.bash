@@ -57,7 +57,7 @@ _fiber() {
 
     # Settings flags (runtime/src/config/setting_table.cpp) and --config, as
     # fiber run and fiber config show take them; all take a value.
-    local settings='--backend --listen-host --listen-port --heartbeat-interval
+    local settings='--backend --listen-host --advertise-host --listen-port --heartbeat-interval
         --heartbeat-timeout --start-timeout --prefetch --log --cpu --memory
         --gpu --engine --image --image-files --registry --kubeconfig --context
         --namespace --host-network --templates --master --profile --config'
@@ -90,7 +90,7 @@ _fiber() {
             compopt -o default 2>/dev/null
             return
             ;;
-        --listen-host)
+        --listen-host | --advertise-host)
             mapfile -t COMPREPLY < <(compgen -A hostname -- "$cur")
             return
             ;;

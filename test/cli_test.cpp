@@ -384,6 +384,18 @@ TEST_CASE("fiber run --dry-run -o yaml prints the run's Secret redacted and a wo
   CHECK_MESSAGE(json_err.find("--output takes yaml") != std::string::npos, json_err);
 }
 
+TEST_CASE("fiber run --dry-run -o yaml tells workers advertise_host, not a wildcard listen_host") {
+  Fiber fiber;
+  auto [status, out, err] = fiber.Run({"run", "--dry-run", "-o", "yaml", "--backend", "kubernetes",
+                                       "--kubeconfig", "/nonexistent/kubeconfig", "--registry",
+                                       "registry.test/ada/train", "--listen-host", "0.0.0.0",
+                                       "--listen-port", "7000", "--advertise-host", "trainer.lab",
+                                       "/opt/train"});
+  REQUIRE_MESSAGE(status == 0, err);
+  CHECK_MESSAGE(out.find("value: tcp://trainer.lab:7000") != std::string::npos, out);
+  CHECK(out.find("0.0.0.0") == std::string::npos);
+}
+
 TEST_CASE("fiber run --dry-run -o yaml with master: cluster adds the master's pod, told the run's key and its own address") {
   Fiber fiber;
   auto [status, out, err] = fiber.Run({"run", "--dry-run", "-o", "yaml", "--backend", "kubernetes",
@@ -430,7 +442,7 @@ TEST_CASE("master: cluster on a backend without pods is refused, naming both set
   auto [status, out, err] = fiber.Run({"run", "--master", "cluster", "--backend", "docker", "/opt/train"});
   CHECK(status == 125);
   CHECK_MESSAGE(err.find("master: cluster (from --master)") != std::string::npos, err);
-  CHECK_MESSAGE(err.find("needs backend kubernetes, not docker") != std::string::npos, err);
+  CHECK_MESSAGE(err.find("needs backend kubernetes or slurm, not docker") != std::string::npos, err);
   auto [bad, bad_out, bad_err] = fiber.Run({"run", "--master", "pod", "/opt/train"});
   CHECK(bad == 125);
   CHECK_MESSAGE(bad_err.find("'pod' is not where a master runs (local or cluster)") != std::string::npos, bad_err);

@@ -213,7 +213,7 @@ TEST_CASE("a bad settings file is one error naming its file, line and column") {
       {"prefetch:\n  a: 1\n", ":2:3: prefetch takes a whole number, not a map"},
       {"backend: [local]\n", ":1:10: backend takes a backend name, not a list"},
       {"listen_port: 70000\n", ":1:14: listen_port='70000' is not a whole number from 0 to 65535"},
-      {"backend: slurm\n", ":1:10: backend='slurm' is not a known backend (known: local, docker, podman, container, kubernetes)"},
+      {"backend: lsf\n", ":1:10: backend='lsf' is not a known backend (known: local, docker, podman, container, kubernetes, slurm)"},
       {"memory: 2GB\n",
        ":1:9: memory='2GB' is not a size such as 512Mi, 2Gi, 1G or 256m (a bare number is MiB)"},
       {"log: loud\n", ":1:6: log='loud' is not a log level (info or warning)"},

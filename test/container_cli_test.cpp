@@ -1,13 +1,22 @@
 // fiber run, ps, logs and stop with workers in containers of this machine's
-// Docker engine, each test's program packaged by fiber run itself: the engine's labels, not fiber's memory, say what a run
-// has; a run's containers go when its master goes, however it went. Every
-// test checks through the engine that its run left no container.
+// Docker engine, each test's program packaged by fiber run itself: the
+// engine's labels, not fiber's memory, say what a run has; a worker's output
+// shows as it comes; a run's containers go when its master goes, however it
+// went, with fiber run around it or not. Every test checks through the
+// engine that its run left no container.
 #include <doctest/doctest.h>
 #include <signal.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <fstream>
+#include <iterator>
+#include <thread>
 
 #include "backend/container/run_containers.hpp"
+#include "runs/run_dir.hpp"
 #include "support/fiber_command.hpp"
 #include "support/test_containers.hpp"
 #include "support/test_image.hpp"  // TestEngine
@@ -33,15 +42,49 @@ int Running(const std::string& run_id) {
   return n;
 }
 
-// fiber run --detach --backend docker of hold_pool with two container workers, once both are
-// ready; its run id.
-std::string StartHeld(Fiber& fiber, ContainersRemoved& cleanup) {
-  auto [status, out, err] = fiber.Run(
-      {"run", "--detach", "--backend", fiber::testing::TestEngineName(), built_program("hold_pool"), "2"});
+// Checks (bounded) that the run's containers go, and says how long after
+// their master was killed they went.
+void CheckGone(const std::string& run_id, std::chrono::steady_clock::time_point killed) {
+  CHECK(eventually([&] { return ContainersOf(run_id).empty(); }, 60));
+  MESSAGE("containers gone " << std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count()
+                             << " s after their master was killed");
+}
+
+// fiber run --detach --backend docker of hold_pool with two container workers
+// (in mode, when given), once both are ready; its run id.
+std::string StartHeld(Fiber& fiber, ContainersRemoved& cleanup, const std::string& mode = "") {
+  std::vector<std::string> args = {"run", "--detach", "--backend", fiber::testing::TestEngineName(),
+                                   built_program("hold_pool"), "2"};
+  if (!mode.empty()) args.push_back(mode);
+  auto [status, out, err] = fiber.Run(args);
   REQUIRE_MESSAGE(status == 0, err);
   cleanup.run_id = out.substr(0, out.find('\n'));
   REQUIRE(eventually([&] { return fiber.Ps()[0]["workers_ready"] == 2; }, 120));
   return cleanup.run_id;
+}
+
+// Reads fd's lines until one holds text (bounded); true when one did, every
+// line read in *seen.
+bool ReadUntil(int fd, const std::string& text, std::string* seen, int seconds = 120) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const std::string line = read_line(fd, 5);
+    if (line.find(text) != std::string::npos) return true;
+    if (line.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));  // at its end
+    *seen += line + "\n";
+  }
+  return false;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::size_t Count(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
 }
 
 }  // namespace
@@ -65,40 +108,82 @@ TEST_CASE("the master SIGKILLed: its containers are gone within seconds") {
   const auto killed = std::chrono::steady_clock::now();
   ::kill(static_cast<pid_t>(fiber.Record(id)["master_pid"].get<long>()), SIGKILL);
   // fiber run removes them once its master has ended.
-  CHECK(eventually([&] { return ContainersOf(id).empty(); }, 30));
-  MESSAGE("containers gone " << std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count()
-                             << " s after the master was killed");
+  CheckGone(id, killed);
 }
 
-TEST_CASE("launcher and master SIGKILLed: the workers lose their master and stop; "
-          "ps shows the run until fiber stop removes its containers; logs --worker reads them") {
+TEST_CASE("launcher and master SIGKILLed: the workers lose their master and their containers go with them; "
+          "logs --worker keeps what the master saw") {
   Fiber fiber;
   ContainersRemoved cleanup(Engine());
-  const std::string id = StartHeld(fiber, cleanup);
+  const std::string id = StartHeld(fiber, cleanup, "talk");
   const auto record = fiber.Record(id);
   const auto killed = std::chrono::steady_clock::now();
   ::kill(static_cast<pid_t>(record["supervisor_pid"].get<long>()), SIGKILL);
   ::kill(static_cast<pid_t>(record["master_pid"].get<long>()), SIGKILL);
-  // Their heartbeat timeout (5 s) ends them; nothing removes them yet.
-  CHECK(eventually([&] { return Running(id) == 0; }, 60));
-  MESSAGE("workers stopped " << std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count()
-                             << " s after their master was killed");
-  CHECK(ContainersOf(id).size() == 2);
-  auto [listed, table, table_err] = fiber.Run({"ps"});
+  // Their heartbeat timeout (5 s) ends them, and the engine removes them.
+  CheckGone(id, killed);
+  auto [listed, table, table_err] = fiber.Run({"ps", "-a"});
   CHECK(table.find(id) != std::string::npos);
-  CHECK(table.find("0 running") != std::string::npos);
-  // From the engine while the container is there...
-  auto [engine_status, engine_log, engine_err] = fiber.Run({"logs", "--worker", "w0", id});
-  CHECK_MESSAGE(engine_status == 0, engine_err);
-  CHECK_MESSAGE(engine_log.find("lost the master") != std::string::npos, engine_log);
+  auto [logged, log, log_err] = fiber.Run({"logs", "--worker", "w0", id});
+  CHECK_MESSAGE(logged == 0, log_err);
+  CHECK_MESSAGE(log.find("worker ready to talk") != std::string::npos, log);
   auto [stopped, out, err] = fiber.Run({"stop", id});
-  CHECK(stopped == 0);
-  CHECK(err.find("removed 2 containers of run " + id) != std::string::npos);
-  CHECK(ContainersOf(id).empty());
-  // ...and from the copy its removal left.
-  auto [file_status, file_log, file_err] = fiber.Run({"logs", "--worker", "w0", id});
-  CHECK_MESSAGE(file_status == 0, file_err);
-  CHECK_MESSAGE(file_log.find("lost the master") != std::string::npos, file_log);
+  CHECK_MESSAGE(stopped == 0, err);
+}
+
+TEST_CASE("a master SIGKILLed without fiber run around it leaves no container once its workers' "
+          "heartbeat timeout has passed") {
+  const std::string run_id = "ct" + fiber::runs::NewRunId();
+  ContainersRemoved cleanup(Engine(), run_id);
+  fiber::testing::TestImage image;
+  image.programs = {built_program("hold_pool")};
+  std::string reference, err;
+  REQUIRE_MESSAGE(fiber::testing::BuildTestImage(Engine(), image, &reference, &err), err);
+  // The program itself, with the settings fiber run would give it, but no
+  // run directory: its workers' output comes on its stderr, headed.
+  Child master = spawn({built_program("hold_pool"), "2", "talk"},
+                       {{"FIBER_BACKEND", fiber::testing::TestEngineName()},
+                        {"FIBER_IMAGE", reference},
+                        {fiber::runs::kRunIdVariable, run_id},
+                        {fiber::runs::kRunDirVariable, ""}});
+  const std::string pids = read_line(master.stdout_fd, 120);  // once both workers are ready
+  CHECK_MESSAGE(!pids.empty(), read_all(master.stderr_fd, 1));
+  CHECK(Running(run_id) == 2);
+  std::string seen;
+  CHECK_MESSAGE(ReadUntil(master.stderr_fd, "] worker ready to talk", &seen), seen);
+  const auto killed = std::chrono::steady_clock::now();
+  ::kill(master.pid, SIGKILL);
+  (void)wait_exit(master);
+  ::close(master.stdout_fd);
+  ::close(master.stderr_fd);
+  // Their heartbeat timeout (5 s) ends them, and the engine removes them.
+  CheckGone(run_id, killed);
+}
+
+TEST_CASE("a container worker's output is on fiber run's stderr and in its log file while it runs, "
+          "and once in fiber logs after the run") {
+  Fiber fiber;
+  ContainersRemoved cleanup(Engine());
+  Child run = fiber.Start({"run", "--backend", fiber::testing::TestEngineName(), built_program("hold_pool"), "1",
+                           "talk"});
+  std::string seen;
+  const bool shown = ReadUntil(run.stderr_fd, "[w0] worker ready to talk", &seen);
+  cleanup.run_id = fiber.Ps()[0]["id"];
+  const std::string& id = cleanup.run_id;
+  CHECK_MESSAGE(shown, seen);
+  // Live: the program and its worker still run.
+  CHECK(::waitpid(run.pid, nullptr, WNOHANG) == 0);
+  CHECK(Running(id) == 1);
+  const std::string run_dir = fiber.state.path() + "/fiber/runs/" + id;
+  CHECK(ReadFile(fiber::runs::WorkerLogPath(run_dir, "w0")).find("worker ready to talk") != std::string::npos);
+  auto [stopped, out, err] = fiber.Run({"stop", id});
+  CHECK_MESSAGE(stopped == 0, err);
+  CHECK(wait_exit(run, 60) == 128 + SIGTERM);
+  ::close(run.stdout_fd);
+  ::close(run.stderr_fd);
+  auto [logged, log, log_err] = fiber.Run({"logs", "--worker", "w0", id});
+  CHECK_MESSAGE(logged == 0, log_err);
+  CHECK_MESSAGE(Count(log, "worker ready to talk") == 1, log);
 }
 
 TEST_CASE("fiber stop ends a container run and removes its containers") {

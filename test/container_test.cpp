@@ -1,7 +1,8 @@
 // Workers as containers of the real Docker engine of this machine: a pool's
 // results, a worker container killed mid-map, the run's secret kept out of
-// what the engine shows, and one clear error for each way a worker cannot
-// start. Every test removes the containers of its run, and checks by label
+// what the engine shows, one clear error for each way a worker cannot
+// start, and how a worker ended, with its output, once the engine has
+// removed its container. Every test removes the containers of its run, and checks by label
 // that none is left.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
@@ -10,17 +11,23 @@
 #include <fiber/fiber.hpp>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <numeric>
 #include <set>
 #include <thread>
 
 #include "backend/container/container_backend.hpp"
+#include "backend/container/container_events.hpp"
+#include "backend/labels.hpp"
 #include "backend/container/run_containers.hpp"
 #include "config/settings.hpp"
 #include "engine/engine_socket.hpp"
 #include "master/run.hpp"
 #include "runs/run_dir.hpp"
 #include "support/test_containers.hpp"
+#include "support/temp_dir.hpp"
 #include "support/test_image.hpp"
 #include "tasks.hpp"
 #include "wire/credentials.hpp"
@@ -217,12 +224,10 @@ TEST_CASE("a dynamic loader missing from its image is named") {
   image.without_loader = true;
   ContainerBackend backend(TestEngineName(), WithImage(ImageOf(image)));
   std::string err;
-  // runc starts it, then fails to exec it: the container ends at once.
-  REQUIRE_MESSAGE(backend.Start(TestLaunch(run_id), &err), err);
-  const auto exit = FirstExit(backend);
-  CHECK_MESSAGE(exit.how.find("the program's dynamic loader /lib64/ld-linux-x86-64.so.2 is not in image") !=
+  CHECK_FALSE(backend.Start(TestLaunch(run_id), &err));
+  CHECK_MESSAGE(err.find("the program's dynamic loader /lib64/ld-linux-x86-64.so.2 is not in image") !=
                     std::string::npos,
-                exit.how);
+                err);
 }
 
 TEST_CASE("a library missing from its image is named by the worker's last output") {
@@ -235,23 +240,31 @@ TEST_CASE("a library missing from its image is named by the worker's last output
   REQUIRE_MESSAGE(backend.Start(TestLaunch(run_id), &err), err);
   const auto exit = FirstExit(backend);
   CHECK(exit.worker_id == "w1");
+  CHECK(exit.status == 127);
   CHECK_MESSAGE(exit.how.find("exit status 127") != std::string::npos, exit.how);
   CHECK_MESSAGE(exit.how.find("libzmq.so.5") != std::string::npos, exit.how);
 }
 
-TEST_CASE("a worker container that exits at once shows its last output") {
+TEST_CASE("a worker container that exits at once shows its last output, which its log file keeps") {
   const std::string run_id = "ct" + fiber::runs::NewRunId();
   ContainersRemoved cleanup(Engine(), run_id);
   ContainerBackend backend(TestEngineName(), WithImage(ImageOf({})));
   auto launch = TestLaunch(run_id);
   launch.bootstrap.server_public = "not a key";
+  fiber::testing::TempDir dir;
+  launch.log_file = dir.path() + "/w1.log";
   std::string err;
   REQUIRE_MESSAGE(backend.Start(launch, &err), err);
   const auto exit = FirstExit(backend);
+  CHECK(exit.status == 2);
   CHECK_MESSAGE(exit.how.find("exit status 2") != std::string::npos, exit.how);
-  CHECK_MESSAGE(exit.how.find("FIBER_SERVER_KEY is not a 40-character Z85 CURVE key") !=
-                    std::string::npos,
-                exit.how);
+  const std::string said = "FIBER_SERVER_KEY is not a 40-character Z85 CURVE key";
+  CHECK_MESSAGE(exit.how.find(said) != std::string::npos, exit.how);
+  // The engine removes the container as it ends; its output was kept as it came.
+  CHECK(eventually([&] { return ContainersOf(run_id).empty(); }));
+  std::ifstream in(launch.log_file);
+  const std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK_MESSAGE(log.find(said) != std::string::npos, log);
 }
 
 TEST_CASE("a worker container whose master never answers ends, and is removed") {
@@ -261,8 +274,33 @@ TEST_CASE("a worker container whose master never answers ends, and is removed") 
   std::string err;
   REQUIRE_MESSAGE(backend.Start(TestLaunch(run_id), &err), err);
   const auto exit = FirstExit(backend);
+  CHECK(exit.status == 1);
   CHECK_MESSAGE(exit.how.find("exit status 1") != std::string::npos, exit.how);
-  CHECK(ContainersOf(run_id).empty());
+  CHECK(eventually([&] { return ContainersOf(run_id).empty(); }));
+}
+
+TEST_CASE("the engine's events tell how a removed container ended: its exit code, and a kill for its memory "
+          "limit where the engine says so") {
+  const std::string run_id = "ct" + fiber::runs::NewRunId();
+  ContainersRemoved cleanup(Engine(), run_id);
+  fiber::backend::ContainerEvents events(Engine(), run_id);
+  TestImage image;
+  image.programs = {built_program("image_probe")};
+  std::string reference, id, err;
+  REQUIRE_MESSAGE(BuildTestImage(Engine(), image, &reference, &err), err);
+  const nlohmann::json config = {
+      {"Image", reference},
+      {"Entrypoint", {std::filesystem::canonical(built_program("image_probe")).string(), "--fill-mib", "512"}},
+      {"Labels", {{fiber::backend::kRunLabel, run_id}}},
+      {"HostConfig", {{"AutoRemove", true}, {"Memory", 64 << 20}}}};
+  REQUIRE_MESSAGE(Engine().Create("fiber-" + run_id + "-oom", config, &id, &err), err);
+  REQUIRE_MESSAGE(Engine().Start(id, &err), err);
+  REQUIRE(eventually([&] { return events.EndOf(id).has_value(); }, 60));
+  const auto end = *events.EndOf(id);
+  CHECK(end.exit_code == 128 + 9);
+  // Podman 4.3 sends no oom event: the kernel's SIGKILL is all it tells.
+  CHECK(end.oom_killed == (TestEngineName() == "docker"));
+  CHECK(eventually([&] { return ContainersOf(run_id).empty(); }));
 }
 
 TEST_CASE("no engine at the configured socket is named as the cause") {

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <signal.h>
 
+#include <atomic>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -100,6 +101,27 @@ TEST_CASE("a large body is streamed from a file, and an answer can be read as it
   auto echoed = nlohmann::json::parse(streamed);
   CHECK(echoed["method"] == "PUT");
   CHECK(echoed["body"].get<std::string>().size() == content.size());
+}
+
+TEST_CASE("a stream the server holds open is seen to begin before any of its body, and can be cancelled") {
+  EchoServer server;
+  fiber::http::Request req;
+  req.method = "POST";
+  req.url = "http://127.0.0.1:" + std::to_string(server.port) + "/hold";
+  req.timeout_ms = 0;
+  std::atomic<bool> cancel{false};
+  req.cancel = &cancel;
+  long status_seen = 0;
+  req.on_headers = [&](const fiber::http::Response& r) {
+    status_seen = r.status;
+    cancel = true;
+  };
+  req.on_body = [](std::string_view) { return true; };
+  fiber::http::Response resp;
+  std::string err;
+  REQUIRE_MESSAGE(fiber::http::Perform(req, &resp, &err), err);
+  CHECK(status_seen == 200);
+  CHECK(resp.header("content-type") == "application/vnd.docker.raw-stream");
 }
 
 TEST_CASE("no server: one error that names where fiber tried to connect") {

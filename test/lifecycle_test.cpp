@@ -64,9 +64,9 @@ int bound_socket(int* port) {
   return fd;
 }
 
-// True when process pid holds a TCP connection to 127.0.0.1:port: one of
+// True when process pid holds a TCP connection to 127.0.0.N:port: one of
 // its descriptors is a socket that /proc/net/tcp lists with that peer.
-bool connected_to_port(long pid, int port) {
+bool connected_to_port(long pid, int port, int loopback_n = 1) {
   std::set<std::string> inodes;
   const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
   std::error_code ec;
@@ -75,7 +75,7 @@ bool connected_to_port(long pid, int port) {
     if (target.rfind("socket:[", 0) == 0) inodes.insert(target.substr(8, target.size() - 9));
   }
   char peer[16];
-  std::snprintf(peer, sizeof peer, "0100007F:%04X", port);
+  std::snprintf(peer, sizeof peer, "%02X00007F:%04X", loopback_n, port);
   std::ifstream tcp("/proc/" + std::to_string(pid) + "/net/tcp");
   std::string line;
   std::getline(tcp, line);  // the header
@@ -97,6 +97,20 @@ TEST_CASE("FIBER_LISTEN_PORT fixes the run's one port") {
   const auto pids = parse_pids(read_line(master.stdout_fd));
   REQUIRE(pids.size() == 2);
   for (long pid : pids) CHECK(connected_to_port(pid, port));
+  kill(master.pid, SIGKILL);
+  wait_exit(master);
+  CHECK(all_gone_within(pids, 30));
+}
+
+TEST_CASE("workers connect to advertise_host, while the master listens on listen_host") {
+  int port = 0;
+  close(bound_socket(&port));  // free now
+  Child master = spawn({built_program("hold_pool"), "2"}, {{"FIBER_LISTEN_PORT", std::to_string(port)},
+                                                          {"FIBER_LISTEN_HOST", "0.0.0.0"},
+                                                          {"FIBER_ADVERTISE_HOST", "127.0.0.3"}});
+  const auto pids = parse_pids(read_line(master.stdout_fd));
+  REQUIRE(pids.size() == 2);
+  for (long pid : pids) CHECK(connected_to_port(pid, port, 3));
   kill(master.pid, SIGKILL);
   wait_exit(master);
   CHECK(all_gone_within(pids, 30));

@@ -265,7 +265,7 @@ TEST_CASE("bad pool options are refused with the option named") {
   CHECK_THROWS_WITH_AS(fiber::Pool{options}, doctest::Contains("processes"), fiber::ConfigError);
   options.processes = 1;
   options.backend = "mainframe";
-  CHECK_THROWS_WITH_AS(fiber::Pool{options}, doctest::Contains("PoolOptions.backend='mainframe' is not a known backend (known: local, docker, podman, container, kubernetes)"),
+  CHECK_THROWS_WITH_AS(fiber::Pool{options}, doctest::Contains("PoolOptions.backend='mainframe' is not a known backend (known: local, docker, podman, container, kubernetes, slurm)"),
                        fiber::ConfigError);
 }
 

@@ -52,6 +52,16 @@ TEST_CASE("the environment overrides the defaults") {
   CHECK(s.listen_port == 5555);
 }
 
+TEST_CASE("workers are told advertise_host when it is set, else listen_host") {
+  Settings s;
+  std::string err;
+  REQUIRE(apply({{"FIBER_LISTEN_HOST", "0.0.0.0"}}, &s, &err));
+  CHECK(fiber::config::AdvertisedHost(s) == "0.0.0.0");
+  REQUIRE(apply({{"FIBER_LISTEN_HOST", "0.0.0.0"}, {"FIBER_ADVERTISE_HOST", "trainer.lab"}}, &s, &err));
+  CHECK(s.listen_host == "0.0.0.0");
+  CHECK(fiber::config::AdvertisedHost(s) == "trainer.lab");
+}
+
 TEST_CASE("FIBER_PREFETCH stops where a worker's credit stops") {
   Settings s;
   std::string err;
@@ -62,7 +72,10 @@ TEST_CASE("FIBER_PREFETCH stops where a worker's credit stops") {
 
 TEST_CASE("bad values are refused with the variable and value named") {
   const std::map<std::string, std::pair<std::string, std::string>> cases = {
-      {"FIBER_BACKEND", {"slurm-ish", "FIBER_BACKEND='slurm-ish' is not a known backend (known: local, docker, podman, container, kubernetes)"}},
+      {"FIBER_BACKEND", {"slurm-ish", "FIBER_BACKEND='slurm-ish' is not a known backend (known: local, docker, podman, container, kubernetes, slurm)"}},
+      {"FIBER_TIME_LIMIT", {"1 hour", "FIBER_TIME_LIMIT='1 hour' is not a Slurm time limit"}},
+      {"FIBER_SBATCH_OPTIONS", {"--exclusive gpu", "FIBER_SBATCH_OPTIONS='--exclusive gpu' holds 'gpu', which is not an sbatch option"}},
+      {"FIBER_ARRAY_LIMIT", {"-1", "FIBER_ARRAY_LIMIT='-1' is not a whole number"}},
       {"FIBER_HEARTBEAT_TIMEOUT", {"-1", "FIBER_HEARTBEAT_TIMEOUT='-1' is not a number of seconds"}},
       {"FIBER_HEARTBEAT_INTERVAL", {"1e999", "FIBER_HEARTBEAT_INTERVAL='1e999'"}},
       {"FIBER_START_TIMEOUT", {"10s", "FIBER_START_TIMEOUT='10s'"}},

@@ -53,6 +53,13 @@ std::vector<std::string> Environment(const std::vector<std::string>& extra) {
 
 }  // namespace
 
+std::string LastLine(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
+    text.pop_back();
+  const auto newline = text.rfind('\n');
+  return newline == std::string::npos ? text : text.substr(newline + 1);
+}
+
 bool RunCapture(const Capture& what, Captured* result, std::string* err) {
   *result = Captured{};
   Pipe out, errors, in;

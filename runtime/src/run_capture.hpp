@@ -33,6 +33,10 @@ struct Captured {
   int start_errno = 0;
 };
 
+/// The last line of what a helper said that is not blank: where a failing
+/// command names the cause.
+std::string LastLine(std::string text);
+
 /// Runs it to its end (or its timeout). False with *err only when it could
 /// not be started.
 [[nodiscard]] bool RunCapture(const Capture& what, Captured* result, std::string* err);

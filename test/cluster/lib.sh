@@ -86,50 +86,5 @@ die() { log "ERROR: $*"; exit 1; }
 
 kubectl_admin() { "$BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" "$@"; }
 
-# start_time PID: the process's start time (field 22 of /proc/PID/stat), which
-# tells a process apart from a later one that got the same pid.
-start_time() { awk '{print $22}' "/proc/$1/stat" 2>/dev/null; }
-
-# pid_of NAME: pid of the process started as NAME by `start`, if it still runs.
-pid_of() {
-  local f=$DIR/run/$1.pid pid t
-  [[ -f $f ]] || return 1
-  read -r pid t <"$f"
-  [[ -n $pid && -n $t && $(start_time "$pid") == "$t" ]] || return 1
-  echo "$pid"
-}
-
-# start NAME CMD...: run CMD in its own session, detached from the caller,
-# logging to $DIR/logs/NAME.log; does nothing if it is already running.
-start() {
-  local name=$1 pid
-  shift
-  if pid=$(pid_of "$name"); then
-    log "$name already running (pid $pid)"
-    return
-  fi
-  mkdir -p "$DIR/run" "$DIR/logs"
-  log "starting $name (log: $DIR/logs/$name.log)"
-  setsid "$@" >>"$DIR/logs/$name.log" 2>&1 </dev/null &
-  echo "$! $(start_time $!)" >"$DIR/run/$name.pid"
-}
-
-# [watch=NAME] wait_for WHAT SECONDS CMD...: poll CMD once a second until it
-# succeeds; fail with a clear message after SECONDS, or at once if the
-# process started as NAME has exited.
-wait_for() {
-  local what=$1 limit=$2 deadline
-  shift 2
-  deadline=$((SECONDS + limit))
-  until "$@" >/dev/null 2>&1; do
-    if [[ -n ${watch:-} ]] && ! pid_of "$watch" >/dev/null; then
-      log "ERROR: $watch exited while waiting for $what (see $DIR/logs/$watch.log)"
-      return 1
-    fi
-    if ((SECONDS >= deadline)); then
-      log "ERROR: timed out after ${limit}s waiting for $what"
-      return 1
-    fi
-    sleep 1
-  done
-}
+# start_time, pid_of, start, wait_for, stop.
+. "$(dirname "${BASH_SOURCE[0]}")/../daemons.sh"

@@ -1,14 +1,23 @@
 #!/usr/bin/env python3
 """An HTTP server for http_test: answers every request with a JSON echo of
-its method, path, body and X-Test header. Listens on a Unix socket (argument)
-or on a free loopback port; prints "ready PORT" (0 for the socket) once up."""
-import http.server, json, os, socketserver, sys
+its method, path, body and X-Test header; /hold answers with headers only and
+holds the stream open, as an engine's attach or events endpoint does. Listens
+on a Unix socket (argument) or on a free loopback port; prints "ready PORT"
+(0 for the socket) once up."""
+import http.server, json, os, socketserver, sys, time
 
 
 class Echo(http.server.BaseHTTPRequestHandler):
     def _answer(self):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length).decode("latin-1")
+        if self.path == "/hold":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/vnd.docker.raw-stream")
+            self.end_headers()
+            self.wfile.flush()
+            time.sleep(600)
+            return
         out = json.dumps({"method": self.command, "path": self.path, "body": body,
                           "x_test": self.headers.get("X-Test", "")}).encode()
         status = 404 if self.path.startswith("/missing") else 200

@@ -2,8 +2,9 @@
 // between) once all are connected, then waits to be killed. With "busy" as
 // second argument every worker is first given a task that sleeps for an
 // hour; with "slow", every worker takes 3 s to get ready (its initializer
-// sleeps). Tests use it to check that workers never outlive their master,
-// and what is shown while workers start.
+// sleeps); with "talk", every worker says "worker ready to talk" on its
+// stdout as it gets ready. Tests use it to check that workers never outlive
+// their master, and what is shown while workers start and run.
 #include <fiber/fiber.hpp>
 
 #include <chrono>
@@ -19,6 +20,12 @@ FIBER_TASK(sleep_an_hour);
 void sleep_3_s() { std::this_thread::sleep_for(std::chrono::seconds(3)); }
 FIBER_TASK(sleep_3_s);
 
+void say_ready() {
+  std::printf("worker ready to talk\n");
+  std::fflush(stdout);
+}
+FIBER_TASK(say_ready);
+
 int main(int argc, char** argv) {
   fiber::init(argc, argv);
   const int n = argc > 1 ? std::atoi(argv[1]) : 2;
@@ -27,6 +34,7 @@ int main(int argc, char** argv) {
   fiber::PoolOptions options;
   options.processes = n;
   if (mode == "slow") options.initializer = fiber::call(sleep_3_s);
+  if (mode == "talk") options.initializer = fiber::call(say_ready);
   fiber::Pool pool(options);
   // Polls until every worker is ready (and, if busy, running its task).
   auto wait_all = [&](bool running) {

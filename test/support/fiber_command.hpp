@@ -48,6 +48,15 @@ struct Fiber {
   }
 };
 
+/// fiber run's arguments for a profile of a config file: "run --config
+/// FILE --profile PROFILE REST...".
+inline std::vector<std::string> ProfileRun(const std::string& config, const std::string& profile,
+                                           std::vector<std::string> rest) {
+  std::vector<std::string> args = {"run", "--config", config, "--profile", profile};
+  args.insert(args.end(), rest.begin(), rest.end());
+  return args;
+}
+
 // Waits (bounded) until pred holds.
 template <class Pred>
 bool eventually(Pred pred, int seconds = 30) {

@@ -1,7 +1,10 @@
 #include "backend/backend.hpp"
 
+#include <algorithm>
+
 #include "backend/container/container_backend.hpp"
 #include "backend/kubernetes/kubernetes_backend.hpp"
+#include "backend/slurm/slurm_backend.hpp"
 #include "backend/local/local_backend.hpp"
 
 namespace fiber::backend {
@@ -11,24 +14,41 @@ namespace {
 struct Known {
   const char* name;
   std::unique_ptr<Backend> (*make)(const config::Settings&);
+  bool image = true;  // its workers run an image
 };
 
 // docker and podman are the container backend with its engine chosen; the
 // container backend itself takes the engine setting (EngineOf).
 const Known kBackends[] = {
     {"local",
-     [](const config::Settings&) { return std::unique_ptr<Backend>(std::make_unique<LocalBackend>()); }},
+     [](const config::Settings&) { return std::unique_ptr<Backend>(std::make_unique<LocalBackend>()); },
+     false},
     {"docker", ContainerBackend::Make},
     {"podman", ContainerBackend::Make},
     {"container", ContainerBackend::Make},
     {"kubernetes", KubernetesBackend::Make},
+    {"slurm", SlurmBackend::Make, false},
 };
 
 }  // namespace
 
+namespace {
+bool IsSignal(long code) { return code > 128 && code < 128 + 65; }
+}  // namespace
+
+bool Backend::StartMany(const std::vector<Launch>& launches, std::string* err) {
+  for (const Launch& launch : launches)
+    if (!Start(launch, err)) return false;
+  return true;
+}
+
 std::string DescribeExitCode(long code) {
-  if (code > 128 && code < 128 + 65) return "killed by signal " + std::to_string(code - 128);
+  if (IsSignal(code)) return "killed by signal " + std::to_string(code - 128);
   return "exit status " + std::to_string(code);
+}
+
+int ExitStatusOfCode(long code) {
+  return static_cast<int>(IsSignal(code) ? -(code - 128) : code);
 }
 
 bool CheckName(const std::string& name, std::string* err) {
@@ -38,6 +58,12 @@ bool CheckName(const std::string& name, std::string* err) {
     known += (known.empty() ? "" : ", ") + std::string(b.name);
   }
   *err = "'" + name + "' is not a known backend (known: " + known + ")";
+  return false;
+}
+
+bool RunsImages(const std::string& name) {
+  for (const auto& b : kBackends)
+    if (name == b.name) return b.image;
   return false;
 }
 

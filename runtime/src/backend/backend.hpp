@@ -36,10 +36,17 @@ class Backend {
   virtual const char* name() const = 0;
   /// Starts a worker; false with *err when it could not be started at all.
   [[nodiscard]] virtual bool Start(const Launch& launch, std::string* err) = 0;
+  /// Starts several workers at once (a Slurm job array); by default one by
+  /// one. False with *err when they could not be started at all.
+  [[nodiscard]] virtual bool StartMany(const std::vector<Launch>& launches, std::string* err);
   /// Ends a worker now (e.g. SIGKILL); its exit is still reported by Poll.
   virtual void Kill(const std::string& worker_id) = 0;
   /// Workers that ended since the last call; never blocks.
   virtual std::vector<Exit> Poll() = 0;
+  /// Workers that wait in a queue before they can start (Slurm's): their
+  /// start_timeout counts from when they leave it, as the wait is not
+  /// theirs. As of the last Poll.
+  virtual std::vector<std::string> Queued() const { return {}; }
   /// Kills every remaining worker and waits until they are gone.
   virtual void KillAll() = 0;
   /// How many workers may be starting (started, not yet connected) at once.
@@ -52,10 +59,16 @@ class Backend {
 /// runtimes report it went: "exit status 3", or "killed by signal 9" for
 /// 128 + 9.
 std::string DescribeExitCode(long code);
+/// The same code as Exit::status: itself, or minus the signal for 128 + N.
+int ExitStatusOfCode(long code);
 
 /// The one list of backend names: false with *err ("'x' is not a known
 /// backend (known: ...)") for any other.
 [[nodiscard]] bool CheckName(const std::string& name, std::string* err);
+
+/// True when backend name's workers run an image (containers, pods); the
+/// local and Slurm backends run the program itself.
+bool RunsImages(const std::string& name);
 
 /// The backend settings.backend names, for workers with these settings;
 /// nullptr with *err for an unknown one.

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
 
 #include "backend/backend.hpp"
 #include "config/quantities.hpp"
@@ -132,6 +133,39 @@ Kind MasterPlace() {
     [](const Settings& s) { return std::string(s.master_in_cluster ? "cluster" : "local"); }};
 }
 
+// Slurm's --time: minutes, or [days-]hours:minutes[:seconds] and the like;
+// checked for its characters only, sbatch says what else is wrong.
+Kind TimeLimit() {
+  return {"a Slurm time limit",
+          [](const std::string& text, Settings* s, std::string* err) {
+            if (text.find_first_not_of("0123456789:-") != std::string::npos || text == "-") {
+              *err = "'" + text + "' is not a Slurm time limit (minutes, or e.g. 1:30:00 or 2-12)";
+              return false;
+            }
+            s->time_limit = text;
+            return true;
+          },
+          [](const Settings& s) { return s.time_limit; }};
+}
+
+// sbatch options, whitespace-separated, each starting with '-'.
+Kind SbatchOptions() {
+  Kind kind{"sbatch options",
+            [](const std::string& text, Settings* s, std::string* err) {
+              std::istringstream words(text);
+              for (std::string w; words >> w;)
+                if (w.front() != '-') {
+                  *err = "'" + text + "' holds '" + w + "', which is not an sbatch option (-x, --name=value)";
+                  return false;
+                }
+              s->sbatch_options = text;
+              return true;
+            },
+            [](const Settings& s) { return s.sbatch_options; }};
+  kind.list_separator = " ";
+  return kind;
+}
+
 Kind LogLevel() {
   return {
     "a log level",
@@ -164,8 +198,12 @@ const std::vector<Setting>& Table() {
   static const std::vector<Setting> table = {
     {"backend", "FIBER_BACKEND", "--backend", "where workers run", BackendName()},
     {"listen_host", "FIBER_LISTEN_HOST", "--listen-host",
-     "address the master listens on and workers connect to",
+     "address the master listens on (and workers connect to, unless advertise_host is set)",
      Text(&Settings::listen_host, "a host name or address")},
+    {"advertise_host", "FIBER_ADVERTISE_HOST", "--advertise-host",
+     "the host workers connect to, when not listen_host (e.g. listen_host 0.0.0.0 and this "
+     "machine's name in the cluster's network)",
+     Text(&Settings::advertise_host, "a host name or address")},
     {"listen_port", "FIBER_LISTEN_PORT", "--listen-port",
      "the run's one port, through which every pool is served (0: any free one)",
      Whole(&Settings::listen_port, 0, 65535, "a port number")},
@@ -218,9 +256,23 @@ const std::vector<Setting>& Table() {
     {"templates", "FIBER_TEMPLATES", "--templates",
      "a directory of edited copies of the Kubernetes templates (none: fiber's own)",
      Text(&Settings::templates, "a directory")},
+    {"partition", "FIBER_PARTITION", "--partition",
+     "the Slurm partition worker jobs go to (none: the cluster's default)",
+     Text(&Settings::partition, "a partition name")},
+    {"account", "FIBER_ACCOUNT", "--account", "the Slurm account worker jobs are charged to",
+     Text(&Settings::account, "an account name")},
+    {"qos", "FIBER_QOS", "--qos", "the Slurm QOS of worker jobs", Text(&Settings::qos, "a QOS name")},
+    {"time_limit", "FIBER_TIME_LIMIT", "--time-limit",
+     "each Slurm worker job's time limit, as sbatch --time takes it (none: the partition's)",
+     TimeLimit()},
+    {"sbatch_options", "FIBER_SBATCH_OPTIONS", "--sbatch-options",
+     "more sbatch options for worker jobs, whitespace-separated (a list in a file)", SbatchOptions()},
+    {"array_limit", "FIBER_ARRAY_LIMIT", "--array-limit",
+     "how many Slurm worker jobs of one job array may run at once (0: no limit)",
+     Whole(&Settings::array_limit, 0, 1000000, "a whole number")},
     {"master", "FIBER_MASTER", "--master",
-     "where the program runs as master: local (here), or cluster (a pod beside its workers; "
-     "kubernetes backend)",
+     "where the program runs as master: local (here), or cluster (a pod or Slurm job beside its "
+     "workers; kubernetes and slurm backends)",
      MasterPlace()},
     {"profile", "FIBER_PROFILE", "--profile", "which of the settings files' profiles to apply",
      Text(&Settings::profile, "a profile name")},
@@ -263,10 +315,11 @@ bool CheckTogether(const Settings& settings, const Sources& sources, std::string
     return std::string(key) + " (" + FindSetting(key)->kind.show(settings) + " s, from " +
            (from == sources.end() ? "default" : from->second) + ")";
   };
-  if (settings.master_in_cluster && settings.backend != "kubernetes") {
+  if (settings.master_in_cluster && settings.backend != "kubernetes" && settings.backend != "slurm") {
     const auto from = sources.find("master");
     *err = "master: cluster (from " + (from == sources.end() ? "default" : from->second) +
-           ") runs the program in a pod beside its workers: it needs backend kubernetes, not " +
+           ") runs the program in the cluster beside its workers: it needs backend kubernetes or "
+           "slurm, not " +
            settings.backend;
     return false;
   }

@@ -15,6 +15,10 @@ Settings current;
 
 }  // namespace
 
+std::string AdvertisedHost(const Settings& settings) {
+  return settings.advertise_host.empty() ? settings.listen_host : settings.advertise_host;
+}
+
 std::string FormatSeconds(std::chrono::milliseconds ms) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ms.count()) / 1000.0);

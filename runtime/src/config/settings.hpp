@@ -15,8 +15,13 @@ namespace fiber::config {
 
 struct Settings {
   std::string backend = "local";
-  /// Address the master listens on and workers connect to.
+  /// Address the master listens on and, unless advertise_host is set,
+  /// workers connect to.
   std::string listen_host = "127.0.0.1";
+  /// The host workers are told to connect to, when it is not listen_host:
+  /// a name or address of this machine that they reach (listen_host
+  /// 0.0.0.0, a NAT, a DNS name); empty: listen_host (AdvertisedHost).
+  std::string advertise_host;
   /// The run's one port; 0 lets the system choose a free one.
   int listen_port = 0;
   std::chrono::milliseconds heartbeat_interval{2000};
@@ -61,6 +66,17 @@ struct Settings {
   /// (templates/README.md); a template it lacks is fiber's own. Empty:
   /// fiber's own.
   std::string templates;
+  /// The Slurm backend's sbatch options for each worker job: partition,
+  /// account, QOS and time limit (as --time takes it: "30", "1:00:00",
+  /// "1-12"), empty for Slurm's defaults; more options, whitespace-separated
+  /// ("--constraint=avx2 --exclusive"); and how many jobs of one job array
+  /// may run at once (its "%N"; 0: no limit).
+  std::string partition;
+  std::string account;
+  std::string qos;
+  std::string time_limit;
+  std::string sbatch_options;
+  int array_limit = 0;
   /// Where the program runs as its run's master: where fiber run runs
   /// (false), or in a pod next to its workers (true: master: cluster, for
   /// the kubernetes backend), which fiber run follows.
@@ -92,6 +108,10 @@ using Getenv = std::function<const char*(const char*)>;
                                std::chrono::milliseconds* start_timeout, std::string* err);
 /// ms as seconds in the form the timing variables take: "0.5", "60".
 std::string FormatSeconds(std::chrono::milliseconds ms);
+
+/// The host workers are told to connect to: advertise_host, else
+/// listen_host.
+std::string AdvertisedHost(const Settings& settings);
 
 /// The settings of this process, resolved by fiber::init.
 Settings Current();

@@ -126,7 +126,8 @@ bool Client::Kill(const std::string& id, std::string* err) const {
 bool Client::Remove(const std::string& id, std::string* err) const {
   http::Response r;
   if (Call("DELETE", "/containers/" + id + "?force=1&v=1", {}, kShortCallMs, &r, err)) return true;
-  return r.status == 404;
+  // Docker answers 409 while it removes it already (HostConfig.AutoRemove).
+  return r.status == 404 || (r.status == 409 && err->find("already in progress") != std::string::npos);
 }
 
 bool Client::Wait(const std::string& id, long timeout_ms, long* exit_code,
@@ -184,34 +185,79 @@ bool Client::Logs(const std::string& id, int tail, std::string* out, std::string
   return true;
 }
 
+bool Client::Stream(const std::string& method, const std::string& path,
+                    const std::function<void()>& on_started,
+                    const std::function<bool(std::string_view)>& on_chunk,
+                    const std::atomic<bool>* cancel, std::string* err) const {
+  http::Request q = NewRequest(method, path, 0);
+  q.cancel = cancel;
+  bool ok = false;
+  std::string error_body;
+  q.on_headers = [&](const http::Response& r) {
+    ok = Success(r.status);
+    if (ok && on_started) on_started();
+  };
+  q.on_body = [&](std::string_view chunk) {
+    if (ok) return on_chunk(chunk);
+    error_body.append(chunk.substr(0, 4096));
+    return error_body.size() < 4096;
+  };
+  http::Response r;
+  if (!http::Perform(q, &r, err)) return false;
+  if (ok) return true;
+  r.body = error_body;
+  *err = ErrorMessage(r);
+  return false;
+}
+
 bool Client::FollowLogs(const std::string& id,
                         const std::function<bool(std::string_view)>& on_output,
-                        std::string* err) const {
-  http::Request q =
-      NewRequest("GET", "/containers/" + id + "/logs?stdout=1&stderr=1&follow=1", 0);
+                        std::string* err, const std::atomic<bool>* cancel) const {
   bool go_on = true;
   LogStream stream([&](int, std::string_view text) {
     if (go_on) go_on = on_output(text);
   });
-  // An error answer is JSON, not frames: a frame starts with its stream's
-  // number (0 to 2), never with '{'.
-  std::string error_body;
-  bool first = true;
-  q.on_body = [&](std::string_view chunk) {
-    if (first && !chunk.empty()) first = false, error_body = chunk.front() == '{' ? " " : "";
-    if (!error_body.empty()) {
-      error_body.append(chunk.substr(0, 4096));
-      return error_body.size() < 4096;
-    }
-    stream.Feed(chunk);
-    return go_on;
-  };
-  http::Response r;
-  if (!http::Perform(q, &r, err)) return false;
-  if (Success(r.status)) return true;
-  r.body = error_body;
-  *err = ErrorMessage(r);
-  return false;
+  return Stream("GET", "/containers/" + id + "/logs?stdout=1&stderr=1&follow=1", nullptr,
+                [&](std::string_view chunk) {
+                  stream.Feed(chunk);
+                  return go_on;
+                },
+                cancel, err);
+}
+
+bool Client::Attach(const std::string& id, const std::function<void()>& on_attached,
+                    const std::function<void(std::string_view)>& on_output,
+                    const std::atomic<bool>* cancel, std::string* err) const {
+  LogStream stream([&](int, std::string_view text) { on_output(text); });
+  return Stream("POST", "/containers/" + id + "/attach?stream=1&stdout=1&stderr=1", on_attached,
+                [&](std::string_view chunk) {
+                  stream.Feed(chunk);
+                  return true;
+                },
+                cancel, err);
+}
+
+bool Client::ContainerEvents(const std::vector<std::string>& labels, const std::string& since,
+                             const std::function<void(const nlohmann::json&)>& on_event,
+                             const std::atomic<bool>* cancel, std::string* err) const {
+  // Filtered by type and label only: Podman filters event names by its own
+  // ("died"), Docker by its ("die"); both report "die".
+  const nlohmann::json filters = {{"type", {"container"}}, {"label", labels}};
+  std::string pending;  // one JSON object a line; a chunk may end mid-line
+  return Stream("GET", "/events?since=" + http::Escape(since) + "&filters=" + http::Escape(filters.dump()),
+                nullptr,
+                [&](std::string_view chunk) {
+                  pending.append(chunk);
+                  std::size_t at = 0;
+                  for (std::size_t end; (end = pending.find('\n', at)) != std::string::npos; at = end + 1) {
+                    const auto event = nlohmann::json::parse(pending.begin() + at, pending.begin() + end,
+                                                             nullptr, false);
+                    if (event.is_object()) on_event(event);
+                  }
+                  pending.erase(0, at);
+                  return true;
+                },
+                cancel, err);
 }
 
 }  // namespace fiber::engine

@@ -5,6 +5,7 @@
 // Thread-safe: every call is its own exchange.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -56,7 +57,7 @@ class Client {
   [[nodiscard]] bool Start(const std::string& id, std::string* err) const;
   /// SIGKILL; a container that is not running is no error.
   [[nodiscard]] bool Kill(const std::string& id, std::string* err) const;
-  /// Removes it, running or not; one already gone is no error.
+  /// Removes it, running or not; one already gone or going is no error.
   [[nodiscard]] bool Remove(const std::string& id, std::string* err) const;
   /// Waits (up to timeout_ms) until it is not running; its exit code.
   [[nodiscard]] bool Wait(const std::string& id, long timeout_ms, long* exit_code,
@@ -70,14 +71,36 @@ class Client {
   [[nodiscard]] bool Logs(const std::string& id, int tail, std::string* out,
                           std::string* err) const;
   /// Its output from the start, handed over as it comes until the container
-  /// stops or on_output returns false.
+  /// stops, on_output returns false, or *cancel is set (when given).
   [[nodiscard]] bool FollowLogs(const std::string& id,
                                 const std::function<bool(std::string_view)>& on_output,
-                                std::string* err) const;
+                                std::string* err, const std::atomic<bool>* cancel = nullptr) const;
+  /// Attaches to its stdout and stderr, as docker run does before it starts
+  /// a container so that none of its output is missed: on_attached is
+  /// called once the engine has attached, then its output is handed over
+  /// as it comes until the container stops or *cancel is set.
+  [[nodiscard]] bool Attach(const std::string& id, const std::function<void()>& on_attached,
+                            const std::function<void(std::string_view)>& on_output,
+                            const std::atomic<bool>* cancel, std::string* err) const;
+  /// The engine's events about containers carrying every label, from
+  /// `since` on (seconds since the epoch, "1700000000.123456789"), each
+  /// handed over as it comes (a JSON object) until the stream ends or
+  /// *cancel is set.
+  [[nodiscard]] bool ContainerEvents(const std::vector<std::string>& labels,
+                                     const std::string& since,
+                                     const std::function<void(const nlohmann::json&)>& on_event,
+                                     const std::atomic<bool>* cancel, std::string* err) const;
 
  private:
   http::Request NewRequest(const std::string& method, const std::string& path,
                            long timeout_ms) const;
+  /// A call whose successful answer is a stream with no end of its own:
+  /// each chunk to on_chunk (false stops it), on_started first. The error
+  /// answer's message in *err.
+  [[nodiscard]] bool Stream(const std::string& method, const std::string& path,
+                            const std::function<void()>& on_started,
+                            const std::function<bool(std::string_view)>& on_chunk,
+                            const std::atomic<bool>* cancel, std::string* err) const;
   std::string socket_;
   std::string kind_ = "docker";
 };

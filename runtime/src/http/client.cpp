@@ -127,6 +127,8 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
     // "HTTP/1.1 403 Forbidden": known before the body, for on_body.
     if (auto space = line.find(' '); space != std::string_view::npos)
       ex->response->status = std::strtol(std::string(line.substr(space + 1, 3)).c_str(), nullptr, 10);
+  } else if ((line == "\r\n" || line == "\n") && ex->response->status >= 200) {
+    if (ex->request->on_headers) ex->request->on_headers(*ex->response);
   } else if (auto colon = line.find(':'); colon != std::string_view::npos) {
     ex->response->headers[Lower(Trim(line.substr(0, colon)))] =
         std::string(Trim(line.substr(colon + 1)));

@@ -13,6 +13,8 @@
 
 namespace fiber::http {
 
+struct Response;
+
 struct Request {
   std::string method = "GET";
   /// The whole URL; over a Unix socket its host is ignored
@@ -37,6 +39,9 @@ struct Request {
   /// returning false stops the exchange (Perform then still returns true).
   /// The Response's status and headers are set before the first chunk.
   std::function<bool(std::string_view chunk)> on_body;
+  /// Set: called once the final response's status and headers are in,
+  /// before any of its body (a stream the server holds open has begun).
+  std::function<void(const Response&)> on_headers;
   /// Set: another thread may end the exchange by setting it true (seen
   /// within about a second, also while nothing arrives); Perform then
   /// returns true, as when on_body stops it.

@@ -16,13 +16,6 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string LastLine(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
-    text.pop_back();
-  const auto newline = text.rfind('\n');
-  return newline == std::string::npos ? text : text.substr(newline + 1);
-}
-
 // What KUBERNETES_EXEC_INFO tells the plugin: the request's version, that
 // no terminal is at hand, and the cluster when the kubeconfig asks for it.
 std::string ExecInfo(const ExecConfig& c) {

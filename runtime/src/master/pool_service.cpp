@@ -244,21 +244,26 @@ bool PoolService::SendControl(const std::string& id, Type type, Clock::time_poin
 void PoolService::StartWorkers(Clock::time_point now) {
   if (closing_ || broken_) return;
   // The rest start as these connect (OnHello) or are lost.
-  int room = backend_->MaxStarting() - workers_.Starting();
-  while (workers_.Live() < target_ && room-- > 0) {
+  const int room = backend_->MaxStarting() - workers_.Starting();
+  std::vector<backend::Launch> launches;
+  for (int n = workers_.Live(); n < target_ && static_cast<int>(launches.size()) < room; ++n) {
     backend::Launch launch{options_.bootstrap, {}, options_.resources};
     launch.bootstrap.worker_id = options_.new_worker_id();
     if (!options_.settings.run_dir.empty())
       launch.log_file = runs::WorkerLogPath(options_.settings.run_dir, launch.bootstrap.worker_id);
-    std::string err;
-    if (!backend_->Start(launch, &err)) {
-      Break({Outcome::Kind::kWorkerLost,
-             "the " + std::string(backend_->name()) + " backend cannot start workers: " + err,
-             {}});
-      return;
-    }
-    workers_.Add(launch.bootstrap.worker_id, now);
+    launches.push_back(std::move(launch));
   }
+  if (launches.empty()) return;
+  // All at once: a backend may start them with one request (a job array).
+  std::string err;
+  if (!backend_->StartMany(launches, &err)) {
+    for (const backend::Launch& launch : launches) backend_->Kill(launch.bootstrap.worker_id);  // any that started
+    Break({Outcome::Kind::kWorkerLost,
+           "the " + std::string(backend_->name()) + " backend cannot start workers: " + err,
+           {}});
+    return;
+  }
+  for (const backend::Launch& launch : launches) workers_.Add(launch.bootstrap.worker_id, now);
 }
 
 void PoolService::Grow(Clock::time_point now) {
@@ -350,6 +355,8 @@ void PoolService::Tick(Clock::time_point now) {
     }
     awaiting_exit_.erase(exit.worker_id);
   }
+  for (const std::string& id : backend_->Queued())
+    if (Worker* w = workers_.Find(id); w && !w->connected) w->started = now;
   // A backend that never reports the exit holds up nobody for long.
   std::erase_if(awaiting_exit_, [&](const auto& entry) {
     return now - entry.second > deadlines_.heartbeat_timeout;

@@ -39,7 +39,11 @@ bool Run::Start(std::string* err) {
 worker::Bootstrap Run::bootstrap() const {
   worker::Bootstrap b;
   b.run_id = id_;
+  // The bound endpoint ("tcp://0.0.0.0:PORT" for a wildcard listen_host),
+  // with the advertised host in its place when one is set.
   b.master = dispatcher_->endpoint();
+  if (!settings_.advertise_host.empty())
+    b.master = "tcp://" + settings_.advertise_host + b.master.substr(b.master.rfind(':'));
   b.server_public = credentials_.server_public;
   b.client_secret = credentials_.client_secret;
   b.client_public = credentials_.client_public;

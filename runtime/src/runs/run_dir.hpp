@@ -33,6 +33,10 @@ inline std::string WorkersDir(const std::string& dir) { return dir + "/workers";
 inline std::string WorkerLogPath(const std::string& dir, const std::string& worker_id) {
   return WorkersDir(dir) + "/" + worker_id + ".log";
 }
+/// The Slurm backend's files of a run (on the filesystem its nodes share):
+/// each worker's key until the worker reads it, and each worker job's
+/// output, to which the worker's log is a link.
+inline std::string SlurmDir(const std::string& dir) { return dir + "/slurm"; }
 /// A Unix socket (ZeroMQ ipc) on which the master answers "status".
 inline std::string ControlSocketPath(const std::string& dir) { return dir + "/control"; }
 

@@ -16,7 +16,6 @@ namespace {
 constexpr const char* kRole = "FIBER_ROLE";
 constexpr const char* kRunId = runs::kRunIdVariable;
 constexpr const char* kMaster = "FIBER_MASTER_ENDPOINT";
-constexpr const char* kWorkerId = "FIBER_WORKER_ID";
 constexpr const char* kServerKey = "FIBER_SERVER_KEY";
 constexpr const char* kParentPid = "FIBER_PARENT_PID";
 
@@ -82,7 +81,7 @@ std::map<std::string, std::string> ToEnvironment(const Bootstrap& b) {
       {kRole, "worker"},
       {kRunId, b.run_id},
       {kMaster, b.master},
-      {kWorkerId, b.worker_id},
+      {kWorkerIdVariable, b.worker_id},
       {kServerKey, b.server_public},
       {kSecretVariable, b.client_secret},
       {config::kHeartbeatInterval, config::FormatSeconds(b.heartbeat_interval)},
@@ -106,9 +105,9 @@ bool ReadBootstrap(const config::Getenv& getenv, Bootstrap* out, std::string* er
            "' is not an endpoint of the form tcp://host:port";
     return false;
   }
-  if (!Require(getenv, kWorkerId, &out->worker_id, err)) return false;
+  if (!Require(getenv, kWorkerIdVariable, &out->worker_id, err)) return false;
   if (out->worker_id.size() > wire::kMaxWorkerIdBytes) {
-    *err = std::string(kWorkerId) + " is longer than " +
+    *err = std::string(kWorkerIdVariable) + " is longer than " +
            std::to_string(wire::kMaxWorkerIdBytes) + " characters";
     return false;
   }

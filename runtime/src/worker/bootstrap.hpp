@@ -28,6 +28,10 @@ struct Bootstrap {
   long parent_pid = 0;  // 0: none; set by the local backend only
 };
 
+/// The variable naming the worker; a backend that starts many workers with
+/// one command (Slurm's job arrays) has each set its own.
+inline constexpr const char* kWorkerIdVariable = "FIBER_WORKER_ID";
+
 /// The variable holding the secret, which a worker scrubs once read.
 inline constexpr const char* kSecretVariable = "FIBER_CLIENT_KEY";
 

@@ -8,7 +8,6 @@
 #include <cstdlib>
 
 #include "backend/command_line.hpp"
-#include "backend/container/run_containers.hpp"
 #include "backend/container/start_diagnosis.hpp"
 #include "backend/labels.hpp"
 #include "config/quantities.hpp"
@@ -19,11 +18,22 @@ namespace fiber::backend {
 
 namespace {
 
-// How long KillAll waits for a killed container to stop.
-constexpr long kStopWaitMs = 10000;
+// How long KillAll waits for killed containers to stop.
+constexpr auto kStopWait = std::chrono::seconds(10);
+// How long a container's end waits for the other half of its news (the end
+// of its output, or its die event) before it is reported without it.
+constexpr auto kEndGrace = std::chrono::seconds(5);
 // How much of a failed container's output its exit shows.
 constexpr int kLastLines = 5;
 constexpr std::size_t kLastOutputBytes = 600;
+
+// The last n lines of output.
+std::string LastLines(const std::string& output, int n) {
+  std::size_t at = output.size();
+  if (at > 0 && output[at - 1] == '\n') --at;
+  for (int i = 0; i < n && at != std::string::npos && at > 0; ++i) at = output.rfind('\n', at - 1);
+  return at == std::string::npos || at == 0 ? output : output.substr(at + 1);
+}
 
 // Output as one line: its lines joined by " | ", the end kept when long.
 std::string OneLine(const std::string& output) {
@@ -73,14 +83,19 @@ std::unique_ptr<Backend> ContainerBackend::Make(const config::Settings& settings
 ContainerBackend::ContainerBackend(std::string engine, config::Settings settings)
     : engine_(std::move(engine)), settings_(std::move(settings)) {}
 
-ContainerBackend::~ContainerBackend() { KillAll(); }
+ContainerBackend::~ContainerBackend() {
+  KillAll();
+  events_.reset();
+}
 
-bool ContainerBackend::Connect(std::string* err) {
+bool ContainerBackend::Connect(const std::string& run_id, std::string* err) {
   if (client_) return true;
   engine::Client client;
   const config::Getenv getenv = [](const char* name) -> const char* { return std::getenv(name); };
   if (!engine::Client::Connect(engine_, getenv, &client, err)) return false;
   client_ = std::move(client);
+  // From now on: it must see the end of the first container it starts.
+  events_ = std::make_unique<ContainerEvents>(*client_, run_id);
   return true;
 }
 
@@ -89,7 +104,8 @@ nlohmann::json ContainerBackend::ConfigFor(const Launch& launch,
   nlohmann::json env = nlohmann::json::array();
   for (const auto& [key, value] : worker::ToEnvironmentWithSecretFile(launch.bootstrap, kSecretFile))
     env.push_back(key + "=" + value);
-  nlohmann::json host = {{"NetworkMode", "host"}};
+  // AutoRemove: the engine removes it as it ends, even with nobody left to.
+  nlohmann::json host = {{"NetworkMode", "host"}, {"AutoRemove", true}};
   const Resources& r = launch.resources;  // the run's settings where the pool gives none
   if (r.cpu > 0) host["NanoCpus"] = static_cast<std::int64_t>(r.cpu * 1e9);
   if (r.memory_mb > 0) host["Memory"] = r.memory_mb * 1024 * 1024;
@@ -110,16 +126,16 @@ nlohmann::json ContainerBackend::ConfigFor(const Launch& launch,
 }
 
 bool ContainerBackend::Start(const Launch& launch, std::string* err) {
-  if (!Connect(err)) return false;
+  if (!Connect(launch.bootstrap.run_id, err)) return false;
   if (settings_.image.empty()) {
     *err = "no image to run workers in: set image (--image IMAGE, FIBER_IMAGE, or image: in fiber.yaml)";
     return false;
   }
-  run_id_ = launch.bootstrap.run_id;
   const std::vector<std::string> command = CommandLineAtOwnPath();
   const std::string& worker_id = launch.bootstrap.worker_id;
   std::string id;
-  if (!client_->Create("fiber-" + run_id_ + "-" + worker_id, ConfigFor(launch, command), &id, err))
+  if (!client_->Create("fiber-" + launch.bootstrap.run_id + "-" + worker_id, ConfigFor(launch, command),
+                       &id, err))
     return false;
   // From here the container exists: a failure removes it.
   auto fail = [&](const std::string& why) {
@@ -137,9 +153,15 @@ bool ContainerBackend::Start(const Launch& launch, std::string* err) {
     return fail(*err);
   if (!client_->PutArchive(id, "/", archive, err))
     return fail("cannot put the run's key into container " + id.substr(0, 12) + ": " + *err);
-  if (!client_->Start(id, err))
-    return fail(DiagnoseStart(*client_, id, settings_.image, command.front(), *err));
-  containers_[worker_id] = {id, command.front(), launch.log_file};
+  if (!program_checked_ && !CheckProgramIn(*client_, id, settings_.image, command.front(), err))
+    return fail(*err);
+  program_checked_ = true;
+  // Podman prepares the container as it attaches: a program that cannot
+  // start fails here already.
+  auto output = ContainerOutput::Attach(*client_, id, worker_id, launch.log_file, err);
+  if (!output) return fail(DescribeStartFailure(settings_.image, command.front(), *err));
+  if (!client_->Start(id, err)) return fail(DescribeStartFailure(settings_.image, command.front(), *err));
+  containers_[worker_id] = {id, std::move(output), launch.resources.memory_mb, false, std::nullopt};
   return true;
 }
 
@@ -152,51 +174,48 @@ void ContainerBackend::Kill(const std::string& worker_id) {
     log::Warning("cannot kill worker " + worker_id + "'s container: " + err);
 }
 
-std::string ContainerBackend::DescribeEnd(const Container& c) {
-  nlohmann::json info;
-  std::string err;
-  if (!client_->Inspect(c.id, &info, &err)) return "its container ended (" + err + ")";
-  const nlohmann::json state = info.value("State", nlohmann::json::object());
-  if (state.value("OOMKilled", false))
+std::string ContainerBackend::DescribeEnd(const Container& c, const ContainerEvents::End& end) const {
+  if (end.oom_killed)
     return "its container was killed for using more than its memory limit (" +
-           config::FormatMemory(settings_.memory_mib) + ")";
-  const long code = state.value("ExitCode", -1L);
-  std::string how = DescribeExitCode(code);
-  std::string tail;
-  if (c.killed || code == 0 || !client_->Logs(c.id, kLastLines, &tail, &err) || tail.empty())
-    return how;
-  // runc reports an exec that failed after the start on the container's
-  // output ("exec /app/train: no such file or directory"): a missing loader.
-  if (tail.rfind("exec ", 0) == 0)
-    return DiagnoseStart(*client_, c.id, settings_.image, c.program, tail) + " (" + how + ")";
+           config::FormatMemory(c.memory_mb) + ")";
+  const std::string how = DescribeExitCode(end.exit_code);
+  const std::string tail = LastLines(c.output->last_output(), kLastLines);
+  if (c.killed || end.exit_code == 0 || tail.empty()) return how;
   return how + "; its last output: " + OneLine(tail);
 }
 
 std::vector<Exit> ContainerBackend::Poll() {
   std::vector<Exit> exits;
   if (containers_.empty()) return exits;
-  std::vector<RunContainer> listed;
-  std::string err;
-  if (!ListRunContainers(*client_, run_id_, &listed, &err)) {
-    if (!poll_failing_) log::Warning("the container engine does not answer: " + err);
-    poll_failing_ = true;
-    return exits;
-  }
-  poll_failing_ = false;
-  std::map<std::string, std::string> state_of;
-  for (const RunContainer& c : listed) state_of[c.id] = c.state;
+  const std::string why = events_->error();
+  if (why != warned_ && !why.empty()) log::Warning("cannot follow the container engine's events: " + why);
+  warned_ = why;
+  const auto now = std::chrono::steady_clock::now();
   for (auto it = containers_.begin(); it != containers_.end();) {
-    const auto found = state_of.find(it->second.id);
-    if (found != state_of.end() && found->second != "exited" && found->second != "dead") {
+    Container& c = it->second;
+    const auto end = events_->EndOf(c.id);
+    const bool output_ended = c.output->ended();
+    // Both halves of the news, or one and the grace period.
+    if (!end && !output_ended) {
       ++it;
       continue;
     }
-    if (found == state_of.end()) {
-      exits.push_back({it->first, "its container was removed"});
+    if (!(end && output_ended)) {
+      if (!c.ending) c.ending = now;
+      if (now - *c.ending < kEndGrace) {
+        ++it;
+        continue;
+      }
+    }
+    if (end) {
+      exits.push_back({it->first, DescribeEnd(c, *end), ExitStatusOfCode(end->exit_code)});
+      events_->Forget(c.id);
     } else {
-      exits.push_back({it->first, DescribeEnd(it->second)});
-      if (!SaveLogAndRemove(*client_, it->second.id, it->second.log_file, &err))
+      // No die event: the engine's stream broke, or someone removed it.
+      std::string err;
+      if (!client_->Remove(c.id, &err))
         log::Warning("cannot remove worker " + it->first + "'s container: " + err);
+      exits.push_back({it->first, "its container ended (the engine did not say how)"});
     }
     it = containers_.erase(it);
   }
@@ -208,11 +227,13 @@ void ContainerBackend::KillAll() {
   std::string err;
   for (const auto& [worker_id, c] : containers_)
     if (!client_->Kill(c.id, &err)) log::Warning("cannot kill worker " + worker_id + "'s container: " + err);
+  // Their output ends as they stop; the engine removes them.
+  const auto deadline = std::chrono::steady_clock::now() + kStopWait;
   for (const auto& [worker_id, c] : containers_) {
-    long code = 0;
-    (void)client_->Wait(c.id, kStopWaitMs, &code, &err);
-    if (!SaveLogAndRemove(*client_, c.id, c.log_file, &err))
-      log::Warning("cannot remove worker " + worker_id + "'s container: " + err);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (c.output->WaitEnded(std::max(left, std::chrono::milliseconds(0)))) continue;
+    if (!client_->Remove(c.id, &err)) log::Warning("cannot remove worker " + worker_id + "'s container: " + err);
   }
   containers_.clear();
 }

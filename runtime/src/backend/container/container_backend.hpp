@@ -11,23 +11,31 @@
 // and FIBER_CLIENT_KEY_FILE names it (worker/bootstrap.hpp); the worker
 // deletes it once read.
 //
-// A container that ended is removed once its exit is seen, after its log is
-// copied to the run's worker log (run_containers.hpp), so `fiber logs
-// --worker` reads it after the container is gone. A worker that loses its
-// master exits (heartbeat timeout), which ends its container; fiber run
-// removes a run's containers when its master ends, however it ended.
+// Each container's output is copied as it comes (container_output.hpp) to
+// the worker's log file, where fiber run shows it live and fiber logs reads
+// it. Containers are made with HostConfig.AutoRemove: the engine removes
+// one as it ends, so a worker that loses its master (and exits after
+// heartbeat_timeout) takes its container with it, whoever is left to
+// clean up. How it ended comes from the engine's event stream
+// (container_events.hpp), since the container is gone by then. fiber run
+// and fiber stop remove whatever a run left (run_containers.hpp).
 //
 // Driven from the master's I/O thread only, like every backend; not
-// thread-safe. Every call has a limit: a few seconds for kill, list and
-// inspect (engine::kShortCallMs), more for create and start.
+// thread-safe, though its followers run on threads of their own. Every
+// call on the I/O thread has a limit: a few seconds for kill and inspect
+// (engine::kShortCallMs), more for create and start.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "backend/backend.hpp"
+#include "backend/container/container_events.hpp"
+#include "backend/container/container_output.hpp"
 #include "engine/engine_client.hpp"
 
 namespace fiber::backend {
@@ -61,22 +69,25 @@ class ContainerBackend : public Backend {
  private:
   struct Container {
     std::string id;
-    std::string program;
-    std::string log_file;
-    bool killed = false;  // by Kill: its end needs no explaining
+    std::unique_ptr<ContainerOutput> output;
+    std::int64_t memory_mb = 0;  // its limit, 0 for none
+    bool killed = false;         // by Kill: its end needs no explaining
+    /// When its output or its die event came, the other not yet.
+    std::optional<std::chrono::steady_clock::time_point> ending;
   };
-  [[nodiscard]] bool Connect(std::string* err);
+  [[nodiscard]] bool Connect(const std::string& run_id, std::string* err);
   nlohmann::json ConfigFor(const Launch& launch, const std::vector<std::string>& command) const;
   /// How the ended container c went ("exit status 127; its last output:
-  /// ...") from the engine's record of it.
-  std::string DescribeEnd(const Container& c);
+  /// ...").
+  std::string DescribeEnd(const Container& c, const ContainerEvents::End& end) const;
 
   std::string engine_;
   config::Settings settings_;
   std::optional<engine::Client> client_;
-  std::string run_id_;
-  std::map<std::string, Container> containers_;  // running ones, by worker id
-  bool poll_failing_ = false;                    // warned once until it answers again
+  std::unique_ptr<ContainerEvents> events_;
+  bool program_checked_ = false;                 // in the image, by CheckProgramIn
+  std::map<std::string, Container> containers_;  // not yet seen to end, by worker id
+  std::string warned_;                           // the events' error last said
 };
 
 }  // namespace fiber::backend

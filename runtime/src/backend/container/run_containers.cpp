@@ -1,12 +1,28 @@
 #include "backend/container/run_containers.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include "backend/labels.hpp"
+#include "backend/worker_output.hpp"
 #include "runs/run_dir.hpp"
 
 namespace fiber::backend {
+
+namespace {
+
+// Appends to log_file (when not empty) what the container wrote beyond what
+// the file holds, then removes the container, running or not.
+bool SaveLogAndRemove(const engine::Client& engine, const RunContainer& c,
+                      const std::string& log_file, std::string* err) {
+  std::string output;
+  if (!log_file.empty() && engine.Logs(c.id, 0, &output, err)) {
+    // The master copied its output as it came, until the master ended.
+    WorkerOutput file(c.worker_id, log_file);
+    const auto kept = static_cast<std::size_t>(file.kept());
+    if (kept < output.size()) file.Write(std::string_view(output).substr(kept));
+  }
+  return engine.Remove(c.id, err);
+}
+
+}  // namespace
 
 bool ListRunContainers(const engine::Client& engine, const std::string& run_id,
                        std::vector<RunContainer>* out, std::string* err) {
@@ -24,22 +40,6 @@ bool ListRunContainers(const engine::Client& engine, const std::string& run_id,
   return true;
 }
 
-bool SaveLogAndRemove(const engine::Client& engine, const std::string& id,
-                      const std::string& log_file, std::string* err) {
-  if (!log_file.empty()) {
-    std::string output;
-    const int fd = ::open(log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    if (fd >= 0 && engine.Logs(id, 0, &output, err))
-      for (std::size_t at = 0; at < output.size();) {
-        const ssize_t n = ::write(fd, output.data() + at, output.size() - at);
-        if (n <= 0) break;
-        at += static_cast<std::size_t>(n);
-      }
-    if (fd >= 0) ::close(fd);
-  }
-  return engine.Remove(id, err);
-}
-
 bool RemoveRunContainers(const engine::Client& engine, const std::string& run_id,
                          const std::string& run_dir, int* removed, std::string* err) {
   std::vector<RunContainer> containers;
@@ -51,7 +51,7 @@ bool RemoveRunContainers(const engine::Client& engine, const std::string& run_id
     const std::string log_file =
         run_dir.empty() || c.worker_id.empty() ? "" : runs::WorkerLogPath(run_dir, c.worker_id);
     std::string why;
-    if (SaveLogAndRemove(engine, c.id, log_file, &why)) {
+    if (SaveLogAndRemove(engine, c, log_file, &why)) {
       ++*removed;
     } else {
       *err = "cannot remove container " + c.id.substr(0, 12) + ": " + why;

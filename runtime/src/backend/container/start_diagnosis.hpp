@@ -1,11 +1,9 @@
 // Why a program could not start inside its image, in words a user can act
-// on. The engine's own error for a failed start is runc's
-// ("exec: \"/app/train\": stat /app/train: no such file or directory"); the
-// same ENOENT comes when the program is there but its dynamic loader is not,
-// then as the container's only output ("exec /app/train: no such file or
-// directory") once it has started. The container is still there to look
-// into, so this asks the engine which file is missing. Used by
-// ContainerBackend's Start and Poll.
+// on. A missing program and a missing dynamic loader both make runc fail
+// with the same ENOENT, before or just after the start, and an engine
+// removes such a container (HostConfig.AutoRemove) before anyone could look
+// into it; so the container backend checks both in the first container it
+// creates, before starting it. Used by ContainerBackend::Start.
 #pragma once
 
 #include <string>
@@ -14,10 +12,16 @@
 
 namespace fiber::backend {
 
-/// One line saying why container id of image could not run program, given
-/// the engine's error for its start, or the container's output.
-std::string DiagnoseStart(const engine::Client& engine, const std::string& id,
-                          const std::string& image, const std::string& program,
-                          const std::string& engine_error);
+/// Checks that program and its dynamic loader (read from the program on
+/// this machine) are in container id, created from image and not started;
+/// false with *err naming the one missing, or the engine's error.
+[[nodiscard]] bool CheckProgramIn(const engine::Client& engine, const std::string& id,
+                                  const std::string& image, const std::string& program,
+                                  std::string* err);
+
+/// One line saying why a container of image could not run program, given
+/// the engine's error for its start.
+std::string DescribeStartFailure(const std::string& image, const std::string& program,
+                                 const std::string& engine_error);
 
 }  // namespace fiber::backend

@@ -3,7 +3,6 @@
 #include <chrono>
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <set>
 
 #include "backend/command_line.hpp"
@@ -19,6 +18,15 @@ namespace {
 constexpr auto kGoneWait = std::chrono::seconds(30);
 // A stopped worker's time to end before its container is killed.
 constexpr int kKillGraceSeconds = 1;
+
+// Whether a pod on its own network cannot reach the master endpoint
+// "tcp://HOST:PORT": a loopback or wildcard host means the pod itself.
+bool PodsCannotReach(const std::string& endpoint) {
+  const std::size_t start = endpoint.find("://") + 3, end = endpoint.rfind(':');
+  const std::string host = endpoint.substr(start, end > start ? end - start : 0);
+  return host.rfind("127.", 0) == 0 || host == "localhost" || host == "[::1]" || host == "0.0.0.0" ||
+         host == "*" || host == "[::]";
+}
 
 }  // namespace
 
@@ -132,6 +140,13 @@ kube::PodValues WorkerPodValues(const config::Settings& settings, const worker::
 }
 
 bool KubernetesBackend::Start(const Launch& launch, std::string* err) {
+  if (!settings_.host_network && PodsCannotReach(launch.bootstrap.master)) {
+    *err = "pods cannot connect to the master at " + launch.bootstrap.master +
+           ", an address of this machine only: set advertise_host to an address of it that the "
+           "cluster's pods reach (with listen_host 0.0.0.0, or that address), host_network: true "
+           "when the cluster runs on this machine, or master: cluster";
+    return false;
+  }
   if (!Connect(launch, err)) return false;
   const std::string& worker_id = launch.bootstrap.worker_id;
   const kube::PodValues v = WorkerPodValues(settings_, launch.bootstrap, launch.resources, CommandLineAtOwnPath(),
@@ -145,22 +160,6 @@ bool KubernetesBackend::Start(const Launch& launch, std::string* err) {
   }
   pods_[worker_id] = {kube::PodName(run_id_, worker_id), launch.log_file, ""};
   return true;
-}
-
-void KubernetesBackend::KeepLog(const std::string& worker_id, const Pod& pod) {
-  if (!pod.log_file.empty()) return SavePodLog(*api_, pod.name, kWorkerRole, pod.log_file);
-  // No run directory (a master not started by fiber run, or one in a pod):
-  // where the master's own output goes, each line headed by the worker.
-  std::string text;
-  kube::ApiError e;
-  if (!api_->PodLog(pod.name, kWorkerRole, &text, &e)) return;
-  std::string headed;
-  for (std::size_t at = 0; at < text.size();) {
-    const std::size_t end = std::min(text.find('\n', at), text.size());
-    headed += "[" + worker_id + "] " + text.substr(at, end - at) + "\n";
-    at = end + 1;
-  }
-  std::fputs(headed.c_str(), stderr);
 }
 
 void KubernetesBackend::Kill(const std::string& worker_id) {
@@ -206,7 +205,7 @@ std::vector<Exit> KubernetesBackend::Poll() {
     }
     exits.push_back({it->first, state.how, state.status});
     if (!deleted.count(it->first)) {
-      KeepLog(it->first, pod);
+      SavePodLog(*api_, pod.name, kWorkerRole, it->first, pod.log_file);
       kube::ApiError e;
       if (!api_->Delete(kube::kPods, pod.name, &e) && e.kind != kube::ApiErrorKind::kNotFound)
         log::Warning("cannot delete worker " + it->first + "'s pod: " + e.message);
@@ -222,7 +221,7 @@ void KubernetesBackend::KillAll() {
     return;
   }
   for (const auto& [worker_id, pod] : pods_) {
-    KeepLog(worker_id, pod);
+    SavePodLog(*api_, pod.name, kWorkerRole, worker_id, pod.log_file);
     Kill(worker_id);
   }
   // Gone once the watch saw them deleted, or when it cannot tell.

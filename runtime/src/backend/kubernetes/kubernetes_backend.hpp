@@ -64,9 +64,6 @@ class KubernetesBackend : public Backend {
     std::string warned;  // the waiting reason last said
   };
   [[nodiscard]] bool Connect(const Launch& launch, std::string* err);
-  /// Keeps an ended or ending pod's output: in its worker's log file, or
-  /// without one on this process's stderr, each line headed "[w3] ".
-  void KeepLog(const std::string& worker_id, const Pod& pod);
   void Watch();
 
   config::Settings settings_;

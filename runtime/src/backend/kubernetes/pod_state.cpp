@@ -70,7 +70,7 @@ PodState ReadPodState(const json& pod) {
                             : -1;
       s.ended = true;
       s.exit_code = code;
-      s.status = code > 128 && code < 128 + 65 ? -static_cast<int>(code - 128) : static_cast<int>(code);
+      s.status = ExitStatusOfCode(code);
       s.how = Text(terminated, "reason") == "OOMKilled"
                   ? "its pod was killed for using more than its memory limit"
                   : DescribeExitCode(code);

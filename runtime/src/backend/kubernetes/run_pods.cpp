@@ -1,13 +1,11 @@
 #include "backend/kubernetes/run_pods.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <thread>
 
 #include "backend/labels.hpp"
+#include "backend/worker_output.hpp"
 #include "kube/kubeconfig.hpp"
 #include "kube/manifest.hpp"
 #include "runs/run_dir.hpp"
@@ -91,18 +89,11 @@ bool MakeRunSecret(const kube::ApiClient& api, const std::string& templates_dir,
 }
 
 void SavePodLog(const kube::ApiClient& api, const std::string& pod, const std::string& container,
-                const std::string& log_file) {
+                const std::string& worker_id, const std::string& log_file) {
   std::string text;
   kube::ApiError e;
-  if (log_file.empty() || !api.PodLog(pod, container, &text, &e)) return;
-  const int fd = ::open(log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (fd < 0) return;
-  for (std::size_t at = 0; at < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + at, text.size() - at);
-    if (n <= 0) break;
-    at += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
+  if (!api.PodLog(pod, container, &text, &e)) return;
+  WorkerOutput(worker_id, log_file).Write(text);
 }
 
 bool RemoveRun(const kube::ApiClient& api, const std::string& run_id, const std::string& run_dir,
@@ -115,7 +106,8 @@ bool RemoveRun(const kube::ApiClient& api, const std::string& run_id, const std:
   // pods, and their output with them.
   for (const RunPod& pod : pods)
     if (!run_dir.empty() && !pod.state.worker_id.empty() && !pod.deleting)
-      SavePodLog(api, pod.name, kWorkerRole, runs::WorkerLogPath(run_dir, pod.state.worker_id));
+      SavePodLog(api, pod.name, kWorkerRole, pod.state.worker_id,
+                 runs::WorkerLogPath(run_dir, pod.state.worker_id));
   kube::ApiError e;
   bool ok = true;
   if (!api.Delete(kube::kSecrets, kube::RunObjectName(run_id), &e) &&

@@ -55,9 +55,11 @@ void WatchPods(const kube::ApiClient& api, const std::string& label_selector,
                                  const std::map<std::string, std::string>& files, std::string* uid,
                                  bool* made, std::string* err);
 
-/// Appends the output of a pod's container to log_file.
+/// Keeps the output of a pod's container where worker_id's goes
+/// (backend/worker_output.hpp): appended to log_file, or without one, on
+/// stderr, each line headed "[w3] ".
 void SavePodLog(const kube::ApiClient& api, const std::string& pod, const std::string& container,
-                const std::string& log_file);
+                const std::string& worker_id, const std::string& log_file);
 
 /// Deletes the run's Secret (so Kubernetes' garbage collector deletes
 /// whatever else it owns) and every pod labelled with run_id, the log of

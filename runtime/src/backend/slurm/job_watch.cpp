@@ -1,0 +1,70 @@
+#include "backend/slurm/job_watch.hpp"
+
+#include <vector>
+
+#include "backend/slurm/run_jobs.hpp"
+
+namespace fiber::backend {
+
+namespace {
+
+// Between two squeues of a run.
+constexpr auto kInterval = std::chrono::seconds(1);
+
+}  // namespace
+
+std::shared_ptr<JobWatch> JobWatch::For(const std::string& run_id) {
+  static std::mutex mu;
+  static std::map<std::string, std::weak_ptr<JobWatch>> watches;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto existing = watches[run_id].lock()) return existing;
+  auto watch = std::shared_ptr<JobWatch>(new JobWatch(run_id));
+  watches[run_id] = watch;
+  return watch;
+}
+
+JobWatch::JobWatch(std::string run_id) : run_id_(std::move(run_id)) {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+JobWatch::~JobWatch() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+JobWatch::Listing JobWatch::Latest() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return latest_;
+}
+
+bool JobWatch::WaitNewer(Clock::time_point after, Clock::duration limit, Listing* out) {
+  std::unique_lock<std::mutex> lock(mu_);
+  const bool newer = changed_.wait_for(lock, limit, [&] { return latest_.taken > after; });
+  *out = latest_;
+  return newer;
+}
+
+void JobWatch::Loop() {
+  for (;;) {
+    const Clock::time_point taken = Clock::now();
+    std::vector<JobState> jobs;
+    std::string err;
+    const bool ok = ListRunJobs(run_id_, &jobs, &err);
+    std::unique_lock<std::mutex> lock(mu_);
+    if (ok) {
+      latest_.jobs.clear();
+      for (JobState& j : jobs)
+        if (!j.worker_id.empty()) latest_.jobs[j.worker_id] = std::move(j);
+      latest_.taken = taken;
+    }
+    latest_.error = err;
+    changed_.notify_all();
+    if (changed_.wait_for(lock, kInterval, [this] { return stop_; })) return;
+  }
+}
+
+}  // namespace fiber::backend

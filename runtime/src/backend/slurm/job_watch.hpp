@@ -1,0 +1,54 @@
+// The run's worker jobs as Slurm lists them, refreshed by one squeue for the
+// whole run every second on a thread of its own: shared by the Slurm
+// backends of every pool of the run in this process (made by the first,
+// stopped when the last lets go), so a busy controller is asked once per
+// second per run, not once per worker. Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "backend/slurm/job_state.hpp"
+
+namespace fiber::backend {
+
+class JobWatch {
+ public:
+  using Clock = std::chrono::steady_clock;
+  struct Listing {
+    /// When the squeue of these jobs started; {}: none has answered yet.
+    Clock::time_point taken{};
+    std::map<std::string, JobState> jobs;  // by worker id
+    std::string error;                     // why the last squeue failed; "" when it worked
+  };
+
+  /// The watch of run_id's jobs, started when there was none.
+  static std::shared_ptr<JobWatch> For(const std::string& run_id);
+  ~JobWatch();
+  JobWatch(const JobWatch&) = delete;
+  JobWatch& operator=(const JobWatch&) = delete;
+
+  /// The latest listing (and the latest error).
+  Listing Latest() const;
+  /// Waits until a listing taken after `after` is there, at most `limit`;
+  /// false when none came in time.
+  [[nodiscard]] bool WaitNewer(Clock::time_point after, Clock::duration limit, Listing* out);
+
+ private:
+  explicit JobWatch(std::string run_id);
+  void Loop();
+
+  const std::string run_id_;
+  mutable std::mutex mu_;
+  std::condition_variable changed_;
+  Listing latest_;     // guarded by mu_
+  bool stop_ = false;  // guarded by mu_
+  std::thread thread_;
+};
+
+}  // namespace fiber::backend

@@ -1,0 +1,148 @@
+#include "backend/slurm/run_jobs.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include "backend/slurm/slurm_command.hpp"
+#include "worker/bootstrap.hpp"
+
+namespace fiber::backend {
+
+namespace {
+
+// A worker's key file is KEY_DIR/wN.key.
+constexpr const char* kKeyExtension = ".key";
+
+// The worker's own variables, which the script sets from the array index.
+bool SetByScript(const std::string& name) {
+  return name == worker::kWorkerIdVariable || name == worker::kSecretFileVariable ||
+         name == worker::kSecretVariable;
+}
+
+}  // namespace
+
+std::string ShellQuoted(const std::string& text) {
+  std::string q = "'";
+  for (char c : text) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string KeyFile(const std::string& key_dir, const std::string& worker_id) {
+  return key_dir + "/" + worker_id + kKeyExtension;
+}
+
+std::string JobOutputPattern(const std::string& output_dir) { return output_dir + "/%A_%a.out"; }
+
+std::string JobOutputFile(const std::string& output_dir, const std::string& job_id, long index) {
+  return output_dir + "/" + job_id + "_" + std::to_string(index) + ".out";
+}
+
+std::string WorkerScript(const WorkerArray& a) {
+  std::string s = "#!/bin/sh\n# A worker of fiber run " + a.run_id + ": worker w(" + std::to_string(a.first) +
+                  " + array index).\n";
+  s += std::string(worker::kWorkerIdVariable) + "=w$((" + std::to_string(a.first) +
+       " + SLURM_ARRAY_TASK_ID))\n";
+  s += std::string(worker::kSecretFileVariable) + "=" + ShellQuoted(a.key_dir + "/") + "\"$" +
+       worker::kWorkerIdVariable + kKeyExtension + "\"\n";
+  s += "export " + std::string(worker::kWorkerIdVariable) + " " + worker::kSecretFileVariable + "\n";
+  for (const auto& [name, value] : a.env)
+    if (!SetByScript(name)) s += "export " + name + "=" + ShellQuoted(value) + "\n";
+  s += "exec";
+  for (const auto& arg : a.command) s += " " + ShellQuoted(arg);
+  return s + "\n";
+}
+
+std::string ArrayIndexes(const std::vector<long>& indexes) {
+  std::string out;
+  for (std::size_t i = 0; i < indexes.size();) {
+    std::size_t j = i;
+    while (j + 1 < indexes.size() && indexes[j + 1] == indexes[j] + 1) ++j;
+    out += (out.empty() ? "" : ",") + std::to_string(indexes[i]);
+    if (j > i) out += "-" + std::to_string(indexes[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> SchedulingArguments(const config::Settings& settings) {
+  // The user's options first: fiber's own, after them, are what make the
+  // job one of this run's.
+  std::vector<std::string> args;
+  std::istringstream extra(settings.sbatch_options);
+  for (std::string w; extra >> w;) args.push_back(w);
+  if (!settings.partition.empty()) args.push_back("--partition=" + settings.partition);
+  if (!settings.account.empty()) args.push_back("--account=" + settings.account);
+  if (!settings.qos.empty()) args.push_back("--qos=" + settings.qos);
+  if (!settings.time_limit.empty()) args.push_back("--time=" + settings.time_limit);
+  // fiber replaces a lost worker itself: a requeued job would come back as
+  // a second copy of a worker already replaced, a requeued master would run
+  // the program again from its start.
+  args.push_back("--no-requeue");
+  return args;
+}
+
+std::vector<std::string> SbatchArguments(const config::Settings& settings, const WorkerArray& a) {
+  std::vector<std::string> args = {"sbatch", "--parsable"};
+  for (std::string& arg : SchedulingArguments(settings)) args.push_back(std::move(arg));
+  // Slurm gives whole CPUs: 0.5 asks for one.
+  if (a.resources.cpu > 0)
+    args.push_back("--cpus-per-task=" + std::to_string(static_cast<long>(std::ceil(a.resources.cpu))));
+  if (a.resources.memory_mb > 0) args.push_back("--mem=" + std::to_string(a.resources.memory_mb) + "M");
+  if (a.resources.gpu > 0) args.push_back("--gres=gpu:" + std::to_string(a.resources.gpu));
+  args.push_back("--job-name=" + JobName(a.run_id));
+  args.push_back("--comment=" + JobComment(a.run_id, a.first));
+  std::string array = ArrayIndexes(a.indexes);
+  if (settings.array_limit > 0) array += "%" + std::to_string(settings.array_limit);
+  args.push_back("--array=" + array);
+  args.push_back("--output=" + a.output);
+  args.push_back("--open-mode=append");
+  return args;
+}
+
+bool SubmitWorkers(const config::Settings& settings, const WorkerArray& array, std::string* job_id,
+                   std::string* err) {
+  std::string out;
+  if (!RunSlurm(SbatchArguments(settings, array), WorkerScript(array), &out, err)) return false;
+  if (!ParseSbatchJobId(out, job_id)) {
+    *err = "sbatch --parsable printed no job id: '" + out.substr(0, 200) + "'";
+    return false;
+  }
+  return true;
+}
+
+bool ListRunJobs(const std::string& run_id, std::vector<JobState>* out, std::string* err) {
+  std::string text;
+  if (!RunSlurm({"squeue", "--noheader", "--array", "--states=all", "--name=" + JobName(run_id),
+                 std::string("--Format=") + kSqueueFields},
+                "", &text, err))
+    return false;
+  *out = ParseSqueue(text);
+  return true;
+}
+
+bool CancelJobs(const std::vector<std::string>& jobs, std::string* err) {
+  if (jobs.empty()) return true;
+  std::vector<std::string> argv = {"scancel"};
+  argv.insert(argv.end(), jobs.begin(), jobs.end());
+  std::string out;
+  return RunSlurm(argv, "", &out, err);
+}
+
+bool CancelRun(const std::string& run_id, const std::string& key_dir, int* cancelled, std::string* err) {
+  *cancelled = 0;
+  std::vector<JobState> jobs;
+  if (!ListRunJobs(run_id, &jobs, err)) return false;
+  std::vector<std::string> live;
+  for (const JobState& j : jobs)
+    if (!j.ended || j.hopeless) live.push_back(j.job);
+  if (!CancelJobs(live, err)) return false;
+  *cancelled = static_cast<int>(live.size());
+  std::error_code ec;
+  if (!key_dir.empty())
+    for (const auto& file : std::filesystem::directory_iterator(key_dir, ec))
+      if (file.path().extension() == kKeyExtension) std::filesystem::remove(file.path(), ec);
+  return true;
+}
+
+}  // namespace fiber::backend

@@ -1,0 +1,220 @@
+#include "backend/slurm/slurm_backend.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "backend/command_line.hpp"
+#include "backend/slurm/run_jobs.hpp"
+#include "backend/worker_output.hpp"
+#include "log.hpp"
+#include "runs/run_dir.hpp"
+
+namespace fiber::backend {
+
+namespace {
+
+// How long KillAll waits for its jobs to be seen ended.
+constexpr auto kGoneWait = std::chrono::seconds(30);
+
+// N of worker id "wN"; false for any other id.
+bool WorkerNumber(const std::string& id, long* n) {
+  if (id.size() < 2 || id[0] != 'w' || id.size() > 12) return false;
+  for (std::size_t i = 1; i < id.size(); ++i)
+    if (id[i] < '0' || id[i] > '9') return false;
+  *n = std::atol(id.c_str() + 1);
+  return true;
+}
+
+// Writes text to a new file only its owner may read.
+bool WritePrivate(const std::string& path, const std::string& text, std::string* err) {
+  (void)::unlink(path.c_str());
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  bool ok = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  if (fd >= 0) ok = ::close(fd) == 0 && ok;
+  if (!ok) *err = "cannot write " + path;
+  return ok;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> SlurmBackend::Make(const config::Settings& settings) {
+  return std::make_unique<SlurmBackend>(settings);
+}
+
+SlurmBackend::SlurmBackend(config::Settings settings) : settings_(std::move(settings)) {}
+
+SlurmBackend::~SlurmBackend() { KillAll(); }
+
+bool SlurmBackend::Prepare(const Launch& launch, std::string* err) {
+  if (watch_) return true;
+  // Without fiber run, a directory of the run's id where fiber run would
+  // have made one: under the user's home, which the nodes share.
+  const std::string run_dir =
+      !settings_.run_dir.empty()
+          ? settings_.run_dir
+          : runs::RunsRoot([](const char* name) -> const char* { return std::getenv(name); }) + "/" +
+                launch.bootstrap.run_id;
+  dir_ = runs::SlurmDir(run_dir);
+  if (!runs::MakePrivateDirs(dir_, err)) return false;
+  if (!launch.log_file.empty() && !runs::MakePrivateDirs(runs::WorkersDir(run_dir), err)) return false;
+  watch_ = JobWatch::For(launch.bootstrap.run_id);
+  return true;
+}
+
+bool SlurmBackend::Start(const Launch& launch, std::string* err) { return StartMany({launch}, err); }
+
+bool SlurmBackend::StartMany(const std::vector<Launch>& launches, std::string* err) {
+  if (launches.empty()) return true;
+  if (!never_.empty()) {
+    *err = never_;
+    return false;
+  }
+  if (!Prepare(launches.front(), err)) return false;
+  WorkerArray array;
+  const worker::Bootstrap& bootstrap = launches.front().bootstrap;
+  array.run_id = bootstrap.run_id;
+  array.command = CommandLineAtOwnPath();
+  array.env = worker::ToEnvironmentWithSecretFile(bootstrap, "");
+  array.key_dir = dir_;
+  array.output = JobOutputPattern(dir_);
+  array.resources = launches.front().resources;
+  std::vector<long> numbers;
+  for (const Launch& launch : launches) {
+    long n = 0;
+    if (!WorkerNumber(launch.bootstrap.worker_id, &n)) {
+      *err = "worker id '" + launch.bootstrap.worker_id + "' is not of the form wN";
+      return false;
+    }
+    numbers.push_back(n);
+  }
+  array.first = numbers.front();
+  for (long n : numbers) array.first = std::min(array.first, n);
+  for (long n : numbers) array.indexes.push_back(n - array.first);
+  std::sort(array.indexes.begin(), array.indexes.end());
+  for (const Launch& launch : launches)
+    if (!WritePrivate(KeyFile(dir_, launch.bootstrap.worker_id), launch.bootstrap.client_secret + "\n", err))
+      return false;
+  std::string job_id;
+  if (!SubmitWorkers(settings_, array, &job_id, err)) {
+    for (const Launch& launch : launches) (void)::unlink(KeyFile(dir_, launch.bootstrap.worker_id).c_str());
+    return false;
+  }
+  const auto now = JobWatch::Clock::now();
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const std::string& id = launches[i].bootstrap.worker_id;
+    const long index = numbers[i] - array.first;
+    Job job{job_id + "_" + std::to_string(index), KeyFile(dir_, id), JobOutputFile(dir_, job_id, index),
+            launches[i].log_file, now};
+    if (!job.log_file.empty()) {
+      // The worker's log is its job's output file (made here, appended to
+      // by Slurm), for fiber logs and the run's log followers.
+      const int fd = ::open(job.output.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+      if (fd >= 0) ::close(fd);
+      (void)::unlink(job.log_file.c_str());
+      if (::symlink(job.output.c_str(), job.log_file.c_str()) != 0)
+        log::Warning("cannot link worker " + id + "'s log to its job's output " + job.output);
+    }
+    jobs_[id] = std::move(job);
+  }
+  return true;
+}
+
+void SlurmBackend::Kill(const std::string& worker_id) {
+  const auto it = jobs_.find(worker_id);
+  if (it == jobs_.end()) return;
+  it->second.cancelled = true;
+  std::string err;
+  if (!CancelJobs({it->second.job}, &err)) log::Warning("cannot cancel worker " + worker_id + "'s job: " + err);
+}
+
+void SlurmBackend::Forget(const std::string& worker_id, const Job& job) {
+  (void)::unlink(job.key_file.c_str());
+  if (!job.log_file.empty()) return;
+  WorkerOutput out(worker_id, "");  // the master's stderr, each line headed
+  out.Write(ReadFile(job.output));
+  out.Finish();
+}
+
+std::vector<Exit> SlurmBackend::Poll() {
+  std::vector<Exit> exits;
+  queued_.clear();
+  if (jobs_.empty()) return exits;
+  const JobWatch::Listing listing = watch_->Latest();
+  if (listing.error != list_error_ && !listing.error.empty())
+    log::Warning("cannot list the run's Slurm jobs: " + listing.error);
+  list_error_ = listing.error;
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    const std::string& id = it->first;
+    Job& job = it->second;
+    const auto found = listing.jobs.find(id);
+    JobState state;
+    if (found != listing.jobs.end()) {
+      state = found->second;
+    } else if (listing.taken > job.submitted) {
+      // A listing made after the job was submitted lacks it: Slurm forgot
+      // it (MinJobAge after its end) or an administrator removed it.
+      state.ended = true;
+      state.how = "Slurm no longer lists its job " + job.job;
+    }
+    if (state.hopeless && never_.empty()) {
+      never_ = "Slurm will never run worker " + id + "'s job " + job.job + " as asked: " + state.waiting;
+      job.cancelled = true;
+      std::string err;
+      if (!CancelJobs({job.job}, &err)) log::Warning("cannot cancel worker " + id + "'s job: " + err);
+    }
+    if (!state.ended) {
+      if (state.state == "PENDING" || found == listing.jobs.end()) queued_.push_back(id);
+      // Once per reason, as it is not news for the next worker.
+      if (!state.waiting.empty() && state.reason != "JobArrayTaskLimit" && said_.insert(state.reason).second)
+        log::Warning("worker " + id + "'s job " + job.job + " waits in Slurm's queue: " + state.waiting);
+      ++it;
+      continue;
+    }
+    // The worker may be lost already, by its closed connection: say what
+    // Slurm did to it (a time limit, a preemption), which nothing else says.
+    if (state.ended_by_slurm && !(job.cancelled && state.state == "CANCELLED"))
+      log::Warning("Slurm ended worker " + id + "'s job " + job.job + ": " + state.how);
+    exits.push_back({id, state.how, state.status});
+    Forget(id, job);
+    it = jobs_.erase(it);
+  }
+  return exits;
+}
+
+void SlurmBackend::KillAll() {
+  if (jobs_.empty()) return;
+  std::vector<std::string> all;
+  for (const auto& [id, job] : jobs_) all.push_back(job.job);
+  std::string err;
+  if (!CancelJobs(all, &err)) log::Warning("cannot cancel the run's Slurm jobs: " + err);
+  // Gone once squeue shows them ended, or when it cannot say.
+  const auto deadline = JobWatch::Clock::now() + kGoneWait;
+  for (auto after = JobWatch::Clock::now(); err.empty() && JobWatch::Clock::now() < deadline;) {
+    JobWatch::Listing listing;
+    if (!watch_->WaitNewer(after, deadline - JobWatch::Clock::now(), &listing)) break;
+    after = listing.taken;
+    bool all_ended = true;
+    for (const auto& [id, job] : jobs_) {
+      const auto found = listing.jobs.find(id);
+      all_ended = all_ended && (found == listing.jobs.end() || found->second.ended);
+    }
+    if (all_ended) break;
+  }
+  for (const auto& [id, job] : jobs_) Forget(id, job);
+  jobs_.clear();
+}
+
+}  // namespace fiber::backend

@@ -1,0 +1,73 @@
+// Workers as Slurm jobs, through Slurm's own commands (run_jobs.hpp). The
+// workers a pool starts together are one job array (sbatch --array, "%N"
+// from array_limit), each task the master's program at the same path on
+// the shared filesystem, asking for the pool's CPUs, memory and GPUs, in the
+// partition, account and QOS the settings name. A worker's key waits for it
+// in a file of the run's directory only its owner reads (mode 0600), which
+// the worker deletes once read: no command line, script or job environment
+// holds it. Each job's output is a file there too, which the worker's log
+// links to.
+//
+// One squeue per second for the whole run (job_watch.hpp) tells how each
+// job goes: Poll reports those that ended (with their exit status, or
+// cancelled, preempted, out of time), says once per reason why jobs wait
+// in the queue, and treats a job Slurm says it will never run as asked
+// (PartitionConfig: more CPUs than any node has) as an error, not a wait.
+//
+// Driven from the master's I/O thread only, like every backend.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "backend/slurm/job_watch.hpp"
+
+namespace fiber::backend {
+
+class SlurmBackend : public Backend {
+ public:
+  static std::unique_ptr<Backend> Make(const config::Settings& settings);
+  explicit SlurmBackend(config::Settings settings);
+  ~SlurmBackend() override;
+  const char* name() const override { return "slurm"; }
+  [[nodiscard]] bool Start(const Launch& launch, std::string* err) override;
+  [[nodiscard]] bool StartMany(const std::vector<Launch>& launches, std::string* err) override;
+  void Kill(const std::string& worker_id) override;
+  std::vector<Exit> Poll() override;
+  void KillAll() override;
+  std::vector<std::string> Queued() const override { return queued_; }
+  /// A queued job costs the master nothing: a whole pool may be submitted
+  /// as one array.
+  int MaxStarting() const override { return 256; }
+
+ private:
+  struct Job {
+    std::string job;  // "12_3", as scancel takes it
+    std::string key_file;
+    std::string output;    // the job's output file
+    std::string log_file;  // the worker's log, linked to output; "" when none
+    JobWatch::Clock::time_point submitted;
+    bool cancelled = false;  // fiber cancelled it (Kill, or a hopeless wait)
+  };
+  [[nodiscard]] bool Prepare(const Launch& launch, std::string* err);
+  /// Forgets an ended job: its key file goes, its output stays (without a
+  /// log file of its own, it is copied to stderr, each line headed).
+  void Forget(const std::string& worker_id, const Job& job);
+
+  config::Settings settings_;
+  std::string dir_;  // the run's Slurm directory (runs/run_dir.hpp)
+  std::shared_ptr<JobWatch> watch_;
+  std::map<std::string, Job> jobs_;  // not yet seen to end, by worker id
+  std::vector<std::string> queued_;  // workers whose jobs were pending at the last Poll
+  std::set<std::string> said_;       // reasons for waiting already said
+  std::string list_error_;           // the squeue failure last said
+  /// Set once Slurm said it will never run a worker's job as asked: why;
+  /// later starts fail with it rather than queue the same again.
+  std::string never_;
+};
+
+}  // namespace fiber::backend

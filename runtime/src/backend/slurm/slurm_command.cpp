@@ -1,0 +1,40 @@
+#include "backend/slurm/slurm_command.hpp"
+
+#include <cerrno>
+
+#include "backend/backend.hpp"
+#include "run_capture.hpp"
+
+namespace fiber::backend {
+
+bool RunSlurm(const std::vector<std::string>& argv, const std::string& input, std::string* out,
+              std::string* err) {
+  Capture what;
+  what.argv = argv;
+  what.input = input;
+  what.timeout_ms = std::chrono::milliseconds(kSlurmCommandTimeout).count();
+  Captured run;
+  std::string start_err;
+  const std::string& name = argv.front();
+  if (!RunCapture(what, &run, &start_err)) {
+    *err = run.start_errno == ENOENT
+               ? name + " is not installed (no such program on PATH): the slurm backend runs "
+                        "Slurm's commands, as on a cluster's login node"
+               : start_err;
+    return false;
+  }
+  if (run.timed_out) {
+    *err = name + " did not answer within " + std::to_string(kSlurmCommandTimeout.count()) +
+           " s (is slurmctld reachable?)";
+    return false;
+  }
+  if (run.status != 0) {
+    const std::string said = LastLine(run.errors);
+    *err = name + " failed (" + DescribeExitCode(run.status) + ")" + (said.empty() ? "" : ": " + said);
+    return false;
+  }
+  *out = std::move(run.output);
+  return true;
+}
+
+}  // namespace fiber::backend

@@ -1,0 +1,22 @@
+// Runs one of Slurm's own commands (sbatch, squeue, scancel) the way its
+// users do, bounded in time, for the Slurm backend and fiber ps, logs and
+// stop. Its errors name the command and what it said. Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace fiber::backend {
+
+/// How long a Slurm command may take before it is killed: a controller
+/// that does not answer makes the commands retry for a long while.
+inline constexpr std::chrono::seconds kSlurmCommandTimeout{30};
+
+/// Runs argv (argv[0] searched on PATH) with input on its stdin; its stdout
+/// in *out. False with *err, one line naming the command, when it cannot be
+/// run (not installed), takes too long, or fails (its last line of stderr).
+[[nodiscard]] bool RunSlurm(const std::vector<std::string>& argv, const std::string& input,
+                            std::string* out, std::string* err);
+
+}  // namespace fiber::backend
