@@ -32,7 +32,21 @@ std::string Age(long long created) {
   return std::to_string(s / 86400) + "d";
 }
 
-nlohmann::json Describe(ControlClient& control, const RunRecord& r) {
+// The Slurm jobs of the Slurm runs among runs, from one squeue; when
+// squeue cannot say, why, in *err.
+std::map<std::string, std::vector<backend::JobState>> SlurmJobs(const std::vector<RunRecord>& runs,
+                                                                std::string* err) {
+  std::vector<std::string> ids;
+  for (const RunRecord& r : runs)
+    if (RunsOnSlurm(r)) ids.push_back(r.id);
+  std::map<std::string, std::vector<backend::JobState>> jobs;
+  if (!backend::ListRunsJobs(ids, &jobs, err) && err->empty()) *err = "squeue failed";
+  return jobs;
+}
+
+// slurm_jobs: every Slurm run's jobs, or nullptr when squeue could not say.
+nlohmann::json Describe(ControlClient& control, const RunRecord& r,
+                        const std::map<std::string, std::vector<backend::JobState>>* slurm_jobs) {
   const RunState state = RunStore::StateOf(r);
   nlohmann::json j = {{"id", r.id},       {"name", r.name},   {"backend", r.backend},
                       {"state", to_string(state)}, {"program", r.program}, {"created", r.created},
@@ -74,15 +88,16 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r) {
     // "Resources (...)"}], or null when squeue cannot say; the master's job
     // (master: cluster) as worker "master".
     j["jobs"] = nullptr;
-    std::vector<backend::JobState> jobs;
-    if (backend::ListRunJobs(r.id, &jobs, &err)) {
+    if (slurm_jobs) {
       j["jobs"] = nlohmann::json::array();
-      for (const auto& job : jobs)
-        if (!job.ended || job.hopeless)
-          j["jobs"].push_back({{"worker", job.master ? backend::kMasterRole : job.worker_id},
-                               {"job", job.job},
-                               {"state", job.state},
-                               {"waiting", job.waiting}});
+      const auto found = slurm_jobs->find(r.id);
+      if (found != slurm_jobs->end())
+        for (const auto& job : found->second)
+          if (!job.ended || job.hopeless)
+            j["jobs"].push_back({{"worker", job.master ? backend::kMasterRole : job.worker_id},
+                                 {"job", job.job},
+                                 {"state", job.state},
+                                 {"waiting", job.waiting}});
     }
   }
   nlohmann::json status;
@@ -124,8 +139,11 @@ int Ps(bool all, bool json) {
   RunStore store(RunsRoot());
   ControlClient control;
   nlohmann::json rows = nlohmann::json::array();
-  for (const RunRecord& r : store.List()) {
-    nlohmann::json row = Describe(control, r);
+  const std::vector<RunRecord> runs = store.List();
+  std::string slurm_err;
+  const auto slurm_jobs = SlurmJobs(runs, &slurm_err);
+  for (const RunRecord& r : runs) {
+    nlohmann::json row = Describe(control, r, slurm_err.empty() ? &slurm_jobs : nullptr);
     // A run whose containers or pods outlived it shows until they are removed.
     const bool containers_left = !Placed(row).is_null() && !Placed(row).empty();
     if (all || row["state"] == "running" || containers_left) rows.push_back(std::move(row));

@@ -302,6 +302,32 @@ TEST_CASE("ps, logs and stop on a Slurm run whose launcher and master were kille
   CHECK(eventually([&] { return LiveJobs(check.run_id) == 0; }, 30));
 }
 
+TEST_CASE("ps shows each of two Slurm runs with its own jobs") {
+  Fiber fiber;
+  NothingLeft first{fiber, ""}, second{fiber, ""};
+  for (auto* check : {&first, &second}) {
+    auto [status, out, err] = fiber.Run(RunArgs({"--detach", built_program("hold_pool"), "1"}));
+    REQUIRE_MESSAGE(status == 0, err);
+    check->run_id = out.substr(0, out.find('\n'));
+  }
+  auto running = [&](const json& row) { return row["jobs"].size() == 1 && row["jobs"][0]["state"] == "RUNNING"; };
+  REQUIRE(eventually([&] {
+    const json runs = fiber.Ps();
+    return runs.size() == 2 && running(runs[0]) && running(runs[1]);
+  }, 120));
+  const json runs = fiber.Ps();
+  for (const json& row : runs) {
+    const auto jobs = JobsOf(row["id"]);
+    REQUIRE(jobs.size() == 1);
+    CHECK(row["jobs"][0]["job"] == jobs[0].job);
+  }
+  CHECK(runs[0]["jobs"][0]["job"] != runs[1]["jobs"][0]["job"]);
+  for (auto* check : {&first, &second}) {
+    auto [stopped, stop_out, stop_err] = fiber.Run({"stop", check->run_id});
+    CHECK_MESSAGE(stopped == 0, stop_err);
+  }
+}
+
 TEST_CASE("without sbatch on PATH the run fails with one error naming it") {
   Fiber fiber;
   fiber.env["PATH"] = "/nonexistent";

@@ -97,6 +97,7 @@ std::vector<JobState> ParseSqueue(const std::string& text) {
     if (s.job.empty() || s.state.empty()) continue;
     if (WholeNumber(Word(comment, kFirstWord), &first) && WholeNumber(f[2], &index))
       s.worker_id = "w" + std::to_string(first + index);
+    s.run_id = Word(comment, kRunWord);
     s.master = Word(comment, kRoleWord) == kMasterRole;
     if (Ended(s.state)) {
       ReadEnd(s.state, WholeNumber(f[5], &code) ? code : 0, &s);

@@ -27,6 +27,7 @@ std::string JobName(const std::string& run_id);
 
 struct JobState {
   std::string job;        // what scancel takes: "12_3"
+  std::string run_id;     // from the comment; "" when none
   std::string worker_id;  // "w5", from the comment and the array index; "" when no worker's
   bool master = false;    // the run's master (MasterJobComment)
   std::string state;      // PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, TIMEOUT, ...

@@ -1,5 +1,6 @@
 #include "backend/slurm/run_jobs.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -112,12 +113,27 @@ bool SubmitWorkers(const config::Settings& settings, const WorkerArray& array, s
 }
 
 bool ListRunJobs(const std::string& run_id, std::vector<JobState>* out, std::string* err) {
+  std::map<std::string, std::vector<JobState>> by_run;
+  if (!ListRunsJobs({run_id}, &by_run, err)) return false;
+  *out = std::move(by_run[run_id]);
+  return true;
+}
+
+bool ListRunsJobs(const std::vector<std::string>& run_ids, std::map<std::string, std::vector<JobState>>* out,
+                  std::string* err) {
+  out->clear();
+  if (run_ids.empty()) return true;
+  std::string names;
+  for (const std::string& id : run_ids) names += (names.empty() ? "" : ",") + JobName(id);
   std::string text;
-  if (!RunSlurm({"squeue", "--noheader", "--array", "--states=all", "--name=" + JobName(run_id),
+  if (!RunSlurm({"squeue", "--noheader", "--array", "--states=all", "--name=" + names,
                  std::string("--Format=") + kSqueueFields},
                 "", &text, err))
     return false;
-  *out = ParseSqueue(text);
+  // A job is its comment's run's: a name alone could be another user's.
+  for (JobState& job : ParseSqueue(text))
+    if (std::find(run_ids.begin(), run_ids.end(), job.run_id) != run_ids.end())
+      (*out)[job.run_id].push_back(std::move(job));
   return true;
 }
 

@@ -64,6 +64,10 @@ std::string ArrayIndexes(const std::vector<long>& indexes);
 /// The run's jobs as squeue lists them (ended ones too, while Slurm keeps
 /// them: MinJobAge), one per array task.
 [[nodiscard]] bool ListRunJobs(const std::string& run_id, std::vector<JobState>* out, std::string* err);
+/// The jobs of several runs, by run id, from one squeue: so fiber ps asks
+/// the controller once however many Slurm runs it shows.
+[[nodiscard]] bool ListRunsJobs(const std::vector<std::string>& run_ids,
+                                std::map<std::string, std::vector<JobState>>* out, std::string* err);
 
 /// scancel of these jobs ("12", "12_3").
 [[nodiscard]] bool CancelJobs(const std::vector<std::string>& jobs, std::string* err);
