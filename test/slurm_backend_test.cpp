@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -326,6 +327,27 @@ TEST_CASE("ps shows each of two Slurm runs with its own jobs") {
     auto [stopped, stop_out, stop_err] = fiber.Run({"stop", check->run_id});
     CHECK_MESSAGE(stopped == 0, stop_err);
   }
+}
+
+TEST_CASE("a master on a loopback address with nodes elsewhere in the partition is refused before any job is queued") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  // test/slurm's one node is this machine, and a node elsewhere cannot be
+  // made here without traffic off loopback: sinfo, first on PATH, is a
+  // script that lists one beside it. sbatch and the rest are Slurm's.
+  fiber::testing::TempDir bin;
+  const std::string sinfo = bin.path() + "/sinfo";
+  std::ofstream(sinfo) << "#!/bin/sh\nprintf 'fiber*|node01|node01|10.0.0.1\\nfiber*|localhost|localhost|127.0.0.1\\n'\n";
+  std::filesystem::permissions(sinfo, std::filesystem::perms::owner_all);
+  fiber.env["PATH"] = bin.path() + ":" + std::getenv("PATH");
+  auto [status, out, err] = fiber.Run(RunArgs({built_program("chatty_pool")}));
+  CHECK(status != 0);
+  CHECK_MESSAGE(err.find("worker jobs may run on node01, which cannot connect to the master at tcp://127.0.0.1:") !=
+                    std::string::npos,
+                err);
+  CHECK_MESSAGE(err.find("set advertise_host") != std::string::npos, err);
+  check.run_id = fiber.Ps()[0]["id"];
+  CHECK(JobsOf(check.run_id).empty());
 }
 
 TEST_CASE("without sbatch on PATH the run fails with one error naming it") {

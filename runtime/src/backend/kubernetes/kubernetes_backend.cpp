@@ -8,6 +8,7 @@
 #include "backend/command_line.hpp"
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/labels.hpp"
+#include "backend/master_reach.hpp"
 #include "log.hpp"
 
 namespace fiber::backend {
@@ -18,15 +19,6 @@ namespace {
 constexpr auto kGoneWait = std::chrono::seconds(30);
 // A stopped worker's time to end before its container is killed.
 constexpr int kKillGraceSeconds = 1;
-
-// Whether a pod on its own network cannot reach the master endpoint
-// "tcp://HOST:PORT": a loopback or wildcard host means the pod itself.
-bool PodsCannotReach(const std::string& endpoint) {
-  const std::size_t start = endpoint.find("://") + 3, end = endpoint.rfind(':');
-  const std::string host = endpoint.substr(start, end > start ? end - start : 0);
-  return host.rfind("127.", 0) == 0 || host == "localhost" || host == "[::1]" || host == "0.0.0.0" ||
-         host == "*" || host == "[::]";
-}
 
 }  // namespace
 
@@ -140,7 +132,7 @@ kube::PodValues WorkerPodValues(const config::Settings& settings, const worker::
 }
 
 bool KubernetesBackend::Start(const Launch& launch, std::string* err) {
-  if (!settings_.host_network && PodsCannotReach(launch.bootstrap.master)) {
+  if (!settings_.host_network && ThisMachineOnly(EndpointHost(launch.bootstrap.master))) {
     *err = "pods cannot connect to the master at " + launch.bootstrap.master +
            ", an address of this machine only: set advertise_host to an address of it that the "
            "cluster's pods reach (with listen_host 0.0.0.0, or that address), host_network: true "

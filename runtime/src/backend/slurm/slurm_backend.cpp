@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "backend/command_line.hpp"
+#include "backend/master_reach.hpp"
+#include "backend/slurm/partition_nodes.hpp"
 #include "backend/slurm/run_jobs.hpp"
 #include "backend/worker_output.hpp"
 #include "log.hpp"
@@ -60,6 +62,7 @@ SlurmBackend::~SlurmBackend() { KillAll(); }
 
 bool SlurmBackend::Prepare(const Launch& launch, std::string* err) {
   if (watch_) return true;
+  if (!NodesReachMaster(launch.bootstrap.master, err)) return false;
   // Without fiber run, a directory of the run's id where fiber run would
   // have made one: under the user's home, which the nodes share.
   const std::string run_dir =
@@ -72,6 +75,27 @@ bool SlurmBackend::Prepare(const Launch& launch, std::string* err) {
   if (!launch.log_file.empty() && !runs::MakePrivateDirs(runs::WorkersDir(run_dir), err)) return false;
   watch_ = JobWatch::For(launch.bootstrap.run_id);
   return true;
+}
+
+bool SlurmBackend::NodesReachMaster(const std::string& master, std::string* err) const {
+  if (!ThisMachineOnly(EndpointHost(master))) return true;
+  std::vector<SlurmNode> nodes;
+  std::string list_err;
+  // When sinfo cannot say, sbatch will, with its own error.
+  if (!ListPartitionNodes(settings_.partition, &nodes, &list_err)) return true;
+  char host[256] = {};
+  (void)::gethostname(host, sizeof host - 1);
+  std::vector<std::string> elsewhere;
+  for (const SlurmNode& node : nodes)
+    if (!IsThisMachine(node, host)) elsewhere.push_back(node.name);
+  if (elsewhere.empty()) return true;
+  std::string names;
+  for (std::size_t i = 0; i < elsewhere.size() && i < 3; ++i) names += (i ? ", " : "") + elsewhere[i];
+  if (elsewhere.size() > 3) names += " and " + std::to_string(elsewhere.size() - 3) + " more";
+  *err = "worker jobs may run on " + names + ", which cannot connect to the master at " + master +
+         ", an address of this machine only: set advertise_host (or listen_host) to an address of this "
+         "machine that the nodes reach, or master: cluster";
+  return false;
 }
 
 bool SlurmBackend::Start(const Launch& launch, std::string* err) { return StartMany({launch}, err); }

@@ -54,6 +54,9 @@ class SlurmBackend : public Backend {
     bool cancelled = false;  // fiber cancelled it (Kill, or a hopeless wait)
   };
   [[nodiscard]] bool Prepare(const Launch& launch, std::string* err);
+  /// False with *err when the master's address is this machine's only and
+  /// the partition has nodes that are not this machine.
+  [[nodiscard]] bool NodesReachMaster(const std::string& master, std::string* err) const;
   /// Forgets an ended job: its key file goes, its output stays (without a
   /// log file of its own, it is copied to stderr, each line headed).
   void Forget(const std::string& worker_id, const Job& job);
