@@ -6,6 +6,8 @@
 // with why pods and jobs wait.
 #include <chrono>
 #include <cstdio>
+#include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "backend/container/run_containers.hpp"
@@ -32,21 +34,23 @@ std::string Age(long long created) {
   return std::to_string(s / 86400) + "d";
 }
 
-// The Slurm jobs of the Slurm runs among runs, from one squeue; when
-// squeue cannot say, why, in *err.
-std::map<std::string, std::vector<backend::JobState>> SlurmJobs(const std::vector<RunRecord>& runs,
-                                                                std::string* err) {
+using SlurmJobs = std::map<std::string, std::vector<backend::JobState>>;
+
+// The jobs of the Slurm runs among runs, by run id, from one squeue;
+// nullopt when squeue cannot say.
+std::optional<SlurmJobs> ListSlurmJobs(const std::vector<RunRecord>& runs) {
   std::vector<std::string> ids;
   for (const RunRecord& r : runs)
     if (RunsOnSlurm(r)) ids.push_back(r.id);
-  std::map<std::string, std::vector<backend::JobState>> jobs;
-  if (!backend::ListRunsJobs(ids, &jobs, err) && err->empty()) *err = "squeue failed";
+  SlurmJobs jobs;
+  std::string err;
+  if (!backend::ListRunsJobs(ids, &jobs, &err)) return std::nullopt;
   return jobs;
 }
 
-// slurm_jobs: every Slurm run's jobs, or nullptr when squeue could not say.
+// slurm_jobs: every Slurm run's jobs, or nullopt when squeue could not say.
 nlohmann::json Describe(ControlClient& control, const RunRecord& r,
-                        const std::map<std::string, std::vector<backend::JobState>>* slurm_jobs) {
+                        const std::optional<SlurmJobs>& slurm_jobs) {
   const RunState state = RunStore::StateOf(r);
   nlohmann::json j = {{"id", r.id},       {"name", r.name},   {"backend", r.backend},
                       {"state", to_string(state)}, {"program", r.program}, {"created", r.created},
@@ -140,10 +144,9 @@ int Ps(bool all, bool json) {
   ControlClient control;
   nlohmann::json rows = nlohmann::json::array();
   const std::vector<RunRecord> runs = store.List();
-  std::string slurm_err;
-  const auto slurm_jobs = SlurmJobs(runs, &slurm_err);
+  const std::optional<SlurmJobs> slurm_jobs = ListSlurmJobs(runs);
   for (const RunRecord& r : runs) {
-    nlohmann::json row = Describe(control, r, slurm_err.empty() ? &slurm_jobs : nullptr);
+    nlohmann::json row = Describe(control, r, slurm_jobs);
     // A run whose containers or pods outlived it shows until they are removed.
     const bool containers_left = !Placed(row).is_null() && !Placed(row).empty();
     if (all || row["state"] == "running" || containers_left) rows.push_back(std::move(row));

@@ -28,6 +28,7 @@ using fiber::testing::Fiber;
 using fiber::testing::JobsIn;
 using fiber::testing::JobsOf;
 using fiber::testing::LiveJobs;
+using fiber::testing::SlowSquaresOutput;
 using fiber::testing::SlurmValue;
 using nlohmann::json;
 
@@ -72,13 +73,6 @@ std::string Slurm(const std::vector<std::string>& argv) {
   return out;
 }
 
-// The line slow_squares prints for m tasks.
-std::string SumOfSquares(long m) {
-  long sum = 0;
-  for (long x = 0; x < m; ++x) sum += x * x;
-  return "sum " + std::to_string(sum) + "\n";
-}
-
 }  // namespace
 
 TEST_CASE("a Pool map whose workers are Slurm jobs gives every result; logs --worker reads a job's output") {
@@ -117,7 +111,7 @@ TEST_CASE("a worker's job cancelled mid-map: its tasks are recovered and every r
   const std::string out = read_all(child.stdout_fd, 300);
   const std::string errors = read_all(child.stderr_fd, 30);
   CHECK_MESSAGE(wait_exit(child, 30) == 0, errors);
-  CHECK(out == SumOfSquares(60));
+  CHECK(out == SlowSquaresOutput(60));
   // Lost as its connection closes, or as squeue shows its job cancelled.
   CHECK_MESSAGE(errors.find("worker " + jobs[0].worker_id + " lost") != std::string::npos, errors);
 }
@@ -136,7 +130,7 @@ TEST_CASE("worker jobs preempted by a job of a more urgent partition: their task
   const std::string out = read_all(child.stdout_fd, 300);
   const std::string errors = read_all(child.stderr_fd, 30);
   CHECK_MESSAGE(wait_exit(child, 30) == 0, errors);
-  CHECK(out == SumOfSquares(60));
+  CHECK(out == SlowSquaresOutput(60));
   CHECK_MESSAGE(errors.find(": its job was preempted") != std::string::npos, errors);
   // Preempted and cancelled, not requeued (fiber submits --no-requeue),
   // and replaced by new jobs.
@@ -153,7 +147,7 @@ TEST_CASE("a worker job killed by its time limit: its tasks are recovered and ev
   const std::string out = read_all(child.stdout_fd, 600);
   const std::string errors = read_all(child.stderr_fd, 30);
   CHECK_MESSAGE(wait_exit(child, 30) == 0, errors);
-  CHECK(out == SumOfSquares(400));
+  CHECK(out == SlowSquaresOutput(400));
   CHECK_MESSAGE(errors.find(": its job reached its time limit") != std::string::npos, errors);
   check.run_id = fiber.Ps()[0]["id"];
   CHECK(JobsIn(check.run_id, "TIMEOUT") >= 1);

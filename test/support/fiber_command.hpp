@@ -57,6 +57,14 @@ inline std::vector<std::string> ProfileRun(const std::string& config, const std:
   return args;
 }
 
+/// What test/programs/slow_squares prints for m tasks: "sum S\n", S the
+/// sum of the squares of 0..m-1.
+inline std::string SlowSquaresOutput(long m) {
+  long sum = 0;
+  for (long x = 0; x < m; ++x) sum += x * x;
+  return "sum " + std::to_string(sum) + "\n";
+}
+
 // Waits (bounded) until pred holds.
 template <class Pred>
 bool eventually(Pred pred, int seconds = 30) {
