@@ -29,7 +29,6 @@ bool KubernetesDryRun(const config::Resolved& resolved, const std::vector<std::s
                            settings.advertise_host.empty();
   b.master = "tcp://" + (pod_address ? "<the master pod's address>" : config::AdvertisedHost(settings)) +
              ":" + (settings.listen_port ? std::to_string(settings.listen_port) : "PORT");
-  b.server_public = "<the run's public key, made at its start>";
   b.heartbeat_interval = settings.heartbeat_interval;
   b.heartbeat_timeout = settings.heartbeat_timeout;
   b.start_timeout = settings.start_timeout;

@@ -105,7 +105,6 @@ fiber::backend::Launch TestLaunch(const std::string& run_id) {
   b.run_id = run_id;
   b.worker_id = "w1";
   b.master = "tcp://127.0.0.1:1";
-  b.server_public = keys.server_public;
   b.client_secret = keys.client_secret;
   b.heartbeat_interval = std::chrono::milliseconds(500);
   b.heartbeat_timeout = std::chrono::milliseconds(5000);
@@ -250,7 +249,7 @@ TEST_CASE("a worker container that exits at once shows its last output, which it
   ContainersRemoved cleanup(Engine(), run_id);
   ContainerBackend backend(TestEngineName(), WithImage(ImageOf({})));
   auto launch = TestLaunch(run_id);
-  launch.bootstrap.server_public = "not a key";
+  launch.bootstrap.client_secret = "not a key";
   fiber::testing::TempDir dir;
   launch.log_file = dir.path() + "/w1.log";
   std::string err;
@@ -258,7 +257,7 @@ TEST_CASE("a worker container that exits at once shows its last output, which it
   const auto exit = FirstExit(backend);
   CHECK(exit.status == 2);
   CHECK_MESSAGE(exit.how.find("exit status 2") != std::string::npos, exit.how);
-  const std::string said = "FIBER_SERVER_KEY is not a 40-character Z85 CURVE key";
+  const std::string said = "FIBER_CLIENT_KEY_FILE names a file without a 40-character Z85 CURVE key";
   CHECK_MESSAGE(exit.how.find(said) != std::string::npos, exit.how);
   // The engine removes the container as it ends; its output was kept as it came.
   CHECK(eventually([&] { return ContainersOf(run_id).empty(); }));

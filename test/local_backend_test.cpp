@@ -36,7 +36,6 @@ Launch WaitingWorker(const std::string& id) {
   launch.bootstrap.worker_id = id;
   launch.bootstrap.master = "tcp://127.0.0.1:9";
   launch.bootstrap.run_id = "r";
-  launch.bootstrap.server_public = std::string(40, 'a');
   launch.bootstrap.client_secret = std::string(40, 'b');
   launch.bootstrap.heartbeat_interval = std::chrono::milliseconds(1000);
   launch.bootstrap.heartbeat_timeout = std::chrono::milliseconds(3000);

@@ -25,7 +25,6 @@ WorkerArray Array() {
   b.run_id = "ab12";
   b.master = "tcp://10.0.0.1:5000";
   b.worker_id = "w1000";
-  b.server_public = std::string(40, 'S');
   b.client_secret = std::string(40, 'K');
   a.env = fiber::worker::ToEnvironmentWithSecretFile(b, "");
   a.key_dir = "/home/u/.local/state/fiber/runs/ab12/slurm";

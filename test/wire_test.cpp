@@ -143,10 +143,21 @@ TEST_CASE("run credentials are fresh, well-formed and consistent") {
   REQUIRE(Credentials::Generate(&a, &err));
   REQUIRE(Credentials::Generate(&b, &err));
   CHECK(a.client_secret != b.client_secret);
+  CHECK(a.server_public != b.server_public);
   CHECK(IsZ85Key(a.server_public));
+  CHECK(a.server_public != a.client_public);
   std::string pub;
   REQUIRE(PublicKeyOf(a.client_secret, &pub));
   CHECK(pub == a.client_public);
+  REQUIRE(PublicKeyOf(a.server_secret, &pub));
+  CHECK(pub == a.server_public);
+  // A worker, holding only the client key, derives the master's keys alike.
+  Credentials again;
+  REQUIRE(Credentials::FromClientKey(a.client_secret, &again, &err));
+  CHECK(again.server_public == a.server_public);
+  CHECK(again.server_secret == a.server_secret);
+  CHECK_FALSE(Credentials::FromClientKey("not a key", &again, &err));
+  CHECK(err.find("not a CURVE secret key") != std::string::npos);
   CHECK_FALSE(PublicKeyOf("not a key", &pub));
   CHECK_FALSE(IsZ85Key(std::string(40, ' ')));
 }

@@ -13,14 +13,10 @@ ScriptedPeer::ScriptedPeer(zmq::context_t& ctx, const std::string& endpoint, con
   socket.set(zmq::sockopt::linger, 0);
   socket.set(zmq::sockopt::routing_id, id);
   if (keys) {
-    std::string pub = keys->client_public, sec = keys->client_secret;
-    if (own_keys) {
-      char p[41], k[41];
-      REQUIRE(zmq_curve_keypair(p, k) == 0);
-      pub = p;
-      sec = k;
-    }
-    wire::MakeCurveClient(socket, keys->server_public, pub, sec);
+    wire::Credentials other;
+    std::string err;
+    if (own_keys) REQUIRE(wire::Credentials::Generate(&other, &err));
+    wire::MakeCurveClient(socket, (own_keys ? other : *keys).client_secret);
   }
   socket.connect(endpoint);
 }
@@ -28,9 +24,7 @@ ScriptedPeer::ScriptedPeer(zmq::context_t& ctx, const std::string& endpoint, con
 namespace {
 wire::Credentials KeysOf(const backend::Launch& launch) {
   wire::Credentials keys;
-  keys.server_public = launch.bootstrap.server_public;
   keys.client_secret = launch.bootstrap.client_secret;
-  keys.client_public = launch.bootstrap.client_public;
   return keys;
 }
 }  // namespace

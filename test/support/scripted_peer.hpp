@@ -18,8 +18,8 @@ class ScriptedPeer {
  public:
   /// Connects as the worker a backend was asked to start.
   ScriptedPeer(zmq::context_t& ctx, const backend::Launch& launch);
-  /// Connects to endpoint with routing id id: with the run's keys, with a
-  /// keypair of its own (own_keys), or without CURVE (keys null).
+  /// Connects to endpoint with routing id id: with the run's keys, with
+  /// another run's (own_keys), or without CURVE (keys null).
   ScriptedPeer(zmq::context_t& ctx, const std::string& endpoint, const std::string& id,
                const wire::Credentials* keys, bool own_keys = false);
 

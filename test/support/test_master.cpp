@@ -30,8 +30,6 @@ wire::Channel TestMaster::AddPool(int processes, std::shared_ptr<ScriptedBackend
   o.max_task_retries = max_task_retries;
   o.bootstrap.run_id = "test";
   o.bootstrap.master = dispatcher->endpoint();
-  o.bootstrap.server_public = keys.server_public;
-  o.bootstrap.client_public = keys.client_public;
   o.bootstrap.client_secret = keys.client_secret;
   master::Dispatcher* d = dispatcher.get();
   o.new_worker_id = [d] { return d->NewWorkerId(); };

@@ -58,7 +58,7 @@ class RemoteClient : public RunClient {
     dealer_.set(zmq::sockopt::routing_id, b.worker_id + ".client");
     dealer_.set(zmq::sockopt::linger, 0);  // every request waits for its answer
     wire::LimitFrames(dealer_);
-    wire::MakeCurveClient(dealer_, b.server_public, b.client_public, b.client_secret);
+    wire::MakeCurveClient(dealer_, b.client_secret);
     dealer_.connect(b.master);
     thread_ = std::thread([this] { Run(); });
   }

@@ -3,9 +3,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include <cstring>
 #include <utility>
-#include <zmq_addon.hpp>
 
 #include "log.hpp"
 #include "master/accepted_peers.hpp"
@@ -13,19 +11,13 @@
 namespace fiber::master {
 
 namespace {
-// AUTH failures are not watched: the ZAP handler logs those, with the reason.
 constexpr int kEvents = ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED |
                         ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL;
 }  // namespace
 
 Admission::Admission(zmq::context_t& context, zmq::socket_t& router,
-                     const std::string& client_public, std::function<void(int fd)> on_closed)
-    : zap_(context, zmq::socket_type::rep),
-      monitor_(context, router, kEvents),
-      on_closed_(std::move(on_closed)) {
-  zap_.set(zmq::sockopt::linger, 0);
-  zap_.bind("inproc://zeromq.zap.01");
-  zmq_z85_decode(client_key_, client_public.c_str());
+                     std::function<void(int fd)> on_closed)
+    : monitor_(context, router, kEvents), on_closed_(std::move(on_closed)) {
   stop_fd_ = eventfd(0, EFD_CLOEXEC);
   if (stop_fd_ < 0) throw zmq::error_t();
   thread_ = std::thread([this] { Run(); });
@@ -43,47 +35,13 @@ Admission::~Admission() {
 void Admission::Run() {
   for (;;) {
     zmq::pollitem_t items[] = {
-        {zap_.handle(), 0, ZMQ_POLLIN, 0},
         {monitor_.handle(), 0, ZMQ_POLLIN, 0},
         {nullptr, stop_fd_, ZMQ_POLLIN, 0},
     };
-    zmq::poll(items, 3, std::chrono::milliseconds(-1));
-    if (items[2].revents & ZMQ_POLLIN) return;
-    if (items[0].revents & ZMQ_POLLIN) HandleZap();
-    if (items[1].revents & ZMQ_POLLIN) HandleMonitor();
+    zmq::poll(items, 2, std::chrono::milliseconds(-1));
+    if (items[1].revents & ZMQ_POLLIN) return;
+    if (items[0].revents & ZMQ_POLLIN) HandleMonitor();
   }
-}
-
-void Admission::HandleZap() {
-  // ZAP request: version, request id, domain, address, routing id,
-  // mechanism, credentials... (RFC 27).
-  zmq::multipart_t request(zap_);
-  if (request.size() < 6) {
-    log::Warning("malformed ZAP request ignored");
-    zmq::multipart_t reply;
-    reply.addstr("1.0");
-    reply.addstr(request.size() > 1 ? request[1].to_string() : "");
-    reply.addstr("500");
-    reply.addstr("malformed request");
-    reply.addstr("");
-    reply.addstr("");
-    reply.send(zap_);
-    return;
-  }
-  const std::string address = request[3].to_string();
-  const std::string mechanism = request[5].to_string();
-  bool ok = mechanism == "CURVE" && request.size() >= 7 && request[6].size() == 32 &&
-            std::memcmp(request[6].data(), client_key_, 32) == 0;
-  zmq::multipart_t reply;
-  reply.addstr("1.0");
-  reply.addstr(request[1].to_string());
-  reply.addstr(ok ? "200" : "400");
-  reply.addstr(ok ? "OK" : "not a worker of this run");
-  reply.addstr("");
-  reply.addstr("");
-  reply.send(zap_);
-  if (!ok)
-    LogRefusal("from " + address + ": its " + mechanism + " key is not this run's");
 }
 
 // libzmq sends, per connection: ACCEPTED (its fd), then on a failed handshake

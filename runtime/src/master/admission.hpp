@@ -1,12 +1,11 @@
-// Who may talk to a master: only peers that prove the run's client key in the
-// CurveZMQ handshake. Serves the context's ZAP endpoint and watches the
-// ROUTER socket's failed handshakes, logging every refusal with the peer's
-// address (rate-limited so a flood cannot fill the log). Runs on a thread of
-// its own that owns both sockets, so the master's I/O loop polls nothing but
-// its ROUTER and inbox.
+// Who talks to a master: only peers that complete the CurveZMQ handshake,
+// which takes the master's public key, derived from the run's secret
+// (wire/credentials.hpp). Watches the ROUTER socket's handshakes and logs
+// every refusal with the peer's address (rate-limited so a flood cannot fill
+// the log). Runs on a thread of its own that owns the monitor socket, so the
+// master's I/O loop polls nothing but its ROUTER and inbox.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -22,12 +21,10 @@ namespace fiber::master {
 
 class Admission {
  public:
-  /// Binds the ZAP endpoint of context and watches router's handshakes
-  /// (call before router binds); client_public is the run's Z85 key. Its
-  /// thread answers from then on, and calls on_closed (on that thread) with
-  /// the descriptor of each connection that closes. Throws zmq::error_t.
-  Admission(zmq::context_t& context, zmq::socket_t& router, const std::string& client_public,
-            std::function<void(int fd)> on_closed);
+  /// Watches router's handshakes (call before router binds). Its thread
+  /// calls on_closed (on that thread) with the descriptor of each
+  /// connection that closes. Throws zmq::error_t.
+  Admission(zmq::context_t& context, zmq::socket_t& router, std::function<void(int fd)> on_closed);
   /// Stops the thread; before the context ends.
   ~Admission();
   Admission(const Admission&) = delete;
@@ -35,15 +32,12 @@ class Admission {
 
  private:
   void Run();
-  void HandleZap();
   void HandleMonitor();
   void LogRefusal(const std::string& what);
 
-  zmq::socket_t zap_;
   wire::SocketMonitor monitor_;
   std::unordered_map<std::uint32_t, std::string> peers_;  // by fd: "ip:port", "" if unknown
   int handshake_failed_ = 0;  // the failure event awaiting its DISCONNECTED
-  std::uint8_t client_key_[32];
   log::RateLimit refused_;
   std::function<void(int fd)> on_closed_;
   int stop_fd_ = -1;

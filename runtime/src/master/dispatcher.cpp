@@ -51,11 +51,10 @@ bool Dispatcher::Start(std::string* err) {
     wire::LimitFrames(router_);
     router_.set(zmq::sockopt::curve_server, 1);
     router_.set(zmq::sockopt::curve_secretkey, credentials_.server_secret);
-    router_.set(zmq::sockopt::zap_domain, "fiber");
     // Its TTL makes a worker close its side when the master stops.
     wire::KeepAliveMaster(router_, settings_.heartbeat_interval, settings_.heartbeat_timeout);
     admission_ = std::make_unique<Admission>(
-        context_, router_, credentials_.client_public, [this](int fd) {
+        context_, router_, [this](int fd) {
           (void)Post([this, fd] { OnClosed(fd, Clock::now()); });
         });
     router_.bind(address);

@@ -30,7 +30,7 @@ bool Run::Start(std::string* err) {
       *err = std::string(runs::kRunKeyFileVariable) + "='" + settings_.run_key_file + "' cannot be read";
       return false;
     }
-    if (!wire::Credentials::ForClientKey(key, &credentials_, err)) return false;
+    if (!wire::Credentials::FromClientKey(key, &credentials_, err)) return false;
   }
   dispatcher_ = std::make_unique<Dispatcher>(settings_, credentials_);
   return dispatcher_->Start(err);
@@ -44,9 +44,7 @@ worker::Bootstrap Run::bootstrap() const {
   b.master = dispatcher_->endpoint();
   if (!settings_.advertise_host.empty())
     b.master = "tcp://" + settings_.advertise_host + b.master.substr(b.master.rfind(':'));
-  b.server_public = credentials_.server_public;
   b.client_secret = credentials_.client_secret;
-  b.client_public = credentials_.client_public;
   b.heartbeat_interval = settings_.heartbeat_interval;
   b.heartbeat_timeout = settings_.heartbeat_timeout;
   b.start_timeout = settings_.start_timeout;

@@ -2,9 +2,20 @@
 
 #include <cstdint>
 #include <fstream>
+#include <stdexcept>
 #include <string_view>
+#include <utility>
+
+#include <sodium.h>
 
 namespace fiber::wire {
+
+namespace {
+// The subkey ids and context of the derivation: changing either is a change
+// of protocol (a worker and its master must derive alike).
+constexpr std::uint64_t kServerSubkey = 1;
+constexpr char kContext[crypto_kdf_CONTEXTBYTES + 1] = "fiberrun";
+}  // namespace
 
 bool Credentials::Generate(Credentials* out, std::string* err) {
   if (!zmq_has("curve")) {
@@ -16,26 +27,37 @@ bool Credentials::Generate(Credentials* out, std::string* err) {
     *err = std::string("cannot make CURVE keys: ") + zmq_strerror(zmq_errno());
     return false;
   }
-  out->server_public = pub;
-  out->server_secret = sec;
-  if (zmq_curve_keypair(pub, sec) != 0) {
-    *err = std::string("cannot make CURVE keys: ") + zmq_strerror(zmq_errno());
-    return false;
-  }
-  out->client_public = pub;
-  out->client_secret = sec;
-  return true;
+  return FromClientKey(sec, out, err);
 }
 
-bool Credentials::ForClientKey(const std::string& client_secret, Credentials* out,
-                               std::string* err) {
+bool Credentials::FromClientKey(const std::string& client_secret, Credentials* out,
+                                std::string* err) {
   Credentials made;
-  if (!Generate(&made, err)) return false;
-  if (!PublicKeyOf(client_secret, &made.client_public)) {
+  std::uint8_t key[32];
+  if (!PublicKeyOf(client_secret, &made.client_public) ||
+      !zmq_z85_decode(key, client_secret.c_str())) {
     *err = "the workers' key is not a CURVE secret key (40 characters of Z85)";
     return false;
   }
   made.client_secret = client_secret;
+  static_assert(crypto_kdf_KEYBYTES == sizeof key);
+  std::uint8_t server[32];
+  char text[41];
+  if (sodium_init() < 0 ||
+      crypto_kdf_derive_from_key(server, sizeof server, kServerSubkey, kContext, key) != 0 ||
+      !zmq_z85_encode(text, server, sizeof server)) {
+    sodium_memzero(key, sizeof key);
+    *err = "cannot derive the master's CURVE key";
+    return false;
+  }
+  sodium_memzero(key, sizeof key);
+  sodium_memzero(server, sizeof server);
+  made.server_secret = text;
+  sodium_memzero(text, sizeof text);
+  if (!PublicKeyOf(made.server_secret, &made.server_public)) {
+    *err = "cannot derive the master's CURVE key";
+    return false;
+  }
   *out = std::move(made);
   return true;
 }
@@ -74,12 +96,13 @@ bool PublicKeyOf(const std::string& secret, std::string* public_key) {
   return true;
 }
 
-void MakeCurveClient(zmq::socket_t& socket, const std::string& server_public,
-                     const std::string& client_public,
-                     const std::string& client_secret) {
-  socket.set(zmq::sockopt::curve_serverkey, server_public);
-  socket.set(zmq::sockopt::curve_publickey, client_public);
-  socket.set(zmq::sockopt::curve_secretkey, client_secret);
+void MakeCurveClient(zmq::socket_t& socket, const std::string& client_secret) {
+  Credentials keys;
+  std::string err;
+  if (!Credentials::FromClientKey(client_secret, &keys, &err)) throw std::invalid_argument(err);
+  socket.set(zmq::sockopt::curve_serverkey, keys.server_public);
+  socket.set(zmq::sockopt::curve_publickey, keys.client_public);
+  socket.set(zmq::sockopt::curve_secretkey, keys.client_secret);
 }
 
 }  // namespace fiber::wire

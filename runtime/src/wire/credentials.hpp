@@ -1,6 +1,9 @@
-// The per-run CurveZMQ keys: the master's keypair, and one client keypair
-// that every worker of the run holds. The master admits a connection only
-// when it proves the client secret (see master/admission.hpp).
+// The per-run CurveZMQ keys, all from one secret: the client secret key that
+// every worker of the run holds. The master's keypair is derived from it
+// (BLAKE2b, libsodium's crypto_kdf), so its public key is as secret as the
+// client key and never handed over: only a peer holding the client key can
+// open the master's handshake, and the master needs no per-connection ZAP
+// check (see master/admission.hpp and PROTOCOL.md, "Security").
 #pragma once
 
 #include <string>
@@ -9,17 +12,19 @@
 namespace fiber::wire {
 
 struct Credentials {
-  std::string server_public;  // Z85, 40 characters
-  std::string server_secret;
-  std::string client_public;
-  std::string client_secret;
+  std::string server_public;  // Z85, 40 characters; derived, secret
+  std::string server_secret;  // derived
+  std::string client_public;  // derived
+  std::string client_secret;  // the run's one secret
 
-  /// Fresh keys; false when libzmq lacks CURVE support.
+  /// A fresh client key and what derives from it; false when libzmq lacks
+  /// CURVE support.
   [[nodiscard]] static bool Generate(Credentials* out, std::string* err);
-  /// A fresh server keypair for workers whose key was made elsewhere (fiber
-  /// run, for a master in a pod); false with *err for a malformed key.
-  [[nodiscard]] static bool ForClientKey(const std::string& client_secret, Credentials* out,
-                                         std::string* err);
+  /// The keys of a run whose client key was made elsewhere (fiber run, for a
+  /// master in a pod, or a worker's bootstrap); false with *err for a
+  /// malformed key.
+  [[nodiscard]] static bool FromClientKey(const std::string& client_secret, Credentials* out,
+                                          std::string* err);
 };
 
 /// The key held in a file (a backend's or a Kubernetes Secret's), a
@@ -32,9 +37,9 @@ struct Credentials {
 /// Z85 alphabet (no NUL, which libzmq would stop reading at).
 bool IsZ85Key(const std::string& key);
 
-/// Makes socket a CURVE client of a server with the given public key.
-void MakeCurveClient(zmq::socket_t& socket, const std::string& server_public,
-                     const std::string& client_public,
-                     const std::string& client_secret);
+/// Makes socket a CURVE client of the master of the run whose client key
+/// this is (one FromClientKey accepts); throws std::invalid_argument for
+/// any other.
+void MakeCurveClient(zmq::socket_t& socket, const std::string& client_secret);
 
 }  // namespace fiber::wire

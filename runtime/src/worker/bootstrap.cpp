@@ -16,7 +16,6 @@ namespace {
 constexpr const char* kRole = "FIBER_ROLE";
 constexpr const char* kRunId = runs::kRunIdVariable;
 constexpr const char* kMaster = "FIBER_MASTER_ENDPOINT";
-constexpr const char* kServerKey = "FIBER_SERVER_KEY";
 constexpr const char* kParentPid = "FIBER_PARENT_PID";
 
 bool Require(const config::Getenv& getenv, const char* name, std::string* out, std::string* err) {
@@ -82,7 +81,6 @@ std::map<std::string, std::string> ToEnvironment(const Bootstrap& b) {
       {kRunId, b.run_id},
       {kMaster, b.master},
       {kWorkerIdVariable, b.worker_id},
-      {kServerKey, b.server_public},
       {kSecretVariable, b.client_secret},
       {config::kHeartbeatInterval, config::FormatSeconds(b.heartbeat_interval)},
       {config::kHeartbeatTimeout, config::FormatSeconds(b.heartbeat_timeout)},
@@ -111,13 +109,11 @@ bool ReadBootstrap(const config::Getenv& getenv, Bootstrap* out, std::string* er
            std::to_string(wire::kMaxWorkerIdBytes) + " characters";
     return false;
   }
-  if (!Require(getenv, kServerKey, &out->server_public, err)) return false;
-  if (!wire::IsZ85Key(out->server_public)) {
-    *err = std::string(kServerKey) + " is not a 40-character Z85 CURVE key";
-    return false;
-  }
   if (!ReadSecret(getenv, &out->client_secret, err)) return false;
-  if (!wire::PublicKeyOf(out->client_secret, &out->client_public)) {
+  // The master's key derives from it, as MakeCurveClient will.
+  wire::Credentials keys;
+  std::string unshown;
+  if (!wire::Credentials::FromClientKey(out->client_secret, &keys, &unshown)) {
     *err = getenv(kSecretFileVariable)
                ? std::string(kSecretFileVariable) + " names a file without a 40-character Z85 CURVE key"
                : std::string(kSecretVariable) + " is not a 40-character Z85 CURVE key";  // not shown

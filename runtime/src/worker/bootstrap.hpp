@@ -17,9 +17,9 @@ struct Bootstrap {
   std::string run_id;
   std::string master;  // tcp://host:port
   std::string worker_id;
-  std::string server_public;  // Z85
-  std::string client_public;  // derived from client_secret; not handed over
-  std::string client_secret;  // a secret: never logged or shown
+  /// The run's secret, Z85: every CURVE key of the run derives from it
+  /// (wire/credentials.hpp). Never logged or shown.
+  std::string client_secret;
   /// The run's timing, as the master uses it.
   std::chrono::milliseconds heartbeat_interval{0};
   std::chrono::milliseconds heartbeat_timeout{0};

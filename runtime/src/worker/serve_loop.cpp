@@ -79,7 +79,7 @@ class ServeLoop {
     // the connection to a master that stopped sending them, even while a
     // long task keeps this thread busy; the watch then ends the process.
     wire::KeepAliveWorker(dealer_, b.heartbeat_timeout);
-    wire::MakeCurveClient(dealer_, b.server_public, b.client_public, b.client_secret);
+    wire::MakeCurveClient(dealer_, b.client_secret);
     dealer_.connect(b.master);
   }
 
