@@ -183,6 +183,10 @@ TEST_CASE("the run's secret is in neither a worker container's inspect output no
   std::string err;
   REQUIRE_MESSAGE(Engine().Call("GET", "/containers/" + id + "/json", {}, 5000, &inspect, &err), err);
   CHECK(inspect.body.find(secret) == std::string::npos);
+  // Nor is the master's public key, which derives from the secret.
+  fiber::wire::Credentials keys;
+  REQUIRE(fiber::wire::Credentials::FromClientKey(secret, &keys, &err));
+  CHECK(inspect.body.find(keys.server_public) == std::string::npos);
   CHECK(inspect.body.find(std::string(fiber::worker::kSecretFileVariable) + "=") != std::string::npos);
   CHECK(inspect.body.find(std::string(fiber::worker::kSecretVariable) + "=") == std::string::npos);
   std::string log;

@@ -25,6 +25,7 @@
 #include "log.hpp"
 #include "master/run.hpp"
 #include "wire/codec.hpp"
+#include "wire/credentials.hpp"
 
 using fiber::testing::RefusalIn;
 using fiber::testing::ScriptedBackend;
@@ -364,7 +365,13 @@ TEST_CASE("a worker's copy of the run's secret is gone from its /proc environ, a
   fiber::Pool pool(1);
   const std::string shown = pool.apply(proc_environ_task);
   CHECK(shown.find("PATH=") != std::string::npos);  // the environ was read
-  CHECK(shown.find(fiber::master::Run::Get().bootstrap().client_secret) == std::string::npos);
+  const std::string secret = fiber::master::Run::Get().bootstrap().client_secret;
+  CHECK(shown.find(secret) == std::string::npos);
+  // Nor was the master's public key ever there: a worker derives it.
+  fiber::wire::Credentials keys;
+  std::string err;
+  REQUIRE(fiber::wire::Credentials::FromClientKey(secret, &keys, &err));
+  CHECK(shown.find(keys.server_public) == std::string::npos);
   CHECK(pool.apply(getenv_task, std::string("FIBER_WORKER_ID")).rfind("w", 0) == 0);
   CHECK(pool.apply(getenv_task, std::string("FIBER_CLIENT_KEY")).empty());
   CHECK(pool.apply(square, 9) == 81);
