@@ -13,11 +13,13 @@
 #include <vector>
 
 #include "backend/labels.hpp"
+#include "base64.hpp"
 #include "kube/api_client.hpp"
 #include "kube/manifest.hpp"
 #include "support/fiber_command.hpp"
 #include "subprocess.hpp"
 #include "support/test_cluster.hpp"
+#include "wire/credentials.hpp"
 
 using fiber::testing::ClusterValue;
 using fiber::testing::eventually;
@@ -144,7 +146,17 @@ TEST_CASE("the master SIGKILLed: its pods are gone within seconds, checked throu
   StartHeld(fiber, check);
   // The kubelet reports a pod Running a moment after its container runs.
   CHECK(eventually([&] { return PodsIn(check.run_id, "Running") == 2; }, 60));
-  CHECK(ObjectsOf(fiber::kube::kSecrets, check.run_id).size() == 1);
+  const json secrets = ObjectsOf(fiber::kube::kSecrets, check.run_id);
+  REQUIRE(secrets.size() == 1);
+  // The pods name the run's secret but hold no key: neither it nor the
+  // master's public key, which derives from it.
+  std::string key, err;
+  REQUIRE(fiber::Base64Decode(secrets[0]["data"][fiber::kube::kClientKeyItem].get<std::string>(), &key));
+  fiber::wire::Credentials keys;
+  REQUIRE_MESSAGE(fiber::wire::Credentials::FromClientKey(key, &keys, &err), err);
+  const std::string pods = ObjectsOf(fiber::kube::kPods, check.run_id).dump();
+  CHECK(pods.find(keys.client_secret) == std::string::npos);
+  CHECK(pods.find(keys.server_public) == std::string::npos);
   ::kill(static_cast<pid_t>(fiber.Record(check.run_id)["master_pid"].get<long>()), SIGKILL);
   CHECK(eventually([&] { return ObjectsOf(fiber::kube::kPods, check.run_id).empty(); }, 60));
 }
