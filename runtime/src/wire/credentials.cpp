@@ -43,18 +43,15 @@ bool Credentials::FromClientKey(const std::string& client_secret, Credentials* o
   static_assert(crypto_kdf_KEYBYTES == sizeof key);
   std::uint8_t server[32];
   char text[41];
-  if (sodium_init() < 0 ||
-      crypto_kdf_derive_from_key(server, sizeof server, kServerSubkey, kContext, key) != 0 ||
-      !zmq_z85_encode(text, server, sizeof server)) {
-    sodium_memzero(key, sizeof key);
-    *err = "cannot derive the master's CURVE key";
-    return false;
-  }
+  const bool derived =
+      sodium_init() >= 0 &&
+      crypto_kdf_derive_from_key(server, sizeof server, kServerSubkey, kContext, key) == 0 &&
+      zmq_z85_encode(text, server, sizeof server);
+  if (derived) made.server_secret = text;
   sodium_memzero(key, sizeof key);
   sodium_memzero(server, sizeof server);
-  made.server_secret = text;
   sodium_memzero(text, sizeof text);
-  if (!PublicKeyOf(made.server_secret, &made.server_public)) {
+  if (!derived || !PublicKeyOf(made.server_secret, &made.server_public)) {
     *err = "cannot derive the master's CURVE key";
     return false;
   }

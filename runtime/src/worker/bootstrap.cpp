@@ -110,10 +110,9 @@ bool ReadBootstrap(const config::Getenv& getenv, Bootstrap* out, std::string* er
     return false;
   }
   if (!ReadSecret(getenv, &out->client_secret, err)) return false;
-  // The master's key derives from it, as MakeCurveClient will.
-  wire::Credentials keys;
-  std::string unshown;
-  if (!wire::Credentials::FromClientKey(out->client_secret, &keys, &unshown)) {
+  // Well-formed, so MakeCurveClient can derive the run's keys from it.
+  std::string client_public;
+  if (!wire::PublicKeyOf(out->client_secret, &client_public)) {
     *err = getenv(kSecretFileVariable)
                ? std::string(kSecretFileVariable) + " names a file without a 40-character Z85 CURVE key"
                : std::string(kSecretVariable) + " is not a 40-character Z85 CURVE key";  // not shown
