@@ -18,6 +18,7 @@
 #include "init_state.hpp"
 #include "master/pool_handle.hpp"
 #include "master/run.hpp"
+#include "registered_names.hpp"
 #include "worker/this_worker.hpp"
 
 namespace fiber::detail {
@@ -25,17 +26,20 @@ namespace fiber::detail {
 namespace {
 
 struct ClassEntry {
-  std::string name;
+  std::size_t name = 0;  // index in ClassRegistry::names
   std::vector<MethodEntry> methods;
 };
 
 // Filled during static initialisation (FIBER_CLASS, ConstructorOf), in any
 // order across files; read by the master at call sites and by managers.
+// Classes go by their registered names, not typeid names: two classes of
+// one name in unnamed namespaces of two files share a typeid name.
 struct ClassRegistry {
   std::mutex mu;
+  RegisteredNames names;
   std::map<std::type_index, ClassEntry> classes;
-  std::map<std::string, const ClassEntry*> by_mangled_name;
-  std::map<std::string, Constructor> constructors;
+  std::map<std::size_t, std::type_index> by_name;
+  std::map<std::pair<std::type_index, std::string>, Constructor> constructors;
 };
 
 ClassRegistry& registry() {
@@ -69,8 +73,8 @@ std::uint64_t next_object = 1;
 
 }  // namespace
 
-bool register_class(std::type_index type, const char* name, const char* method_list,
-                    std::vector<MethodEntry> methods) {
+bool register_class(std::type_index type, const char* name, const char* file, int line,
+                    const char* method_list, std::vector<MethodEntry> methods) {
   const std::vector<std::string> names = SplitMethodList(method_list);
   for (std::size_t i = 0; i < methods.size(); ++i)
     methods[i].name = names.size() == methods.size() ? names[i]
@@ -78,17 +82,22 @@ bool register_class(std::type_index type, const char* name, const char* method_l
   ClassRegistry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
   ClassEntry& entry = r.classes[type];
-  entry.name = name;
+  entry.name = r.names.Add(name, file, line);
   entry.methods = std::move(methods);
-  r.by_mangled_name[type.name()] = &entry;
+  r.by_name.insert_or_assign(entry.name, type);
   return true;
 }
 
-bool register_constructor(const std::string& key, Constructor constructor) {
+bool register_constructor(std::type_index type, const char* args_type, Constructor constructor) {
   ClassRegistry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
-  r.constructors.emplace(key, constructor);
+  r.constructors.emplace(std::pair(type, std::string(args_type)), constructor);
   return true;
+}
+
+std::string constructor_name(std::type_index type, const char* args_type, const char* where) {
+  // Typeid names hold no '/', so the last one ends the class's name.
+  return class_name(type, where) + "/" + args_type;
 }
 
 const std::string& class_name(std::type_index type, const char* where) {
@@ -101,7 +110,7 @@ const std::string& class_name(std::type_index type, const char* where) {
                         " is not registered; add FIBER_CLASS(" + name +
                         ", &" + name + "::method, ...) at namespace scope");
   }
-  return it->second.name;
+  return r.names.Name(it->second.name);
 }
 
 const std::vector<MethodEntry>& class_methods(std::type_index type) {
@@ -124,10 +133,14 @@ std::uint64_t fiber_manager_make(std::string constructor, std::string args) {
   {
     ClassRegistry& r = registry();
     std::lock_guard<std::mutex> lock(r.mu);
-    auto c = r.constructors.find(constructor);
-    auto k = r.by_mangled_name.find(constructor.substr(0, constructor.find('/')));
-    if (c != r.constructors.end()) make = c->second;
-    if (k != r.by_mangled_name.end()) cls = k->second;
+    const auto slash = constructor.rfind('/');
+    std::size_t name = 0;
+    if (slash != std::string::npos && r.names.Find(constructor.substr(0, slash), &name)) {
+      const std::type_index type = r.by_name.at(name);
+      auto c = r.constructors.find(std::pair(type, constructor.substr(slash + 1)));
+      if (c != r.constructors.end()) make = c->second;
+      cls = &r.classes.at(type);
+    }
   }
   if (!make || !cls)
     throw NotRegistered("this manager has no constructor " + constructor +
@@ -152,7 +165,13 @@ std::string fiber_manager_call(std::uint64_t object, std::string method, std::st
   }
   for (const MethodEntry& m : target.cls->methods)
     if (m.name == method) return m.invoke(target.object.get(), args);
-  throw NotRegistered("class " + target.cls->name + " has no remote method " + method);
+  std::string cls;
+  {
+    ClassRegistry& r = registry();
+    std::lock_guard<std::mutex> lock(r.mu);
+    cls = RegisteredAs(r.names.Name(target.cls->name));
+  }
+  throw NotRegistered("class " + cls + " has no remote method " + method);
 }
 FIBER_TASK(fiber_manager_call);
 

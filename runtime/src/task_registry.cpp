@@ -1,5 +1,6 @@
 // The process-wide table of FIBER_TASK functions: by address for the master
-// (which function did the user pass?) and by name for the worker.
+// (which function did the user pass?) and by name for the worker. Names
+// carry where the function was registered (registered_names.hpp).
 #include <dlfcn.h>
 
 #include <cstdio>
@@ -8,10 +9,12 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "demangle.hpp"
 #include "fiber/errors.hpp"
 #include "fiber/task.hpp"
+#include "registered_names.hpp"
 
 namespace fiber::detail {
 
@@ -19,8 +22,9 @@ namespace {
 
 struct Registry {
   std::mutex mu;
-  std::unordered_map<FunctionKey, std::string> names;
-  std::unordered_map<std::string, Invokers> invokers;
+  RegisteredNames names;
+  std::vector<Invokers> invokers;  // by the names' index
+  std::unordered_map<FunctionKey, std::size_t> by_key;
 };
 
 // Built on first use: FIBER_TASK runs during static initialisation, in any
@@ -46,33 +50,35 @@ std::string describe(FunctionKey key) {
 
 }  // namespace
 
-bool register_task(FunctionKey key, const char* name, Invokers invokers) {
+bool register_task(FunctionKey key, const char* name, const char* file, int line,
+                   Invokers invokers) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
-  r.names.emplace(key, name);
-  r.invokers.emplace(name, invokers);
+  const std::size_t index = r.names.Add(name, file, line);
+  if (index == r.invokers.size()) r.invokers.push_back(invokers);
+  r.by_key.emplace(key, index);
   return true;
 }
 
 const std::string& task_name(FunctionKey key, const char* where) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
-  auto it = r.names.find(key);
-  if (it == r.names.end()) {
+  auto it = r.by_key.find(key);
+  if (it == r.by_key.end()) {
     const std::string fn = describe(key);
     throw NotRegistered(std::string(where) + ": function " + fn +
                         " is not registered as a task; add FIBER_TASK(" +
                         (fn[0] == '(' ? std::string("fn") : fn) +
                         ") at namespace scope after its definition");
   }
-  return it->second;
+  return r.names.Name(it->second);
 }
 
 Invokers find_invokers(const std::string& name) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
-  auto it = r.invokers.find(name);
-  return it == r.invokers.end() ? Invokers{} : it->second;
+  std::size_t index = 0;
+  return r.names.Find(name, &index) ? r.invokers[index] : Invokers{};
 }
 
 }  // namespace fiber::detail

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -109,11 +110,18 @@ class Manager {
   /// Builds a T from args inside the manager (T registered with FIBER_CLASS).
   template <class T, class... Args>
   RemoteObject<T> make(Args&&... args) {
-    using Made = detail::ConstructorOf<T, std::decay_t<Args>...>;
-    (void)Made::registered;
-    detail::class_name(typeid(T), "Manager::make");
-    return RemoteObject<T>(make_object(
-        Made::key(), detail::to_bytes(std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...))));
+    if constexpr (!std::is_constructible_v<T, std::decay_t<Args>...>) {
+      static_assert(detail::kNever<T>,
+                    "fiber: Manager::make<T>(args...) builds T(args...) in the manager from "
+                    "copies of args: T needs a constructor taking these argument types");
+      return {};
+    } else {
+      using Made = detail::ConstructorOf<T, std::decay_t<Args>...>;
+      (void)Made::registered;
+      return RemoteObject<T>(make_object(
+          detail::constructor_name(typeid(T), Made::args_type(), "Manager::make"),
+          detail::to_bytes(std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...))));
+    }
   }
 
   /// Ends the manager process now.

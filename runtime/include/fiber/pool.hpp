@@ -127,25 +127,39 @@ class Pool {
     return apply_async(fn, std::forward<Args>(args)...).get();
   }
 
+  // Not a registered free function (a lambda, functor, std::function):
+  // each of these stops the build with advice. Their return types are
+  // deduced, so that advice comes at the call, before any other error.
+  template <class F, class... Args>
+    requires(!detail::kIsTaskPointer<F>)
+  auto apply_async(F&&, Args&&...) {
+    detail::reject_closure<F>();
+  }
+  template <class F, class... Args>
+    requires(!detail::kIsTaskPointer<F>)
+  auto apply(F&&, Args&&...) {
+    detail::reject_closure<F>();
+  }
+
   /// Calls fn on every item; results in item order. Items travel in chunks
   /// of chunksize (0: the pool's default, else about four per worker), each
   /// run by one worker as one unit: a call that throws ends its chunk, and
   /// get() throws the first error in item order.
-  template <class R, class A, class Range>
+  template <class R, class A, class Range = std::vector<std::decay_t<A>>>
   AsyncResult<detail::MapResult<R>> map_async(R (*fn)(A), const Range& items,
                                               std::size_t chunksize = 0) {
     return submit_chunks(fn, "Pool::map", items, chunksize,
                          [](const auto& item) { return std::tuple<std::decay_t<A>>(item); });
   }
 
-  template <class R, class A, class Range>
+  template <class R, class A, class Range = std::vector<std::decay_t<A>>>
   detail::MapResult<R> map(R (*fn)(A), const Range& items,
                            std::size_t chunksize = 0) {
     return map_async(fn, items, chunksize).get();
   }
 
   /// Lazy map: results in item order as they arrive.
-  template <class R, class A, class Range>
+  template <class R, class A, class Range = std::vector<std::decay_t<A>>>
   IMapResult<R> imap(R (*fn)(A), const Range& items, std::size_t chunksize = 1) {
     return IMapResult<R>(
         submit(detail::key_of(fn), "Pool::imap", encode_each(fn, items), chunksize),
@@ -153,12 +167,34 @@ class Pool {
   }
 
   /// Lazy map: results in the order they complete.
-  template <class R, class A, class Range>
+  template <class R, class A, class Range = std::vector<std::decay_t<A>>>
   IMapResult<R> imap_unordered(R (*fn)(A), const Range& items,
                                std::size_t chunksize = 1) {
     return IMapResult<R>(submit(detail::key_of(fn), "Pool::imap_unordered",
                                 encode_each(fn, items), chunksize),
                          false);
+  }
+
+  // Anything but a registered function of one argument: advice, as above.
+  template <class F>
+    requires(!detail::kIsUnaryTask<F>)
+  auto map_async(F&&, const detail::AnyItems&, std::size_t = 0) {
+    detail::reject_map_task<F>();
+  }
+  template <class F>
+    requires(!detail::kIsUnaryTask<F>)
+  auto map(F&&, const detail::AnyItems&, std::size_t = 0) {
+    detail::reject_map_task<F>();
+  }
+  template <class F>
+    requires(!detail::kIsUnaryTask<F>)
+  auto imap(F&&, const detail::AnyItems&, std::size_t = 1) {
+    detail::reject_map_task<F>();
+  }
+  template <class F>
+    requires(!detail::kIsUnaryTask<F>)
+  auto imap_unordered(F&&, const detail::AnyItems&, std::size_t = 1) {
+    detail::reject_map_task<F>();
   }
 
   /// Calls fn with each tuple's elements as its arguments; chunks as map.
@@ -176,6 +212,16 @@ class Pool {
                                const std::vector<std::tuple<T...>>& items,
                                std::size_t chunksize = 0) {
     return starmap_async(fn, items, chunksize).get();
+  }
+  template <class F>
+    requires(!detail::kIsTaskPointer<F>)
+  auto starmap_async(F&&, const detail::AnyItems&, std::size_t = 0) {
+    detail::reject_closure<F>();
+  }
+  template <class F>
+    requires(!detail::kIsTaskPointer<F>)
+  auto starmap(F&&, const detail::AnyItems&, std::size_t = 0) {
+    detail::reject_closure<F>();
   }
 
   /// No more submissions; workers exit once the queued tasks are done.

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -49,6 +50,19 @@ class Process {
                 Call{detail::task_name(detail::key_of(fn), "fiber::Process"),
                      detail::encode_args(fn, std::forward<Args>(args)...)}) {}
   Process(ProcessOptions options, Call call);
+  // Not a registered free function (a lambda, functor, std::function):
+  // stops the build with advice.
+  template <class F, class... Args>
+    requires(!detail::kIsTaskPointer<F> && !std::is_same_v<std::decay_t<F>, Process> &&
+             !std::is_same_v<std::decay_t<F>, ProcessOptions>)
+  explicit Process(F&&, Args&&...) {
+    detail::reject_closure<F>();
+  }
+  template <class F, class... Args>
+    requires(!detail::kIsTaskPointer<F> && !std::is_same_v<std::decay_t<F>, Call>)
+  Process(ProcessOptions, F&&, Args&&...) {
+    detail::reject_closure<F>();
+  }
   ~Process();
   Process(Process&&) noexcept;
   Process& operator=(Process&&) noexcept;

@@ -37,11 +37,17 @@ struct MethodEntry {
   MethodInvoker invoke;
 };
 
-/// Adds a class and its remote methods; method_list is FIBER_CLASS's list
-/// as written ("&CartPole::reset, &CartPole::step"), which names them.
-bool register_class(std::type_index type, const char* name, const char* method_list,
-                    std::vector<MethodEntry> methods);
-bool register_constructor(const std::string& key, Constructor constructor);
+/// Adds a class, registered as name at file:line, and its remote methods;
+/// method_list is FIBER_CLASS's list as written ("&CartPole::reset,
+/// &CartPole::step"), which names them.
+bool register_class(std::type_index type, const char* name, const char* file, int line,
+                    const char* method_list, std::vector<MethodEntry> methods);
+/// Adds a constructor of type from the argument tuple whose typeid name is
+/// args_type.
+bool register_constructor(std::type_index type, const char* args_type, Constructor constructor);
+/// What the master asks a manager to build: the class's registered name and
+/// args_type; throws NotRegistered as class_name does.
+std::string constructor_name(std::type_index type, const char* args_type, const char* where);
 /// The class's registered name; throws NotRegistered (naming the class and
 /// where) for a class without FIBER_CLASS.
 const std::string& class_name(std::type_index type, const char* where);
@@ -75,10 +81,11 @@ MethodEntry method_entry(R (T::*method)(A...) const) {
 }
 
 template <class T, class... M>
-bool register_class_methods(const char* name, const char* method_list, M... methods) {
+bool register_class_methods(const char* name, const char* file, int line,
+                            const char* method_list, M... methods) {
   std::vector<MethodEntry> entries;
   (entries.push_back(method_entry<T>(methods)), ...);
-  return register_class(typeid(T), name, method_list, std::move(entries));
+  return register_class(typeid(T), name, file, line, method_list, std::move(entries));
 }
 
 /// The registered name of method, a member of T.
@@ -94,15 +101,13 @@ const std::string& method_name(M method, const char* where) {
 /// has registered it too by the time it serves.
 template <class T, class... A>
 struct ConstructorOf {
-  static std::string key() {
-    return std::string(typeid(T).name()) + "/" + typeid(std::tuple<A...>).name();
-  }
+  static const char* args_type() { return typeid(std::tuple<A...>).name(); }
   static std::shared_ptr<void> construct(std::string_view bytes) {
     auto args = from_bytes<std::tuple<A...>>(bytes);
     return std::apply([](auto&&... a) { return std::make_shared<T>(std::move(a)...); },
                       std::move(args));
   }
-  static inline const bool registered = register_constructor(key(), &construct);
+  static inline const bool registered = register_constructor(typeid(T), args_type(), &construct);
 };
 
 /// Which object in which manager of which run: what a handle carries.
@@ -169,7 +174,10 @@ class RemoteObject {
 }  // namespace fiber
 
 /// Registers a class whose objects a Manager can hold, and the methods
-/// callable on them remotely. Use at namespace scope, once per class.
-#define FIBER_CLASS(T, ...)                                                      \
-  static const bool FIBER_DETAIL_CONCAT(fiber_class_registered_, __LINE__) =     \
-      ::fiber::detail::register_class_methods<T>(#T, #__VA_ARGS__, __VA_ARGS__)
+/// callable on them remotely. Use at namespace scope, once per class. Its
+/// name is T as written plus this file and line, as FIBER_TASK's is, so two
+/// file-local classes of one name (in unnamed namespaces) stay apart.
+#define FIBER_CLASS(T, ...)                                                       \
+  static const bool FIBER_DETAIL_CONCAT(fiber_class_registered_, __COUNTER__) =   \
+      ::fiber::detail::register_class_methods<T>(#T, __FILE__, __LINE__, #__VA_ARGS__, \
+                                                 __VA_ARGS__)

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "fiber/detail/task_checks.hpp"
 #include "fiber/serialize.hpp"
 
 namespace fiber::detail {
@@ -35,17 +36,24 @@ template <class R, class... A>
 struct Signature<R (*)(A...)> {
   using Result = R;
   using Args = std::tuple<std::decay_t<A>...>;
+  // False stops the build at key_of with advice; the invokers then compile
+  // to nothing, so that advice is the only error.
+  static constexpr bool kParametersTravel = (kIsTaskParameter<A> && ...);
 };
 
 template <auto Fn>
 std::string invoke(std::string_view bytes) {
   using Sig = Signature<decltype(Fn)>;
-  auto args = from_bytes<typename Sig::Args>(bytes);
-  if constexpr (std::is_void_v<typename Sig::Result>) {
-    std::apply(Fn, std::move(args));
+  if constexpr (!Sig::kParametersTravel) {
     return {};
   } else {
-    return to_bytes(std::apply(Fn, std::move(args)));
+    auto args = from_bytes<typename Sig::Args>(bytes);
+    if constexpr (std::is_void_v<typename Sig::Result>) {
+      std::apply(Fn, std::move(args));
+      return {};
+    } else {
+      return to_bytes(std::apply(Fn, std::move(args)));
+    }
   }
 }
 
@@ -57,14 +65,16 @@ std::string invoke(std::string_view bytes) {
 template <auto Fn>
 std::string invoke_chunk(std::string_view bytes) {
   using Sig = Signature<decltype(Fn)>;
-  auto chunk = from_bytes<std::vector<typename Sig::Args>>(bytes);
   std::string out;
-  OutputArchive archive(&out);
-  for (auto& args : chunk) {
-    if constexpr (std::is_void_v<typename Sig::Result>) {
-      std::apply(Fn, std::move(args));
-    } else {
-      archive(std::apply(Fn, std::move(args)));
+  if constexpr (Sig::kParametersTravel) {
+    auto chunk = from_bytes<std::vector<typename Sig::Args>>(bytes);
+    OutputArchive archive(&out);
+    for (auto& args : chunk) {
+      if constexpr (std::is_void_v<typename Sig::Result>) {
+        std::apply(Fn, std::move(args));
+      } else {
+        archive(std::apply(Fn, std::move(args)));
+      }
     }
   }
   return out;
@@ -72,17 +82,25 @@ std::string invoke_chunk(std::string_view bytes) {
 
 using FunctionKey = std::uintptr_t;
 
+/// Every use of a task goes through here, FIBER_TASK too, so the checks of
+/// its signature live here.
 template <class R, class... A>
 FunctionKey key_of(R (*fn)(A...)) {
+  static_assert((kIsTaskParameter<A> && ...),
+                "fiber: a task cannot take a non-const lvalue reference (T&): it runs on a copy "
+                "in another process, so results cannot flow back through it; return them");
   return reinterpret_cast<FunctionKey>(fn);
 }
 
-/// Adds fn to the process-wide registry; returns true so FIBER_TASK can
-/// run it during static initialisation.
-bool register_task(FunctionKey key, const char* name, Invokers invokers);
+/// Adds fn, registered as name at file:line, to the process-wide registry;
+/// returns true so FIBER_TASK can run it during static initialisation.
+bool register_task(FunctionKey key, const char* name, const char* file, int line,
+                   Invokers invokers);
 
-/// The registered name of fn; throws fiber::NotRegistered naming the
-/// function (as far as the symbol table knows it) and the call site `where`.
+/// The registered name of fn, as the master sends it: "work@a.cpp:12", so
+/// same-named functions of different files never stand for each other;
+/// throws fiber::NotRegistered naming the function (as far as the symbol
+/// table knows it) and the call site `where`.
 const std::string& task_name(FunctionKey key, const char* where);
 
 /// The invokers registered under name; nullptr ones when there are none.
@@ -134,6 +152,11 @@ Call call(R (*fn)(A...), Args&&... args) {
   return Call{detail::task_name(detail::key_of(fn), "fiber::call"),
               detail::encode_args(fn, std::forward<Args>(args)...)};
 }
+template <class F, class... Args>
+  requires(!detail::kIsTaskPointer<F>)
+auto call(F&&, Args&&...) {
+  detail::reject_closure<F>();
+}
 
 }  // namespace fiber
 
@@ -141,9 +164,12 @@ Call call(R (*fn)(A...), Args&&... args) {
 #define FIBER_DETAIL_CONCAT(a, b) FIBER_DETAIL_CONCAT2(a, b)
 
 /// Registers a free function as a task. Use at namespace scope, after the
-/// function's declaration, in a file linked into the executable.
-#define FIBER_TASK(fn)                                                   \
-  static const bool FIBER_DETAIL_CONCAT(fiber_task_registered_, __LINE__) = \
-      ::fiber::detail::register_task(                                     \
-          ::fiber::detail::key_of(&fn), #fn,                                 \
+/// function's declaration, in a file linked into the executable. Its name
+/// is fn as written plus this file and line, so a static `work` in each of
+/// two files are two tasks. __COUNTER__, not __LINE__, names the flag: two
+/// on one line (a macro of the user's) still compile.
+#define FIBER_TASK(fn)                                                           \
+  static const bool FIBER_DETAIL_CONCAT(fiber_task_registered_, __COUNTER__) =   \
+      ::fiber::detail::register_task(                                            \
+          ::fiber::detail::key_of(&fn), #fn, __FILE__, __LINE__,                 \
           {&::fiber::detail::invoke<&fn>, &::fiber::detail::invoke_chunk<&fn>})

@@ -12,6 +12,7 @@
 #include "demangle.hpp"
 #include "fiber/task.hpp"
 #include "log.hpp"
+#include "registered_names.hpp"
 #include "wire/codec.hpp"
 #include "wire/credentials.hpp"
 #include "wire/frames.hpp"
@@ -53,7 +54,8 @@ CallOutcome RunCall(const Bootstrap& b, detail::Invoker invoker, std::string_vie
   if (!invoker)
     return {OutcomeKind::kNotRegistered,
             "worker " + b.worker_id + " has no task named '" + std::string(function) +
-                "'; is FIBER_TASK(" + std::string(function) + ") compiled into this executable?",
+                "'; is FIBER_TASK(" + std::string(detail::RegisteredAs(function)) +
+                ") compiled into this executable?",
             {}, {}};
   try {
     return {OutcomeKind::kValue, invoker(args), {}, {}};
