@@ -6,17 +6,32 @@
 #include <CLI/CLI.hpp>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "config/resolve.hpp"
 
 namespace fiber::cli {
 
-void AddRunCommand(CLI::App& app, int* status);
+/// fiber run's words after its first "--": PROGRAM [ARGS...], whatever
+/// they look like. main hands CLI11 only the words before it.
+struct RunTail {
+  bool given = false;  // a "--" followed fiber run
+  std::vector<std::string> words;
+};
+/// Cuts fiber run's tail off argv; returns the argc CLI11 is to parse.
+int CutRunTail(int argc, char** argv, RunTail* tail);
+
+void AddRunCommand(CLI::App& app, int* status, const RunTail* tail);
 void AddPsCommand(CLI::App& app, int* status);
 void AddLogsCommand(CLI::App& app, int* status);
 void AddStopCommand(CLI::App& app, int* status);
 void AddConfigCommands(CLI::App& app, int* status);
 void AddImageCommands(CLI::App& app, int* status);
+void AddCompleteCommand(CLI::App& app, int* status);
+
+/// What fiber --version prints: "fiber 0.1.0", the project's version in
+/// meson.build.
+inline constexpr const char* kVersionLine = "fiber " FIBER_VERSION;
 
 /// One line on stderr, "fiber: error: ...".
 void Error(const std::string& message);

@@ -6,7 +6,10 @@
 #include <cstdio>
 #include <cstdlib>
 
+extern char** environ;
+
 #include "commands.hpp"
+#include "config/misspelt_variables.hpp"
 #include "runs/run_dir.hpp"
 #include "supervisor.hpp"
 
@@ -28,6 +31,8 @@ void SettingsFlags::AddTo(CLI::App& command) {
 }
 
 bool SettingsFlags::Resolve(config::Resolved* out, std::string* err) const {
+  for (const std::string& warning : config::MisspeltVariables(environ))
+    std::fprintf(stderr, "fiber: warning: %s\n", warning.c_str());
   config::Inputs inputs;
   inputs.getenv = [](const char* name) -> const char* { return std::getenv(name); };
   char cwd[4096];
@@ -41,23 +46,40 @@ bool SettingsFlags::Resolve(config::Resolved* out, std::string* err) const {
 
 int main(int argc, char** argv) {
   CLI::App app{"fiber: run a program's work on many processes, containers or pods", "fiber"};
-  app.require_subcommand(1);
+  // As docker: fiber alone, or fiber help, prints the usage and succeeds.
+  app.require_subcommand(0, 1);
+  app.set_version_flag("--version", fiber::cli::kVersionLine, "print fiber's version");
   int status = 0;
-  fiber::cli::AddRunCommand(app, &status);
+  fiber::cli::RunTail run_tail;
+  argc = fiber::cli::CutRunTail(argc, argv, &run_tail);
+  fiber::cli::AddRunCommand(app, &status, &run_tail);
   fiber::cli::AddPsCommand(app, &status);
   fiber::cli::AddLogsCommand(app, &status);
   fiber::cli::AddStopCommand(app, &status);
   fiber::cli::AddConfigCommands(app, &status);
   fiber::cli::AddImageCommands(app, &status);
+  fiber::cli::AddCompleteCommand(app, &status);
+  // The app's own usage: app.help() would give that of the subcommand chosen.
+  const auto usage = [&app] {
+    std::fputs(app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal).c_str(),
+               stdout);
+  };
+  CLI::App* help = app.add_subcommand("help", "print this usage");
+  help->callback(usage);
+  CLI::App* version = app.add_subcommand("version", "print fiber's version");
+  version->callback([] { std::printf("%s\n", fiber::cli::kVersionLine); });
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
     fiber::cli::Error(e.what());
     return fiber::cli::kFiberError;
   }
+  if (app.get_subcommands().empty()) usage();
   return status;
 }

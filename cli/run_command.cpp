@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string_view>
 
 #include "backend/backend.hpp"
 #include "backend/container/container_backend.hpp"
@@ -105,7 +106,41 @@ bool ChooseImage(RunOptions& o, const std::string& program, config::Settings* se
   return true;
 }
 
-int Run(RunOptions& o, const std::vector<std::string>& command) {
+// The program and its arguments: the words after "--", or those from the
+// first word CLI11 did not take as one of run's own (a "--" after that is
+// the program's). A word before PROGRAM that looks like an option and is
+// not one of run's is a mistake, not a program.
+bool ProgramCommand(const std::vector<std::string>& remaining, const RunTail& tail,
+                    std::vector<std::string>* command, std::string* err) {
+  if (!remaining.empty() && remaining[0].size() > 1 && remaining[0][0] == '-') {
+    *err = "unknown option " + remaining[0].substr(0, remaining[0].find('=')) +
+           " for fiber run (fiber run --help lists them; a PROGRAM starting with - goes after --)";
+    return false;
+  }
+  *command = remaining;
+  if (tail.given && !command->empty()) command->push_back("--");
+  command->insert(command->end(), tail.words.begin(), tail.words.end());
+  return true;
+}
+
+// Prints "PROGRAM [ARGS...]" in run's usage, which CLI11 cannot know of: the
+// command is what it leaves over.
+class RunUsage : public CLI::Formatter {
+ public:
+  std::string make_usage(const CLI::App* app, std::string name) const override {
+    std::string usage = CLI::Formatter::make_usage(app, std::move(name));
+    usage.insert(usage.find_last_not_of('\n') + 1, " [--] PROGRAM [ARGS...]");
+    return usage;
+  }
+};
+
+int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail& tail) {
+  std::vector<std::string> command;
+  std::string command_err;
+  if (!ProgramCommand(remaining, tail, &command, &command_err)) {
+    Error(command_err);
+    return kFiberError;
+  }
   if (command.empty()) {
     Error("fiber run needs a PROGRAM to run (fiber run [OPTIONS] PROGRAM [ARGS...])");
     return kFiberError;
@@ -265,10 +300,22 @@ int Run(RunOptions& o, const std::vector<std::string>& command) {
 
 }  // namespace
 
-void AddRunCommand(CLI::App& app, int* status) {
+int CutRunTail(int argc, char** argv, RunTail* tail) {
+  if (argc < 2 || std::string_view(argv[1]) != "run") return argc;
+  for (int i = 2; i < argc; ++i) {
+    if (std::string_view(argv[i]) != "--") continue;
+    tail->given = true;
+    tail->words.assign(argv + i + 1, argv + argc);
+    return i;
+  }
+  return argc;
+}
+
+void AddRunCommand(CLI::App& app, int* status, const RunTail* tail) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* run = app.add_subcommand("run", "start PROGRAM as a run's master; its exit status is the program's");
   run->prefix_command();
+  run->formatter(std::make_shared<RunUsage>());
   options->settings.AddTo(*run);
   run->add_option("--env", options->env, "KEY=VALUE added to the program's environment (repeatable)")
       ->allow_extra_args(false);
@@ -282,7 +329,7 @@ void AddRunCommand(CLI::App& app, int* status) {
   run->add_flag("--dry-run", options->dry_run, "print the resolved settings and start nothing");
   run->add_option("-o,--output", options->output,
                   "with --dry-run, yaml: the Kubernetes objects the run would create");
-  run->callback([run, options, status] { *status = Run(*options, run->remaining()); });
+  run->callback([run, options, status, tail] { *status = Run(*options, run->remaining(), *tail); });
 }
 
 }  // namespace fiber::cli

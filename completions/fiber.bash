@@ -29,6 +29,35 @@ _fiber_runs() {
     done
 }
 
+# The ids of a run's workers: its workers/ID.log files. The run is named by
+# id (its directory) or by the "name" in its run.json.
+_fiber_workers() {
+    local state=${XDG_STATE_HOME-} root dir= d
+    [[ $state == /* ]] || state=${HOME:-/tmp}/.local/state
+    root=$state/fiber/runs
+    if [[ -n $1 && -d $root/$1 ]]; then
+        dir=$root/$1
+    else
+        for d in "$root"/*/; do
+            [[ -n $1 ]] && grep -qs "^ *\"name\": *\"$1\",\{0,1\}$" "$d/run.json" && dir=${d%/} && break
+        done
+    fi
+    [[ -n $dir ]] || return
+    local f w
+    for f in "$dir"/workers/*.log; do
+        [[ -e $f ]] || continue
+        w=${f##*/}
+        w=${w%.log}
+        [[ $w == "$cur"* ]] && COMPREPLY+=("$w")
+    done
+}
+
+# Words the fiber being completed knows (fiber __complete: settings flags,
+# their choices, profiles), so this script copies none of them.
+_fiber_words() {
+    "${words[0]}" __complete "$@" 2>/dev/null
+}
+
 _fiber() {
     local cur prev words cword split=false
     if declare -F _init_completion >/dev/null; then
@@ -57,36 +86,33 @@ _fiber() {
 
     # Settings flags (runtime/src/config/setting_table.cpp) and --config, as
     # fiber run and fiber config show take them; all take a value.
-    local settings='--backend --listen-host --advertise-host --listen-port --heartbeat-interval
-        --heartbeat-timeout --start-timeout --prefetch --log --cpu --memory
-        --gpu --engine --image --image-files --registry --kubeconfig --context
-        --namespace --host-network --templates --master --profile --config'
+    local settings
+    settings=$(_fiber_words flags)
     local run_valued="$settings --env --name --grace -o --output"
     local run_flags='--detach --build -q --quiet --dry-run -h --help'
 
     # The value of an option, when the word before it is one.
+    local choices
     case $prev in
-        --backend)
-            mapfile -t COMPREPLY < <(compgen -W 'local docker podman container kubernetes' -- "$cur")
+        --profile)
+            mapfile -t COMPREPLY < <(compgen -W "$(_fiber_words profiles)" -- "$cur")
             return
             ;;
-        --engine)
-            mapfile -t COMPREPLY < <(compgen -W 'auto docker podman' -- "$cur")
+        -o | --output)
+            [[ ${words[1]} == run ]] && mapfile -t COMPREPLY < <(compgen -W 'yaml' -- "$cur")
             return
             ;;
-        --host-network)
-            mapfile -t COMPREPLY < <(compgen -W 'true false' -- "$cur")
+        --worker)
+            # The run: the word that is no option nor --worker's value,
+            # before or after this one.
+            local k
+            for ((k = 2; k < ${#words[@]}; k++)); do
+                ((k != cword)) && [[ ${words[k]} != -* && ${words[k - 1]} != --worker ]] && break
+            done
+            ((k < ${#words[@]})) && _fiber_workers "${words[k]}"
             return
             ;;
-        --master)
-            mapfile -t COMPREPLY < <(compgen -W 'local cluster' -- "$cur")
-            return
-            ;;
-        --log)
-            mapfile -t COMPREPLY < <(compgen -W 'info warning' -- "$cur")
-            return
-            ;;
-        --config | --image-files | --kubeconfig)
+        --config | --image-files | --kubeconfig | --templates)
             compopt -o default 2>/dev/null
             return
             ;;
@@ -94,17 +120,21 @@ _fiber() {
             mapfile -t COMPREPLY < <(compgen -A hostname -- "$cur")
             return
             ;;
-        --listen-port | --heartbeat-interval | --heartbeat-timeout | \
-            --start-timeout | --prefetch | --cpu | --memory | --gpu | \
-            --profile | --env | --name | --image | --registry | --push | \
-            --context | --namespace | --templates | --grace | --worker)
+        --env | --name | --grace | --push)
             return
+            ;;
+        --*)
+            if [[ $'\n'$settings$'\n' == *$'\n'"$prev"$'\n'* ]]; then
+                choices=$(_fiber_words choices -- "$prev")
+                [[ -n $choices ]] && mapfile -t COMPREPLY < <(compgen -W "$choices" -- "$cur")
+                return
+            fi
             ;;
     esac
     [[ $split == true ]] && return
 
     if ((cword == 1)); then
-        mapfile -t COMPREPLY < <(compgen -W 'run ps logs stop config image init -h --help' -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W 'run ps logs stop config image init help version -h --help --version' -- "$cur")
         return
     fi
 
@@ -172,8 +202,9 @@ _fiber() {
             elif [[ ${words[2]} == build && $cur == -* ]]; then
                 mapfile -t COMPREPLY < <(compgen -W "--push -q --quiet $settings -h --help" -- "$cur")
             elif [[ ${words[2]} == build ]]; then
+                # PROGRAM: a file (an executable to package), not a command.
                 compopt -o filenames 2>/dev/null
-                mapfile -t COMPREPLY < <({ compgen -c -- "$cur"; compgen -f -- "$cur"; } | sort -u)
+                mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             fi
             ;;
         init)

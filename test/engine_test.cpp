@@ -61,3 +61,18 @@ TEST_CASE("each engine's socket is looked for where its own CLI looks") {
   // A TCP address is not a socket fiber uses.
   CHECK(CandidateSockets("docker", Env({{"DOCKER_HOST", "tcp://10.0.0.1:2375"}})).empty());
 }
+
+TEST_CASE("no engine found names the variable that engine reads") {
+  // Each variable pointing nowhere: the engine's only place to look.
+  const fiber::config::Getenv nowhere = [](const char* name) -> const char* {
+    const std::string_view n = name;
+    return n == "DOCKER_HOST" || n == "CONTAINER_HOST" ? "unix:///nonexistent-fiber-test.sock" : nullptr;
+  };
+  std::string socket, err;
+  CHECK_FALSE(fiber::engine::FindSocket("podman", nowhere, &socket, &err));
+  CHECK(err.find("start `podman system service`, or set CONTAINER_HOST=unix://PATH") != std::string::npos);
+  CHECK(err.find("DOCKER_HOST") == std::string::npos);
+  CHECK_FALSE(fiber::engine::FindSocket("docker", nowhere, &socket, &err));
+  CHECK(err.find("start Docker, or set DOCKER_HOST=unix://PATH") != std::string::npos);
+  CHECK(err.find("CONTAINER_HOST") == std::string::npos);
+}

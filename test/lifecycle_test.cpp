@@ -218,7 +218,7 @@ TEST_CASE("a master with bad settings says which one and exits") {
   Child master = spawn({built_program("hold_pool")}, {{"FIBER_HEARTBEAT_TIMEOUT", "soon"}});
   const std::string err = read_all(master.stderr_fd);
   CHECK(wait_exit(master) == 2);
-  CHECK(err == "fiber: error: FIBER_HEARTBEAT_TIMEOUT='soon' is not a number of seconds between 0.100 and 86400\n");
+  CHECK(err == "fiber: error: FIBER_HEARTBEAT_TIMEOUT='soon' is not a duration such as 10, 10s, 500ms, 2m or 1h (a bare number is seconds)\n");
 }
 
 TEST_CASE("a master started beside a bad fiber.yaml exits naming the file, line and column") {

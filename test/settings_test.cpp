@@ -76,9 +76,9 @@ TEST_CASE("bad values are refused with the variable and value named") {
       {"FIBER_TIME_LIMIT", {"1 hour", "FIBER_TIME_LIMIT='1 hour' is not a Slurm time limit"}},
       {"FIBER_SBATCH_OPTIONS", {"--exclusive gpu", "FIBER_SBATCH_OPTIONS='--exclusive gpu' holds 'gpu', which is not an sbatch option"}},
       {"FIBER_ARRAY_LIMIT", {"-1", "FIBER_ARRAY_LIMIT='-1' is not a whole number"}},
-      {"FIBER_HEARTBEAT_TIMEOUT", {"-1", "FIBER_HEARTBEAT_TIMEOUT='-1' is not a number of seconds"}},
+      {"FIBER_HEARTBEAT_TIMEOUT", {"-1", "FIBER_HEARTBEAT_TIMEOUT='-1' is not a duration"}},
       {"FIBER_HEARTBEAT_INTERVAL", {"1e999", "FIBER_HEARTBEAT_INTERVAL='1e999'"}},
-      {"FIBER_START_TIMEOUT", {"10s", "FIBER_START_TIMEOUT='10s'"}},
+      {"FIBER_START_TIMEOUT", {"10 s", "FIBER_START_TIMEOUT='10 s'"}},
       {"FIBER_PREFETCH", {"0", "FIBER_PREFETCH='0' is not a whole number from 1 to 256"}},
       {"FIBER_LISTEN_PORT", {"65536", "FIBER_LISTEN_PORT='65536' is not a whole number from 0 to 65535"}},
       {"FIBER_LOG", {"loud", "FIBER_LOG='loud' is not a log level"}},
@@ -129,12 +129,12 @@ TEST_CASE("memory sizes are read as Docker and Kubernetes write them, in MiB") {
     CHECK_MESSAGE(apply({{"FIBER_MEMORY", text}}, &s, &err), err);
     CHECK_MESSAGE(s.memory_mib == mib, text);
   }
-  for (const std::string text : {"2GB", "-1", "1.2.3", "Mi", "1Pi", "1 Gi", "1e3Mi"}) {
+  for (const std::string text : {"2 GB", "-1", "1.2.3", "Mi", "1Pi", "1 Gi", "1e3Mi"}) {
     Settings s;
     std::string err;
     CHECK_FALSE(apply({{"FIBER_MEMORY", text}}, &s, &err));
     CHECK(err == "FIBER_MEMORY='" + text +
-                     "' is not a size such as 512Mi, 2Gi, 1G or 256m (a bare number is MiB)");
+                     "' is not a size such as 512Mi, 2Gi, 2GB or 256m (a bare number is MiB)");
   }
   Settings s;
   std::string err;

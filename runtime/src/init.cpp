@@ -11,14 +11,18 @@
 
 #include "backend/command_line.hpp"
 #include "backend/local/fork_server.hpp"
+#include "config/misspelt_variables.hpp"
 #include "config/resolve.hpp"
 #include "demangle.hpp"
 #include "init_state.hpp"
 #include "log.hpp"
+#include "runs/run_dir.hpp"
 #include "worker/bootstrap.hpp"
 #include "worker/scrub_environment.hpp"
 #include "worker/serve_loop.hpp"
 #include "worker/this_worker.hpp"
+
+extern char** environ;
 
 namespace fiber {
 
@@ -73,6 +77,10 @@ void init(int argc, char** argv) {
   inputs.getenv = env;
   std::error_code ec;
   inputs.cwd = std::filesystem::current_path(ec).string();
+  // Under fiber run, which warned already.
+  if (!env(runs::kRunIdVariable))
+    for (const std::string& warning : config::MisspeltVariables(environ))
+      std::fprintf(stderr, "fiber: warning: %s\n", warning.c_str());
   config::Resolved resolved;
   std::string err;
   if (!config::Resolve(inputs, &resolved, &err)) {

@@ -61,6 +61,12 @@ bool CheckName(const std::string& name, std::string* err) {
   return false;
 }
 
+std::vector<std::string> Names() {
+  std::vector<std::string> names;
+  for (const auto& b : kBackends) names.push_back(b.name);
+  return names;
+}
+
 bool RunsImages(const std::string& name) {
   for (const auto& b : kBackends)
     if (name == b.name) return b.image;

@@ -163,6 +163,26 @@ class Reader {
   std::string* err_;
 };
 
+// The first line whose leading whitespace holds a tab ("\tcpu: 4",
+// "  \tcpu: 4", a blank or comment line too), 0 for none: YAML allows only
+// spaces there, and yaml-cpp's own word for it is cryptic. A tab after a
+// line's text ("cpu:\t4") is allowed.
+int TabIndentedLine(const std::string& text) {
+  int line = 1;
+  bool indent = true;
+  for (char c : text) {
+    if (c == '\n') {
+      ++line;
+      indent = true;
+    } else if (indent && c == '\t') {
+      return line;
+    } else if (c != ' ') {
+      indent = false;
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 bool ReadConfigFile(const std::string& path, ConfigFile* out, std::string* err) {
@@ -170,6 +190,10 @@ bool ReadConfigFile(const std::string& path, ConfigFile* out, std::string* err) 
   if (!ReadText(path, &text, err)) return false;
   out->path = path;
   Reader reader(path, err);
+  if (const int line = TabIndentedLine(text)) {
+    *err = path + ":" + std::to_string(line) + ": a tab indents this line; YAML allows only spaces";
+    return false;
+  }
   try {
     const std::vector<YAML::Node> docs = YAML::LoadAll(text);
     if (docs.size() > 1)

@@ -26,7 +26,7 @@ std::size_t EditDistance(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-std::string DidYouMean(const std::string& word, const std::vector<std::string>& known) {
+std::string Closest(const std::string& word, const std::vector<std::string>& known) {
   const std::string* best = nullptr;
   std::size_t best_distance = 0;
   for (const std::string& name : known) {
@@ -37,7 +37,12 @@ std::string DidYouMean(const std::string& word, const std::vector<std::string>& 
     }
   }
   if (!best || best_distance > std::max<std::size_t>(1, best->size() / 3)) return "";
-  return " (did you mean '" + *best + "'?)";
+  return *best;
+}
+
+std::string DidYouMean(const std::string& word, const std::vector<std::string>& known) {
+  const std::string best = Closest(word, known);
+  return best.empty() ? "" : " (did you mean '" + best + "'?)";
 }
 
 }  // namespace fiber::config

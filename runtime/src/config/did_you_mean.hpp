@@ -7,9 +7,10 @@
 
 namespace fiber::config {
 
-/// " (did you mean 'NAME'?)" for the known name closest to word, when it is
-/// close enough to be a likely typo (a third of its letters or fewer
-/// differ); "" otherwise.
+/// The known name closest to word, when it is close enough to be a likely
+/// typo (a third of its letters or fewer differ); "" otherwise.
+std::string Closest(const std::string& word, const std::vector<std::string>& known);
+/// " (did you mean 'NAME'?)" for Closest, or "".
 std::string DidYouMean(const std::string& word, const std::vector<std::string>& known);
 
 }  // namespace fiber::config

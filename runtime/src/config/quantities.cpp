@@ -1,5 +1,6 @@
 #include "config/quantities.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -36,12 +37,28 @@ struct Unit {
   double bytes;
 };
 
-// Longer suffixes first, so "Mi" is not read as "M".
+// Longer suffixes first, so "Mi" is not read as "M". A B after a unit
+// changes nothing ("2GB" is "2G", "512MiB" is "512Mi"), so the spellings of
+// df, free and Docker's own help read as users mean them.
 const Unit kUnits[] = {
-    {"Ki", 1024.0}, {"Mi", kMiB},          {"Gi", kMiB * 1024},        {"Ti", kMiB * 1024 * 1024},
-    {"k", 1024.0},  {"K", 1024.0},         {"m", kMiB},                {"g", kMiB * 1024},
+    {"KiB", 1024.0}, {"MiB", kMiB},        {"GiB", kMiB * 1024},       {"TiB", kMiB * 1024 * 1024},
+    {"kb", 1024.0},  {"mb", kMiB},         {"gb", kMiB * 1024},        {"tb", kMiB * 1024 * 1024},
+    {"kB", 1024.0},  {"KB", 1024.0},       {"MB", 1e6},                {"GB", 1e9},
+    {"TB", 1e12},
+    {"Ki", 1024.0},  {"Mi", kMiB},         {"Gi", kMiB * 1024},        {"Ti", kMiB * 1024 * 1024},
+    {"k", 1024.0},   {"K", 1024.0},        {"m", kMiB},                {"g", kMiB * 1024},
     {"t", kMiB * 1024 * 1024},             {"M", 1e6},                 {"G", 1e9},
-    {"T", 1e12},    {"", kMiB},
+    {"T", 1e12},     {"", kMiB},
+};
+
+struct TimeUnit {
+  const char* suffix;
+  double millis;
+};
+
+// "ms" before "m" and "s", for the same reason.
+const TimeUnit kTimeUnits[] = {
+    {"ms", 1.0}, {"s", 1000.0}, {"m", 60e3}, {"h", 3600e3}, {"", 1000.0},
 };
 
 }  // namespace
@@ -86,7 +103,22 @@ bool ParseMemory(const std::string& text, std::int64_t* mib, std::string* err) {
     *mib = static_cast<std::int64_t>(in_mib);
     return true;
   }
-  *err = "'" + text + "' is not a size such as 512Mi, 2Gi, 1G or 256m (a bare number is MiB)";
+  *err = "'" + text + "' is not a size such as 512Mi, 2Gi, 2GB or 256m (a bare number is MiB)";
+  return false;
+}
+
+bool ParseDuration(const std::string& text, std::chrono::milliseconds* out, std::string* err) {
+  for (const TimeUnit& unit : kTimeUnits) {
+    const std::string_view suffix = unit.suffix;
+    if (!std::string_view(text).ends_with(suffix)) continue;
+    double value = 0;
+    if (!ParseDecimal(std::string_view(text).substr(0, text.size() - suffix.size()), &value)) break;
+    // Capped, for the caller's range check to name the value as too long.
+    const double millis = std::min(std::round(value * unit.millis), 1e15);
+    *out = std::chrono::milliseconds(static_cast<long long>(millis));
+    return true;
+  }
+  *err = "'" + text + "' is not a duration such as 10, 10s, 500ms, 2m or 1h (a bare number is seconds)";
   return false;
 }
 

@@ -1,9 +1,10 @@
-// CPU counts and memory sizes, written as users already write them for
+// CPU counts, memory sizes and durations, written as users already write them for
 // Docker and Kubernetes, and shown back in a form the parsers take.
 // Each parser fails with *err as "'TEXT' is not ...", for its caller to
 // name where the text came from.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -18,9 +19,15 @@ std::string FormatCpu(int millis);
 /// A size in MiB, rounded up: Ki, Mi, Gi, Ti are powers of 1024 and M, G, T
 /// powers of 1000, as Kubernetes reads them; k (or K), m, g, t are powers of
 /// 1024 as Docker reads them (so "256m" is 256 MiB); a bare number is MiB.
-/// At most 1024Ti.
+/// Each may end in B ("512MiB", "2GB", "2gb"). At most 1024Ti.
 [[nodiscard]] bool ParseMemory(const std::string& text, std::int64_t* mib, std::string* err);
 /// "512Mi", "2Gi", "0".
 std::string FormatMemory(std::int64_t mib);
+
+/// A duration to the millisecond: seconds, as a bare number ("10", "0.5")
+/// or with s, or with ms, m (minutes) or h ("500ms", "2m", "1h"). No range:
+/// the caller checks its own. Shown back as seconds (FormatSeconds).
+[[nodiscard]] bool ParseDuration(const std::string& text, std::chrono::milliseconds* out,
+                                 std::string* err);
 
 }  // namespace fiber::config

@@ -1,7 +1,9 @@
 #include "config/setting_table.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <iterator>
 #include <cstdlib>
 #include <sstream>
 
@@ -14,18 +16,16 @@ namespace fiber::config {
 
 namespace {
 
-bool ParseSeconds(const std::string& text, double min_seconds, std::chrono::milliseconds* out,
+// A duration (config/quantities.hpp) from min to a day.
+bool ParseSeconds(const std::string& text, std::chrono::milliseconds min, std::chrono::milliseconds* out,
                   std::string* err) {
-  char* end = nullptr;
-  errno = 0;
-  const double seconds = std::strtod(text.c_str(), &end);
-  if (*end != '\0' || errno != 0 || !std::isfinite(seconds) || seconds < min_seconds ||
-      seconds > 86400) {
-    *err = "'" + text + "' is not a number of seconds between " +
-           std::to_string(min_seconds).substr(0, 5) + " and 86400";
+  std::chrono::milliseconds value{};
+  if (!ParseDuration(text, &value, err)) return false;
+  if (value < min || value > std::chrono::hours(24)) {
+    *err = "'" + text + "' is not a duration from " + FormatSeconds(min) + "s to 24h";
     return false;
   }
-  *out = std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+  *out = value;
   return true;
 }
 
@@ -70,7 +70,7 @@ Kind Whole(Field<int> field, long lo, long hi, const char* takes) {
 }
 
 Kind YesNo(Field<bool> field) {
-  return {"true or false",
+  Kind kind{"true or false",
           [field](const std::string& text, Settings* s, std::string* err) {
             if (text != "true" && text != "false") {
               *err = "'" + text + "' is not true or false";
@@ -80,18 +80,20 @@ Kind YesNo(Field<bool> field) {
             return true;
           },
           [field](const Settings& s) { return std::string(s.*field ? "true" : "false"); }};
+  kind.choices = {"true", "false"};
+  return kind;
 }
 
-Kind Seconds(Field<std::chrono::milliseconds> field, double min_seconds) {
-  return {"a number of seconds",
+Kind Seconds(Field<std::chrono::milliseconds> field, std::chrono::milliseconds min) {
+  return {"a duration",
           [=](const std::string& text, Settings* s, std::string* err) {
-            return ParseSeconds(text, min_seconds, &(s->*field), err);
+            return ParseSeconds(text, min, &(s->*field), err);
           },
           [field](const Settings& s) { return FormatSeconds(s.*field); }};
 }
 
 Kind BackendName() {
-  return {
+  Kind kind{
     "a backend name",
     [](const std::string& text, Settings* s, std::string* err) {
       if (!backend::CheckName(text, err)) return false;
@@ -99,10 +101,12 @@ Kind BackendName() {
       return true;
     },
     [](const Settings& s) { return s.backend; }};
+  kind.choices = backend::Names();
+  return kind;
 }
 
 Kind EngineName() {
-  return {
+  Kind kind{
     "an engine name",
     [](const std::string& text, Settings* s, std::string* err) {
       std::string known;
@@ -117,10 +121,12 @@ Kind EngineName() {
       return false;
     },
     [](const Settings& s) { return s.engine; }};
+  kind.choices.assign(std::begin(engine::kEngineNames), std::end(engine::kEngineNames));
+  return kind;
 }
 
 Kind MasterPlace() {
-  return {
+  Kind kind{
     "where the master runs",
     [](const std::string& text, Settings* s, std::string* err) {
       if (text != "local" && text != "cluster") {
@@ -131,6 +137,8 @@ Kind MasterPlace() {
       return true;
     },
     [](const Settings& s) { return std::string(s.master_in_cluster ? "cluster" : "local"); }};
+  kind.choices = {"local", "cluster"};
+  return kind;
 }
 
 // Slurm's --time: minutes, or [days-]hours:minutes[:seconds] and the like;
@@ -166,18 +174,23 @@ Kind SbatchOptions() {
   return kind;
 }
 
+// Any case; debug is info, the most fiber tells.
 Kind LogLevel() {
-  return {
+  Kind kind{
     "a log level",
     [](const std::string& text, Settings* s, std::string* err) {
-      if (text != "info" && text != "warning") {
-        *err = "'" + text + "' is not a log level (info or warning)";
+      std::string level = text;
+      for (char& c : level) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (level != "debug" && level != "info" && level != "warning") {
+        *err = "'" + text + "' is not a log level (debug, info or warning)";
         return false;
       }
-      s->verbose = text == "info";
+      s->verbose = level != "warning";
       return true;
     },
     [](const Settings& s) { return std::string(s.verbose ? "info" : "warning"); }};
+  kind.choices = {"debug", "info", "warning"};
+  return kind;
 }
 
 // A value with a parser and a formatter of its own (config/quantities.hpp).
@@ -208,22 +221,23 @@ const std::vector<Setting>& Table() {
      "the run's one port, through which every pool is served (0: any free one)",
      Whole(&Settings::listen_port, 0, 65535, "a port number")},
     {"heartbeat_interval", kHeartbeatInterval, "--heartbeat-interval",
-     "seconds between ZeroMQ heartbeats on each worker's connection", Seconds(&Settings::heartbeat_interval, 0.01)},
+     "time between ZeroMQ heartbeats on each worker's connection (e.g. 2, 2s or 500ms)",
+     Seconds(&Settings::heartbeat_interval, std::chrono::milliseconds(10))},
     {"heartbeat_timeout", kHeartbeatTimeout, "--heartbeat-timeout",
-     "seconds of silence after which a worker, or the master, counts as dead",
-     Seconds(&Settings::heartbeat_timeout, 0.1)},
+     "silence after which a worker, or the master, counts as dead (e.g. 5s)",
+     Seconds(&Settings::heartbeat_timeout, std::chrono::milliseconds(100))},
     {"start_timeout", kStartTimeout, "--start-timeout",
-     "seconds a new worker may take to connect (and a worker waits for its master)",
-     Seconds(&Settings::start_timeout, 0.1)},
+     "how long a new worker may take to connect, and a worker waits for its master (e.g. 1m)",
+     Seconds(&Settings::start_timeout, std::chrono::milliseconds(100))},
     {"prefetch", "FIBER_PREFETCH", "--prefetch",
      "the fewest tasks a worker holds at once; fed short tasks it asks for more",
      Whole(&Settings::prefetch, 1, wire::kMaxCredit, "a whole number")},
-    {"log", "FIBER_LOG", "--log", "warning, or info to also log workers connecting", LogLevel()},
+    {"log", "FIBER_LOG", "--log", "warning, or info (or debug) to also log workers connecting", LogLevel()},
     {"cpu", "FIBER_CPU", "--cpu",
      "CPUs each worker asks for, e.g. 2, 0.5 or 500m (0: the backend's default)",
      Quantity(&Settings::cpu_millis, "a number of CPUs", ParseCpu, FormatCpu)},
     {"memory", "FIBER_MEMORY", "--memory",
-     "memory each worker asks for, e.g. 512Mi, 2Gi, 1G or 256m (0: the backend's default)",
+     "memory each worker asks for, e.g. 512Mi, 2Gi, 2GB or 256m (0: the backend's default)",
      Quantity(&Settings::memory_mib, "a size", ParseMemory, FormatMemory)},
     {"gpu", "FIBER_GPU", "--gpu", "GPUs each worker asks for",
      Whole(&Settings::gpu, 0, 1024, "a whole number")},

@@ -27,6 +27,8 @@ struct Kind {
   /// Set for a list: a settings file may give a YAML list, whose items are
   /// joined with this separator (as the variable and flag take them).
   const char* list_separator = nullptr;
+  /// Every value it takes, when they are few: what completion offers.
+  std::vector<std::string> choices = {};
 };
 
 struct Setting {

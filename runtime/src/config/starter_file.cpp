@@ -7,15 +7,17 @@ namespace fiber::config {
 std::string StarterFile() {
   std::string text =
       "# fiber settings for programs started in this directory or below it.\n"
-      "# Each key shows its default; uncomment a line to change it. FIBER_*\n"
-      "# variables and flags override this file, and this file overrides\n"
-      "# ~/.config/fiber/config.yaml.\n";
+      "# Each key shows its default; uncomment a line (remove its #) to change\n"
+      "# it. A key with no default shows what it takes in <>, to replace.\n"
+      "# FIBER_* variables and flags override this file, and this file\n"
+      "# overrides ~/.config/fiber/config.yaml.\n";
   const Settings defaults;
   for (const Setting& s : Table()) {
     const std::string value = s.kind.show(defaults);
     text += std::string("\n# ") + s.description + "\n";
-    // A setting without a default is shown by example only.
-    text += value.empty() ? std::string("# ") + s.key + ": NAME\n"
+    // A setting without a default shows what it takes, as prose: a line
+    // uncommented as it stands would set it to the placeholder.
+    text += value.empty() ? std::string("# ") + s.key + ": <" + s.kind.takes + ">\n"
                           : std::string("#") + s.key + ": " + value + "\n";
   }
   text +=

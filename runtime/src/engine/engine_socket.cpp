@@ -66,8 +66,15 @@ bool FindSocket(const std::string& engine, const config::Getenv& getenv, std::st
   }
   std::string tried;
   for (const auto& path : candidates) tried += (tried.empty() ? "" : ", ") + path;
-  *err = "no container engine (engine: " + engine + "): none of " + tried +
-         " exists; start Docker or `podman system service`, or set DOCKER_HOST=unix://PATH";
+  // The variable this engine reads, as CandidateSockets reads it.
+  const std::string set = engine == "docker"   ? "DOCKER_HOST=unix://PATH"
+                          : engine == "podman" ? "CONTAINER_HOST=unix://PATH"
+                                               : "DOCKER_HOST or CONTAINER_HOST=unix://PATH";
+  const std::string start = engine == "docker"   ? "start Docker"
+                            : engine == "podman" ? "start `podman system service`"
+                                                 : "start Docker or `podman system service`";
+  *err = "no container engine (engine: " + engine + "): none of " + tried + " exists; " + start +
+         ", or set " + set;
   return false;
 }
 

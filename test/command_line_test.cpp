@@ -1,0 +1,111 @@
+// The fiber command line as a user first meets it, against the real binary:
+// where the program's words start ("--" or the first word that is not one of
+// run's options), an unknown option named as one (125), usage from fiber
+// alone and fiber help, the version, settings flags in the spellings users
+// type, and a misspelt FIBER_* variable warned about once.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/fiber_command.hpp"
+#include "support/temp_dir.hpp"
+
+using fiber::testing::Fiber;
+using fiber::testing::TempDir;
+
+namespace {
+
+// A fiber with no settings file in reach: its own config home, run from an
+// empty directory.
+struct Plain : Fiber {
+  TempDir here;
+  Plain() { env["XDG_CONFIG_HOME"] = here.path() + "/config"; }
+  std::tuple<int, std::string, std::string> Do(std::vector<std::string> args) {
+    return Run(std::move(args), here.path());
+  }
+};
+
+}  // namespace
+
+TEST_CASE("the program's words start after -- or at the first word that is not run's") {
+  Plain fiber;
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"run", "-q", "--", "/bin/echo", "--flag", "a"},
+           {"run", "-q", "/bin/echo", "--flag", "a"},
+           {"run", "-q", "--name", "dashes", "--", "/bin/echo", "--flag", "a"}}) {
+    auto [status, out, err] = fiber.Do(args);
+    CHECK_MESSAGE(status == 0, err);
+    CHECK(out == "--flag a\n");
+  }
+  // A -- after the program is the program's.
+  auto [status, out, err] = fiber.Do({"run", "-q", "/bin/echo", "a", "--", "b"});
+  CHECK_MESSAGE(status == 0, err);
+  CHECK(out == "a -- b\n");
+}
+
+TEST_CASE("an unknown option of fiber run is named as one, status 125, not a missing program") {
+  Plain fiber;
+  for (const std::string bogus : {"--bogus", "--bogus=1", "-z"}) {
+    auto [status, out, err] = fiber.Do({"run", bogus, "/bin/echo", "hi"});
+    CHECK(status == 125);
+    const std::string name = bogus.substr(0, bogus.find('='));
+    CHECK_MESSAGE(err.rfind("fiber: error: unknown option " + name + " for fiber run", 0) == 0, err);
+    CHECK(err.find("not found") == std::string::npos);
+    CHECK(out.empty());
+  }
+  auto [status, out, err] = fiber.Do({"run", "--bogus", "--", "/bin/echo", "hi"});
+  CHECK(status == 125);
+  CHECK(err.find("unknown option --bogus") != std::string::npos);
+}
+
+TEST_CASE("fiber alone and fiber help print the usage and succeed, as docker does") {
+  Plain fiber;
+  for (const auto& args : std::vector<std::vector<std::string>>{{}, {"help"}, {"--help"}}) {
+    auto [status, out, err] = fiber.Do(args);
+    CHECK(status == 0);
+    CHECK(out.find("Usage: fiber") != std::string::npos);
+    for (const char* command : {"run", "ps", "logs", "stop", "config", "image", "init", "version"})
+      CHECK_MESSAGE(out.find(std::string("\n  ") + command + " ") != std::string::npos, command);
+    CHECK(out.find("__complete") == std::string::npos);  // for completion, not users
+  }
+}
+
+TEST_CASE("fiber run --help shows where PROGRAM and its ARGS go") {
+  Plain fiber;
+  auto [status, out, err] = fiber.Do({"run", "--help"});
+  CHECK(status == 0);
+  CHECK(out.find("Usage: fiber run [OPTIONS] [--] PROGRAM [ARGS...]\n") != std::string::npos);
+}
+
+TEST_CASE("fiber --version and fiber version print the project's version") {
+  Plain fiber;
+  for (const char* word : {"--version", "version"}) {
+    auto [status, out, err] = fiber.Do({word});
+    CHECK(status == 0);
+    CHECK(out == "fiber " FIBER_VERSION "\n");
+  }
+}
+
+TEST_CASE("settings flags take durations, sizes with B and log levels in any case") {
+  Plain fiber;
+  auto [status, out, err] = fiber.Do({"config", "show", "--json", "--start-timeout", "2m",
+                                      "--heartbeat-interval", "500ms", "--memory", "512MiB",
+                                      "--log", "DEBUG"});
+  REQUIRE_MESSAGE(status == 0, err);
+  const auto shown = nlohmann::json::parse(out);
+  CHECK(shown["start_timeout"]["value"] == "120");
+  CHECK(shown["heartbeat_interval"]["value"] == "0.5");
+  CHECK(shown["memory"]["value"] == "512Mi");
+  CHECK(shown["log"]["value"] == "info");
+}
+
+TEST_CASE("a misspelt FIBER_ variable is warned about once, and the command goes on") {
+  Plain fiber;
+  fiber.env["FIBER_BAKCEND"] = "docker";
+  auto [status, out, err] = fiber.Do({"config", "show"});
+  CHECK(status == 0);
+  CHECK(err == "fiber: warning: FIBER_BAKCEND is not a fiber setting; did you mean FIBER_BACKEND?\n");
+  auto [run_status, run_out, run_err] = fiber.Do({"run", "-q", "/bin/true"});
+  CHECK(run_status == 0);
+  CHECK(run_err == "fiber: warning: FIBER_BAKCEND is not a fiber setting; did you mean FIBER_BACKEND?\n");
+}
