@@ -17,6 +17,8 @@ void AddLogsCommand(CLI::App& app, int* status);
 void AddStopCommand(CLI::App& app, int* status);
 void AddConfigCommands(CLI::App& app, int* status);
 void AddImageCommands(CLI::App& app, int* status);
+void AddRmCommand(CLI::App& app, int* status);
+void AddPruneCommand(CLI::App& app, int* status);
 
 /// One line on stderr, "fiber: error: ...".
 void Error(const std::string& message);

@@ -49,6 +49,8 @@ int main(int argc, char** argv) {
   fiber::cli::AddStopCommand(app, &status);
   fiber::cli::AddConfigCommands(app, &status);
   fiber::cli::AddImageCommands(app, &status);
+  fiber::cli::AddRmCommand(app, &status);
+  fiber::cli::AddPruneCommand(app, &status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -104,7 +104,7 @@ _fiber() {
     [[ $split == true ]] && return
 
     if ((cword == 1)); then
-        mapfile -t COMPREPLY < <(compgen -W 'run ps logs stop config image init -h --help' -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W 'run ps logs stop rm prune config image init -h --help' -- "$cur")
         return
     fi
 
@@ -143,7 +143,21 @@ _fiber() {
             fi
             ;;
         ps)
-            mapfile -t COMPREPLY < <(compgen -W '-a --all --json -h --help' -- "$cur")
+            if [[ $cur == -* ]]; then
+                mapfile -t COMPREPLY < <(compgen -W '-a --all --json -h --help' -- "$cur")
+            else
+                _fiber_runs
+            fi
+            ;;
+        rm)
+            if [[ $cur == -* ]]; then
+                mapfile -t COMPREPLY < <(compgen -W '-h --help' -- "$cur")
+            else
+                _fiber_runs
+            fi
+            ;;
+        prune)
+            mapfile -t COMPREPLY < <(compgen -W '-h --help' -- "$cur")
             ;;
         logs)
             if [[ $cur == -* ]]; then
@@ -168,10 +182,12 @@ _fiber() {
             ;;
         image)
             if ((cword == 2)); then
-                mapfile -t COMPREPLY < <(compgen -W 'build -h --help' -- "$cur")
+                mapfile -t COMPREPLY < <(compgen -W 'build prune -h --help' -- "$cur")
+            elif [[ ${words[2]} == prune && $cur == -* ]]; then
+                mapfile -t COMPREPLY < <(compgen -W "$settings -h --help" -- "$cur")
             elif [[ ${words[2]} == build && $cur == -* ]]; then
                 mapfile -t COMPREPLY < <(compgen -W "--push -q --quiet $settings -h --help" -- "$cur")
-            elif [[ ${words[2]} == build ]]; then
+            elif [[ ${words[2]} == build || ${words[2]} == prune ]]; then
                 compopt -o filenames 2>/dev/null
                 mapfile -t COMPREPLY < <({ compgen -c -- "$cur"; compgen -f -- "$cur"; } | sort -u)
             fi
