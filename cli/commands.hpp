@@ -27,6 +27,8 @@ void AddLogsCommand(CLI::App& app, int* status);
 void AddStopCommand(CLI::App& app, int* status);
 void AddConfigCommands(CLI::App& app, int* status);
 void AddImageCommands(CLI::App& app, int* status);
+void AddRmCommand(CLI::App& app, int* status);
+void AddPruneCommand(CLI::App& app, int* status);
 void AddCompleteCommand(CLI::App& app, int* status);
 
 /// What fiber --version prints: "fiber 0.1.0", the project's version in

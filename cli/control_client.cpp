@@ -8,7 +8,8 @@
 
 namespace fiber::cli {
 
-bool ControlClient::Query(const std::string& run_dir, nlohmann::json* status, std::string* err) {
+bool ControlClient::Query(const std::string& run_dir, const std::string& request,
+                          nlohmann::json* status, std::string* err) {
   const std::string path = runs::ControlSocketPath(run_dir);
   struct stat st{};
   if (::stat(path.c_str(), &st) != 0) {
@@ -21,7 +22,7 @@ bool ControlClient::Query(const std::string& run_dir, nlohmann::json* status, st
     req.set(zmq::sockopt::rcvtimeo, 1000);
     req.set(zmq::sockopt::sndtimeo, 1000);
     req.connect("ipc://" + path);
-    if (!req.send(zmq::str_buffer("status"), zmq::send_flags::none)) {
+    if (!req.send(zmq::buffer(request), zmq::send_flags::none)) {
       *err = "the master does not answer";
       return false;
     }

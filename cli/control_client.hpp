@@ -1,4 +1,4 @@
-// Asks running masters for their status over their runs' control sockets
+// Asks running masters for their status and workers over their runs' control sockets
 // (runtime/src/master/control.hpp answers). Not thread-safe.
 #pragma once
 
@@ -11,9 +11,11 @@ namespace fiber::cli {
 class ControlClient {
  public:
   ControlClient() : context_(1) {}
-  /// The master's status as JSON; false with *err when it does not answer
-  /// within a second (not running, or busy).
-  [[nodiscard]] bool Query(const std::string& run_dir, nlohmann::json* status, std::string* err);
+  /// The master's answer to request ("status": its numbers; "detail":
+  /// those and each worker's state and task) as JSON; false with *err when
+  /// it does not answer within a second (not running, or busy).
+  [[nodiscard]] bool Query(const std::string& run_dir, const std::string& request,
+                           nlohmann::json* status, std::string* err);
 
  private:
   zmq::context_t context_;

@@ -1,6 +1,7 @@
 // fiber image build PROGRAM [--push REGISTRY/NAME[:TAG]]: packages PROGRAM
 // as fiber run would for a container backend, and only that. The reference
 // goes to stdout, for scripts; what went into the image, to stderr.
+// fiber image prune [PROGRAM]: removes those images (image_prune.hpp).
 #include <unistd.h>
 
 #include <cstdlib>
@@ -8,6 +9,7 @@
 
 #include "commands.hpp"
 #include "image_build.hpp"
+#include "image_prune.hpp"
 #include "supervisor.hpp"
 
 namespace fiber::cli {
@@ -48,6 +50,28 @@ int Build(const ImageOptions& o) {
   return 0;
 }
 
+struct PruneOptions {
+  SettingsFlags settings;
+  std::string program;  // empty: every program's
+};
+
+int Prune(const PruneOptions& o) {
+  config::Resolved resolved;
+  engine::Client engine;
+  PrunedImages pruned;
+  std::string err;
+  const std::string repository = o.program.empty() ? "" : image::RepositoryFor(o.program);
+  if (!o.settings.Resolve(&resolved, &err) || !ConnectImageEngine(resolved.settings, &engine, &err) ||
+      !PruneImages(engine, repository, &pruned, &err)) {
+    ReportPrunedImages(pruned);
+    Error(err);
+    return 1;
+  }
+  ReportPrunedImages(pruned);
+  std::printf("Total reclaimed space: %s\n", HumanSize(pruned.bytes).c_str());
+  return 0;
+}
+
 }  // namespace
 
 void AddImageCommands(CLI::App& app, int* status) {
@@ -62,6 +86,12 @@ void AddImageCommands(CLI::App& app, int* status) {
   build->add_flag("-q,--quiet", options->quiet, "only the reference, on stdout");
   options->settings.AddTo(*build);
   build->callback([options, status] { *status = Build(*options); });
+  auto prune_options = std::make_shared<PruneOptions>();
+  CLI::App* prune = image->add_subcommand(
+      "prune", "remove the images fiber packaged into the local engine that no run uses");
+  prune->add_option("PROGRAM", prune_options->program, "only the images of this program");
+  prune_options->settings.AddTo(*prune);
+  prune->callback([prune_options, status] { *status = Prune(*prune_options); });
 }
 
 }  // namespace fiber::cli

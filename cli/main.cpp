@@ -58,6 +58,8 @@ int main(int argc, char** argv) {
   fiber::cli::AddStopCommand(app, &status);
   fiber::cli::AddConfigCommands(app, &status);
   fiber::cli::AddImageCommands(app, &status);
+  fiber::cli::AddRmCommand(app, &status);
+  fiber::cli::AddPruneCommand(app, &status);
   fiber::cli::AddCompleteCommand(app, &status);
   // The app's own usage: app.help() would give that of the subcommand chosen.
   const auto usage = [&app] {

@@ -1,9 +1,10 @@
-// fiber ps [-a] [--json]: the runs of this user, from their records and
+// fiber ps [-a] [--json] [RUN]: the runs of this user, from their records and
 // processes, with live numbers from each running master, and the containers
 // of container runs and the pods of Kubernetes runs as the engine or the
 // cluster lists them by label, and the Slurm jobs of Slurm runs as squeue
 // lists them by name (right after a crash of fiber run or the master too),
-// with why pods and jobs wait.
+// with why pods and jobs wait. With RUN, that one run in detail: its
+// workers with their state and task, its tasks done, failed and queued.
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -23,11 +24,18 @@ namespace fiber::cli {
 
 namespace {
 
+// The numbers a running master answers with (master/control.hpp).
+constexpr const char* kMasterNumbers[] = {"workers_ready", "workers_wanted", "tasks_running",
+                                          "tasks_queued",  "tasks_done",     "tasks_failed"};
+
+long long Now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 std::string Age(long long created) {
-  const long long now = std::chrono::duration_cast<std::chrono::seconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
-  const long long s = std::max(0LL, now - created);
+  const long long s = std::max(0LL, Now() - created);
   if (s < 120) return std::to_string(s) + "s";
   if (s < 7200) return std::to_string(s / 60) + "m";
   if (s < 172800) return std::to_string(s / 3600) + "h";
@@ -56,7 +64,8 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r,
                       {"state", to_string(state)}, {"program", r.program}, {"created", r.created},
                       {"age", Age(r.created)},     {"exit_status", nullptr},
                       {"workers_ready", nullptr},  {"workers_wanted", nullptr},
-                      {"tasks_running", nullptr},  {"tasks_queued", nullptr}};
+                      {"tasks_running", nullptr},  {"tasks_queued", nullptr},
+                      {"tasks_done", nullptr},     {"tasks_failed", nullptr}};
   if (r.exit_status) j["exit_status"] = *r.exit_status;
   std::string err;
   if (RunsInContainers(r)) {
@@ -105,8 +114,8 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r,
     }
   }
   nlohmann::json status;
-  if (state == RunState::kRunning && control.Query(r.dir, &status, &err)) {
-    for (const char* key : {"workers_ready", "workers_wanted", "tasks_running", "tasks_queued"})
+  if (state == RunState::kRunning && control.Query(r.dir, "status", &status, &err)) {
+    for (const char* key : kMasterNumbers)
       if (status.contains(key)) j[key] = status[key];
   }
   return j;
@@ -139,6 +148,17 @@ std::string WorkersCell(const nlohmann::json& row) {
   return std::to_string(running) + " running";
 }
 
+// Why pods or jobs wait, once per reason: "  w3, w4: not scheduled: 0/1 nodes are available: ...".
+void PrintWaiting(const nlohmann::json& row) {
+  std::map<std::string, std::string> waiting;
+  for (const auto& p : Placed(row))
+    if (!p.value("waiting", "").empty()) {
+      std::string& who = waiting[p["waiting"].get<std::string>()];
+      who += (who.empty() ? "" : ", ") + p.value("worker", "");
+    }
+  for (const auto& [why, who] : waiting) std::printf("  %s: %s\n", who.c_str(), why.c_str());
+}
+
 int Ps(bool all, bool json) {
   RunStore store(RunsRoot());
   ControlClient control;
@@ -155,26 +175,88 @@ int Ps(bool all, bool json) {
     std::printf("%s\n", rows.dump(2).c_str());
     return 0;
   }
-  std::printf("%-12s  %-16s  %-8s  %-12s  %-9s  %-9s  %-5s  %s\n", "RUN ID", "NAME", "BACKEND",
-              "STATE", "WORKERS", "TASKS", "AGE", "EXIT");
+  // TASKS says what its two numbers are; WORKERS reads as kubectl's READY.
+  std::printf("%-12s  %-16s  %-8s  %-12s  %-9s  %-16s  %-5s  %s\n", "RUN ID", "NAME", "BACKEND",
+              "STATE", "WORKERS", "TASKS RUN/QUEUED", "AGE", "EXIT");
   for (const auto& row : rows) {
     const std::string name = row["name"].get<std::string>().substr(0, 16);
-    std::printf("%-12s  %-16s  %-8s  %-12s  %-9s  %-9s  %-5s  %s\n",
+    std::printf("%-12s  %-16s  %-8s  %-12s  %-9s  %-16s  %-5s  %s\n",
                 row["id"].get<std::string>().c_str(), name.c_str(),
                 row["backend"].get<std::string>().c_str(), row["state"].get<std::string>().c_str(),
                 WorkersCell(row).c_str(),
                 Cell(row["tasks_running"], row["tasks_queued"]).c_str(),
                 row["age"].get<std::string>().c_str(),
                 row["exit_status"].is_null() ? "" : row["exit_status"].dump().c_str());
-    // Why pods or jobs wait, once per reason: "  w3, w4: not scheduled: 0/1 nodes are available: ...".
-    std::map<std::string, std::string> waiting;
-    for (const auto& p : Placed(row))
-      if (!p.value("waiting", "").empty()) {
-        std::string& who = waiting[p["waiting"].get<std::string>()];
-        who += (who.empty() ? "" : ", ") + p.value("worker", "");
-      }
-    for (const auto& [why, who] : waiting) std::printf("  %s: %s\n", who.c_str(), why.c_str());
+    PrintWaiting(row);
   }
+  return 0;
+}
+
+// "1h 02m 03s", "4m 05s", "6s".
+std::string Elapsed(long long s) {
+  char text[48];
+  if (s >= 3600)
+    std::snprintf(text, sizeof text, "%lldh %02lldm %02llds", s / 3600, s / 60 % 60, s % 60);
+  else if (s >= 60)
+    std::snprintf(text, sizeof text, "%lldm %02llds", s / 60, s % 60);
+  else
+    std::snprintf(text, sizeof text, "%llds", s);
+  return text;
+}
+
+// One run in detail: the list's fields, its elapsed seconds, and from a
+// running master its workers, each with its state and task.
+int PsOne(const std::string& key, bool json) {
+  RunStore store(RunsRoot());
+  RunRecord r;
+  std::string err;
+  if (!store.Find(key, &r, &err)) {
+    Error(err);
+    return 1;
+  }
+  ControlClient control;
+  const std::optional<SlurmJobs> slurm_jobs = ListSlurmJobs({r});
+  nlohmann::json row = Describe(control, r, slurm_jobs);
+  row["elapsed"] = std::max(0LL, (r.ended ? r.ended : Now()) - r.created);
+  row["workers"] = nullptr;  // null: no master to ask
+  nlohmann::json detail;
+  if (row["state"] == "running" && control.Query(r.dir, "detail", &detail, &err) &&
+      detail.contains("workers") && detail["workers"].is_array()) {
+    // The numbers of the same moment as the workers.
+    for (const char* key : kMasterNumbers)
+      if (detail.contains(key)) row[key] = detail[key];
+    row["workers"] = detail["workers"];
+    row["workers_total"] = detail.value("workers_total", detail["workers"].size());
+  }
+  if (json) {
+    std::printf("%s\n", row.dump(2).c_str());
+    return 0;
+  }
+  auto number = [&](const char* field) {
+    return row[field].is_null() ? std::string("-") : row[field].dump();
+  };
+  std::printf("Run:      %s\n", r.id.c_str());
+  std::printf("Name:     %s\n", r.name.c_str());
+  std::printf("Program:  %s\n", r.program.c_str());
+  std::printf("Backend:  %s\n", r.backend.c_str());
+  std::printf("State:    %s%s\n", row["state"].get<std::string>().c_str(),
+              r.exit_status ? (", exit status " + std::to_string(*r.exit_status)).c_str() : "");
+  std::printf("Elapsed:  %s\n", Elapsed(row["elapsed"].get<long long>()).c_str());
+  std::printf("Workers:  %s ready, %s wanted\n", number("workers_ready").c_str(), number("workers_wanted").c_str());
+  std::printf("Tasks:    %s done, %s failed, %s running, %s queued\n", number("tasks_done").c_str(),
+              number("tasks_failed").c_str(), number("tasks_running").c_str(), number("tasks_queued").c_str());
+  PrintWaiting(row);
+  if (!row["workers"].is_array()) return 0;
+  std::printf("\n%-10s  %-8s  %-8s  %s\n", "WORKER", "PID", "STATE", "TASK");
+  for (const auto& w : row["workers"]) {
+    const std::string task = w.value("task", "");
+    std::printf("%-10s  %-8s  %-8s  %s\n", w.value("id", "").c_str(),
+                w.value("pid", 0L) > 0 ? std::to_string(w.value("pid", 0L)).c_str() : "-",
+                w.value("state", "").c_str(), task.empty() ? "-" : task.c_str());
+  }
+  const std::size_t total = row.value("workers_total", std::size_t{0});
+  if (total > row["workers"].size())
+    std::printf("(and %zu more)\n", total - row["workers"].size());
   return 0;
 }
 
@@ -183,10 +265,12 @@ int Ps(bool all, bool json) {
 void AddPsCommand(CLI::App& app, int* status) {
   auto all = std::make_shared<bool>(false);
   auto json = std::make_shared<bool>(false);
-  CLI::App* ps = app.add_subcommand("ps", "list runs and their workers");
+  auto run = std::make_shared<std::string>();
+  CLI::App* ps = app.add_subcommand("ps", "list runs, or show one run's workers and tasks");
   ps->add_flag("-a,--all", *all, "also runs that have ended");
-  ps->add_flag("--json", *json, "a JSON array, for scripts");
-  ps->callback([=] { *status = Ps(*all, *json); });
+  ps->add_flag("--json", *json, "JSON, for scripts: an array of runs, or the one run's object");
+  ps->add_option("RUN", *run, "show this run in detail: run id, unique prefix of one, or name");
+  ps->callback([=] { *status = run->empty() ? Ps(*all, *json) : PsOne(*run, *json); });
 }
 
 }  // namespace fiber::cli

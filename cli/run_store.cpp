@@ -10,10 +10,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include "runs/run_dir.hpp"
 
@@ -54,6 +56,7 @@ bool ReadRecord(const std::string& dir, RunRecord* r) {
     r->backend = j.value("backend", "");
     r->settings = j.value("settings", std::map<std::string, std::string>{});
     r->created = j.value("created", 0LL);
+    r->created_ns = j.value("created_ns", 0LL);
     r->supervisor_pid = j.value("supervisor_pid", 0L);
     r->master_pid = j.value("master_pid", 0L);
     r->master_start = j.value("master_start", 0ULL);
@@ -64,6 +67,8 @@ bool ReadRecord(const std::string& dir, RunRecord* r) {
   const json s = json::parse(status, nullptr, false);
   if (!s.is_discarded() && s.contains("exit_status") && s["exit_status"].is_number_integer())
     r->exit_status = s["exit_status"].get<int>();
+  if (!s.is_discarded() && s.contains("ended") && s["ended"].is_number_integer())
+    r->ended = s["ended"].get<long long>();
   return true;
 }
 
@@ -104,9 +109,9 @@ bool RunStore::Create(RunRecord* record, std::string* err) {
     }
   }
   if (!runs::MakePrivateDirs(runs::WorkersDir(record->dir), err)) return false;
-  record->created = std::chrono::duration_cast<std::chrono::seconds>(
-                        std::chrono::system_clock::now().time_since_epoch())
-                        .count();
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  record->created = std::chrono::duration_cast<std::chrono::seconds>(now).count();
+  record->created_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
   if (record->name.empty()) record->name = record->id;
   return Save(*record, err);
 }
@@ -120,6 +125,7 @@ bool RunStore::Save(const RunRecord& r, std::string* err) {
                     {"backend", r.backend},
                     {"settings", r.settings},
                     {"created", r.created},
+                    {"created_ns", r.created_ns},
                     {"supervisor_pid", r.supervisor_pid},
                     {"master_pid", r.master_pid},
                     {"master_start", r.master_start}},
@@ -144,28 +150,59 @@ std::vector<RunRecord> RunStore::List() const {
   }
   ::closedir(d);
   std::sort(runs.begin(), runs.end(), [](const RunRecord& a, const RunRecord& b) {
-    return a.created != b.created ? a.created < b.created : a.id < b.id;
+    return std::tie(a.created, a.created_ns, a.id) < std::tie(b.created, b.created_ns, b.id);
   });
   return runs;
 }
 
 bool RunStore::Find(const std::string& key, RunRecord* record, std::string* err) const {
-  std::vector<RunRecord> matches;
-  for (auto& r : List()) {
-    if (r.name == key || r.id == key) {
+  const std::vector<RunRecord> runs = List();  // oldest first
+  const RunRecord* named = nullptr;
+  std::vector<const RunRecord*> prefixed;
+  for (const RunRecord& r : runs) {
+    if (r.id == key) {
       *record = r;
       return true;
     }
-    if (!key.empty() && r.id.rfind(key, 0) == 0) matches.push_back(std::move(r));
+    // A name means its newest run, the running one when there is one: a
+    // name reused after its run ended names the new run.
+    if (r.name == key && (!named || StateOf(r) == RunState::kRunning ||
+                          StateOf(*named) != RunState::kRunning))
+      named = &r;
+    if (!key.empty() && r.id.rfind(key, 0) == 0) prefixed.push_back(&r);
   }
-  if (matches.size() == 1) {
-    *record = matches[0];
+  if (named) {
+    *record = *named;
     return true;
   }
-  *err = matches.empty() ? "no run has the id or name '" + key + "' (see fiber ps -a)"
-                         : "'" + key + "' is the start of " + std::to_string(matches.size()) +
-                               " run ids; give more of it";
+  if (prefixed.size() == 1) {
+    *record = *prefixed[0];
+    return true;
+  }
+  if (prefixed.empty()) {
+    *err = "no run has the id or name '" + key + "' (see fiber ps -a)";
+    return false;
+  }
+  *err = "'" + key + "' is the start of " + std::to_string(prefixed.size()) +
+         " run ids; give more of it:";
+  for (const RunRecord* r : prefixed)
+    *err += "\n  " + r->id + "  " + r->name + "  " + to_string(StateOf(*r));
   return false;
+}
+
+bool RunStore::Remove(const RunRecord& r, unsigned long long* bytes, std::string* err) {
+  namespace fs = std::filesystem;
+  *bytes = 0;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(r.dir, ec); !ec && it != fs::end(it); it.increment(ec))
+    if (it->is_regular_file(ec) && !it->is_symlink(ec)) *bytes += it->file_size(ec);
+  ec.clear();
+  fs::remove_all(r.dir, ec);
+  if (ec) {
+    *err = "cannot remove " + r.dir + ": " + ec.message();
+    return false;
+  }
+  return true;
 }
 
 RunState RunStore::StateOf(const RunRecord& r) {

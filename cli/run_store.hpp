@@ -21,10 +21,12 @@ struct RunRecord {
   std::string backend;
   std::map<std::string, std::string> settings;  // resolved, by key, as files write them
   long long created = 0;  // Unix seconds
+  long long created_ns = 0;  // the same in nanoseconds: which of a second's runs is newer
   long supervisor_pid = 0;
   long master_pid = 0;
   unsigned long long master_start = 0;  // the master's start time (/proc), against pid reuse
   std::optional<int> exit_status;       // from status.json, once it ended
+  long long ended = 0;                  // from status.json: Unix seconds, once it ended
 };
 
 enum class RunState { kRunning, kExited, kMasterDied };
@@ -44,9 +46,13 @@ class RunStore {
 
   /// Every run, oldest first (unreadable directories are skipped).
   std::vector<RunRecord> List() const;
-  /// The run whose id starts with key, or whose name is key; false with
-  /// *err when none or several match.
+  /// The run whose id is key, else the newest run named key (the newest
+  /// running one when one runs), else the one run whose id starts with key;
+  /// false with *err when none matches, or when several ids start with key
+  /// (*err lists them).
   [[nodiscard]] bool Find(const std::string& key, RunRecord* record, std::string* err) const;
+  /// Removes an ended run's directory; *bytes is the space it took.
+  [[nodiscard]] bool Remove(const RunRecord& record, unsigned long long* bytes, std::string* err);
   /// Whether it still runs, judged from its processes and status.
   static RunState StateOf(const RunRecord& record);
 

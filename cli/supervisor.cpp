@@ -156,7 +156,7 @@ int Supervise(const Program& p, const SuperviseOptions& o, std::string* err) {
   auto show_progress = [&] {
     nlohmann::json s;
     std::string unused;
-    if (!control.Query(o.run_dir, &s, &unused)) return;
+    if (!control.Query(o.run_dir, "status", &s, &unused)) return;
     const int ready = s.value("workers_ready", 0), wanted = s.value("workers_wanted", 0);
     const std::string line = ready < wanted ? "fiber: workers ready " + std::to_string(ready) +
                                                   "/" + std::to_string(wanted)

@@ -134,7 +134,7 @@ _fiber() {
     [[ $split == true ]] && return
 
     if ((cword == 1)); then
-        mapfile -t COMPREPLY < <(compgen -W 'run ps logs stop config image init help version -h --help --version' -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W 'run ps logs stop rm prune config image init help version -h --help --version' -- "$cur")
         return
     fi
 
@@ -173,7 +173,21 @@ _fiber() {
             fi
             ;;
         ps)
-            mapfile -t COMPREPLY < <(compgen -W '-a --all --json -h --help' -- "$cur")
+            if [[ $cur == -* ]]; then
+                mapfile -t COMPREPLY < <(compgen -W '-a --all --json -h --help' -- "$cur")
+            else
+                _fiber_runs
+            fi
+            ;;
+        rm)
+            if [[ $cur == -* ]]; then
+                mapfile -t COMPREPLY < <(compgen -W '-h --help' -- "$cur")
+            else
+                _fiber_runs
+            fi
+            ;;
+        prune)
+            mapfile -t COMPREPLY < <(compgen -W '-h --help' -- "$cur")
             ;;
         logs)
             if [[ $cur == -* ]]; then
@@ -198,10 +212,12 @@ _fiber() {
             ;;
         image)
             if ((cword == 2)); then
-                mapfile -t COMPREPLY < <(compgen -W 'build -h --help' -- "$cur")
+                mapfile -t COMPREPLY < <(compgen -W 'build prune -h --help' -- "$cur")
+            elif [[ ${words[2]} == prune && $cur == -* ]]; then
+                mapfile -t COMPREPLY < <(compgen -W "$settings -h --help" -- "$cur")
             elif [[ ${words[2]} == build && $cur == -* ]]; then
                 mapfile -t COMPREPLY < <(compgen -W "--push -q --quiet $settings -h --help" -- "$cur")
-            elif [[ ${words[2]} == build ]]; then
+            elif [[ ${words[2]} == build || ${words[2]} == prune ]]; then
                 # PROGRAM: a file (an executable to package), not a command.
                 compopt -o filenames 2>/dev/null
                 mapfile -t COMPREPLY < <(compgen -f -- "$cur")

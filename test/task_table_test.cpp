@@ -73,3 +73,23 @@ TEST_CASE("FailAll finishes every task, pending or leased, with one outcome") {
   CHECK(table.Leases("w0") == 0);
   CHECK_FALSE(table.HasPending());
 }
+
+TEST_CASE("the table counts tasks done and failed, and names the function a worker runs") {
+  auto batch = std::make_shared<Batch>(4);
+  TaskTable table(0);
+  for (std::size_t i = 0; i < 4; ++i) table.Add(Task{i == 0 ? "g" : "f", {"x"}, batch, i});
+  const auto a = table.LeaseNext("w0");
+  const auto b = table.LeaseNext("w1");
+  CHECK(table.FunctionLeasedTo("w0") == "g");
+  CHECK(table.FunctionLeasedTo("w1") == "f");
+  CHECK(table.FunctionLeasedTo("w2") == "");
+  table.Finish(a, {Outcome{Outcome::Kind::kValue, "v", {}}});
+  table.Finish(b, {Outcome{Outcome::Kind::kRemoteError, "boom", "std::runtime_error"}});
+  table.LeaseNext("w0");
+  table.Lose("w0", "gone");  // no retries: it fails
+  CHECK(table.done() == 1);
+  CHECK(table.failed() == 2);
+  table.FailAll({Outcome::Kind::kPoolClosed, "pool terminated", {}});
+  CHECK(table.failed() == 3);
+  CHECK(table.done() == 1);
+}

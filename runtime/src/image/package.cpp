@@ -109,7 +109,7 @@ std::string RepositoryFor(const std::string& path) {
     else if (!name.empty() && name.back() != '-') name += '-';
   }
   while (!name.empty() && name.back() == '-') name.pop_back();
-  return "localhost/fiber/" + (name.empty() ? std::string("program") : name);
+  return kLocalRepositoryPrefix + (name.empty() ? std::string("program") : name);
 }
 
 std::string Image::Tag() const { return std::string(HexOf(config_blob.digest).substr(0, 12)); }

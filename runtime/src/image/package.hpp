@@ -73,6 +73,10 @@ struct Image {
   std::string Reference() const;
 };
 
+/// Where every image fiber makes for this machine's engine is: the
+/// repositories fiber image prune may remove.
+inline constexpr const char* kLocalRepositoryPrefix = "localhost/fiber/";
+
 /// "localhost/fiber/NAME" for a program's or a project directory's path:
 /// its last component in lower case, other characters as single '-'. The
 /// registry part "localhost" says the image is only on this machine, and

@@ -6,8 +6,8 @@
 
 namespace fiber::master {
 
-ControlSocket::ControlSocket(zmq::context_t& context, Status status)
-    : socket_(context, zmq::socket_type::rep), status_(std::move(status)) {
+ControlSocket::ControlSocket(zmq::context_t& context, Status status, Status detail)
+    : socket_(context, zmq::socket_type::rep), status_(std::move(status)), detail_(std::move(detail)) {
   socket_.set(zmq::sockopt::linger, 0);
   socket_.set(zmq::sockopt::maxmsgsize, int64_t{4096});
 }
@@ -28,9 +28,10 @@ void ControlSocket::Answer() {
   for (;;) {
     zmq::message_t request;
     if (!socket_.recv(request, zmq::recv_flags::dontwait)) return;
-    const std::string reply = request.to_string() == "status"
-                                  ? status_()
-                                  : std::string(R"({"error": "unknown request"})");
+    const std::string what = request.to_string();
+    const std::string reply = what == "status"   ? status_()
+                              : what == "detail" ? detail_()
+                                                 : std::string(R"({"error": "unknown request"})");
     (void)socket_.send(zmq::buffer(reply), zmq::send_flags::dontwait);
   }
 }

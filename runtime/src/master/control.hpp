@@ -1,6 +1,7 @@
 // The run's control socket: a ZeroMQ REP socket on a Unix socket in the run's
 // directory (runs/run_dir.hpp), answering "status" with the master's numbers
-// as JSON for `fiber ps`. The directory is its owner's only (mode 0700), and
+// as JSON for `fiber ps`, and "detail" with those and every worker's state
+// and task for `fiber ps RUN`. The directory is its owner's only (mode 0700), and
 // so is the socket. Polled by the dispatcher's I/O thread, which owns it.
 #pragma once
 
@@ -12,9 +13,9 @@ namespace fiber::master {
 
 class ControlSocket {
  public:
-  /// What "status" is answered with (JSON text).
+  /// What "status" or "detail" is answered with (JSON text).
   using Status = std::function<std::string()>;
-  ControlSocket(zmq::context_t& context, Status status);
+  ControlSocket(zmq::context_t& context, Status status, Status detail);
 
   /// Binds in run_dir; false with *err.
   [[nodiscard]] bool Bind(const std::string& run_dir, std::string* err);
@@ -24,7 +25,7 @@ class ControlSocket {
 
  private:
   zmq::socket_t socket_;
-  Status status_;
+  Status status_, detail_;
 };
 
 }  // namespace fiber::master

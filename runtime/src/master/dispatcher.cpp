@@ -64,7 +64,8 @@ bool Dispatcher::Start(std::string* err) {
     return false;
   }
   if (!settings_.run_dir.empty()) {
-    control_ = std::make_unique<ControlSocket>(context_, [this] { return StatusJson(); });
+    control_ = std::make_unique<ControlSocket>(context_, [this] { return StatusJson(); },
+                                               [this] { return DetailJson(); });
     std::string control_err;
     if (!control_->Bind(settings_.run_dir, &control_err)) {
       log::Warning(control_err + "; fiber ps will not show this run's numbers");
@@ -75,22 +76,64 @@ bool Dispatcher::Start(std::string* err) {
   return true;
 }
 
-std::string Dispatcher::StatusJson() const {
+void Dispatcher::RemovePool(wire::Channel channel) {
+  const auto it = pools_.find(channel);
+  if (it == pools_.end()) return;
+  const PoolService::Status s = it->second->status();
+  gone_tasks_done_ += s.tasks_done;
+  gone_tasks_failed_ += s.tasks_failed;
+  pools_.erase(it);
+}
+
+PoolService::Status Dispatcher::Totals() const {
   PoolService::Status total;
+  total.tasks_done = gone_tasks_done_;
+  total.tasks_failed = gone_tasks_failed_;
   for (const auto& [channel, pool] : pools_) {
     const PoolService::Status s = pool->status();
     total.workers_wanted += s.workers_wanted;
     total.workers_ready += s.workers_ready;
     total.tasks_running += s.tasks_running;
     total.tasks_queued += s.tasks_queued;
+    total.tasks_done += s.tasks_done;
+    total.tasks_failed += s.tasks_failed;
   }
-  return nlohmann::json{{"pid", ::getpid()},
-                        {"pools", pools_.size()},
-                        {"workers_wanted", total.workers_wanted},
-                        {"workers_ready", total.workers_ready},
-                        {"tasks_running", total.tasks_running},
-                        {"tasks_queued", total.tasks_queued}}
-      .dump();
+  return total;
+}
+
+namespace {
+
+nlohmann::json StatusOf(const PoolService::Status& total, std::size_t pools) {
+  return {{"pid", ::getpid()},
+          {"pools", pools},
+          {"workers_wanted", total.workers_wanted},
+          {"workers_ready", total.workers_ready},
+          {"tasks_running", total.tasks_running},
+          {"tasks_queued", total.tasks_queued},
+          {"tasks_done", total.tasks_done},
+          {"tasks_failed", total.tasks_failed}};
+}
+
+}  // namespace
+
+std::string Dispatcher::StatusJson() const { return StatusOf(Totals(), pools_.size()).dump(); }
+
+std::string Dispatcher::DetailJson() const {
+  nlohmann::json j = StatusOf(Totals(), pools_.size());
+  nlohmann::json workers = nlohmann::json::array();
+  std::size_t total = 0;
+  for (const auto& [channel, pool] : pools_)
+    for (const PoolService::WorkerTask& w : pool->WorkerTasks())
+      if (++total <= kMostWorkersDetailed)
+        workers.push_back({{"id", w.worker.id},
+                           {"pool", channel},
+                           {"pid", w.worker.pid},
+                           {"state", to_string(w.worker.state)},
+                           {"running", w.worker.running},
+                           {"task", w.task}});
+  j["workers"] = std::move(workers);
+  j["workers_total"] = total;
+  return j.dump();
 }
 
 bool Dispatcher::Post(std::function<void()> fn) {

@@ -52,7 +52,7 @@ class Dispatcher : public Outbox {
 
   // I/O thread only.
   void AddPool(std::unique_ptr<PoolService> pool);
-  void RemovePool(wire::Channel channel) { pools_.erase(channel); }
+  void RemovePool(wire::Channel channel);
   PoolService* FindPool(wire::Channel channel);
   /// A worker id unique within the run: w0, w1, ...
   std::string NewWorkerId() { return "w" + std::to_string(next_worker_++); }
@@ -76,8 +76,14 @@ class Dispatcher : public Outbox {
   /// was reused by a new connection).
   void OnClosed(int fd, Clock::time_point now);
   void ProbeSuspects(Clock::time_point now);
-  /// The run's numbers for the control socket, as JSON.
+  /// The run's numbers, its pools' and those of pools already gone.
+  PoolService::Status Totals() const;
+  /// The run's numbers for the control socket, as JSON ("status").
   std::string StatusJson() const;
+  /// The same with every worker's state and task ("detail"), the first
+  /// kMostWorkersDetailed of them: the answer stays bounded.
+  std::string DetailJson() const;
+  static constexpr std::size_t kMostWorkersDetailed = 256;
 
   config::Settings settings_;
   wire::Credentials credentials_;
@@ -97,6 +103,7 @@ class Dispatcher : public Outbox {
 
   // I/O thread only.
   std::map<wire::Channel, std::unique_ptr<PoolService>> pools_;
+  std::size_t gone_tasks_done_ = 0, gone_tasks_failed_ = 0;  // of removed pools
   RequestService requests_{[this](wire::Channel channel) { return FindPool(channel); }};
   std::atomic<wire::Channel> next_channel_{1};
   std::uint64_t next_worker_ = 0;

@@ -50,7 +50,18 @@ PoolService::Status PoolService::status() const {
   for (const auto& [id, w] : workers_.all()) s.workers_ready += w.state == WorkerState::kReady;
   s.tasks_queued = tasks_.pending();
   s.tasks_running = tasks_.size() - tasks_.pending();
+  s.tasks_done = tasks_.done();
+  s.tasks_failed = tasks_.failed();
   return s;
+}
+
+std::vector<PoolService::WorkerTask> PoolService::WorkerTasks() const {
+  std::vector<WorkerTask> out;
+  for (WorkerInfo& w : workers_.Describe(tasks_)) {
+    std::string task = tasks_.FunctionLeasedTo(w.id);
+    out.push_back({std::move(w), std::move(task)});
+  }
+  return out;
 }
 
 void PoolService::Submit(std::string function, std::vector<std::string> calls,

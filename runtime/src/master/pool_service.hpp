@@ -69,8 +69,16 @@ class PoolService {
   struct Status {
     int workers_wanted = 0, workers_ready = 0;
     std::size_t tasks_running = 0, tasks_queued = 0;  // chunks of calls, as dealt
+    std::size_t tasks_done = 0, tasks_failed = 0;     // finished so far
   };
   Status status() const;
+  /// A worker and the function of the task it runs (empty when idle), as
+  /// `fiber ps RUN` shows it.
+  struct WorkerTask {
+    WorkerInfo worker;
+    std::string task;
+  };
+  std::vector<WorkerTask> WorkerTasks() const;
 
   // From the pool's user (through the dispatcher's inbox).
   void Start(Clock::time_point now);

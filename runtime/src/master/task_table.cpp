@@ -42,6 +42,12 @@ int TaskTable::CallsLeasedTo(const std::string& worker) const {
   return static_cast<int>(calls);
 }
 
+std::string TaskTable::FunctionLeasedTo(const std::string& worker) const {
+  auto it = leases_.find(worker);
+  if (it == leases_.end() || it->second.empty()) return "";
+  return tasks_.at(it->second.front()).task.function;
+}
+
 void TaskTable::Finish(std::uint64_t id, std::vector<detail::Outcome>&& outcomes) {
   auto it = tasks_.find(id);
   if (it == tasks_.end()) return;
@@ -53,11 +59,16 @@ void TaskTable::Finish(std::uint64_t id, std::vector<detail::Outcome>&& outcomes
     std::erase(lease->second, id);
     if (lease->second.empty()) leases_.erase(lease);
   }
+  const bool ok = std::all_of(outcomes.begin(), outcomes.end(), [](const detail::Outcome& o) {
+    return o.kind == detail::Outcome::Kind::kValue;
+  });
+  ++(ok ? done_ : failed_);
   entry.task.batch->complete(entry.task.first, std::move(outcomes));
   tasks_.erase(it);
 }
 
 void TaskTable::Fail(Entry& entry, const detail::Outcome& outcome) {
+  ++failed_;
   entry.task.batch->complete(entry.task.first,
                              std::vector<detail::Outcome>(entry.task.calls.size(), outcome));
 }

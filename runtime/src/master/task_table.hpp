@@ -51,8 +51,15 @@ class TaskTable {
   /// Finishes every task with the same failure for every call.
   void FailAll(const detail::Outcome& outcome);
 
+  /// The function of the first task worker holds; empty when it holds none.
+  std::string FunctionLeasedTo(const std::string& worker) const;
+
   std::size_t size() const { return tasks_.size(); }
   std::size_t pending() const { return pending_.size(); }
+  /// Tasks finished so far: every call with a value, or some call failed
+  /// (an error raised, lost too often, the pool closed).
+  std::size_t done() const { return done_; }
+  std::size_t failed() const { return failed_; }
 
  private:
   struct Entry {
@@ -60,13 +67,14 @@ class TaskTable {
     std::string holder;  // empty while pending
     int losses = 0;
   };
-  static void Fail(Entry& entry, const detail::Outcome& outcome);
+  void Fail(Entry& entry, const detail::Outcome& outcome);
 
   int max_retries_;
   std::unordered_map<std::uint64_t, Entry> tasks_;
   std::deque<std::uint64_t> pending_;
   std::unordered_map<std::string, std::vector<std::uint64_t>> leases_;  // by holder
   std::uint64_t next_id_ = 1;
+  std::size_t done_ = 0, failed_ = 0;
 };
 
 }  // namespace fiber::master

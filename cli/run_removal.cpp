@@ -1,0 +1,26 @@
+#include "run_removal.hpp"
+
+#include "run_engine.hpp"
+
+namespace fiber::cli {
+
+bool RemoveEndedRun(RunStore& store, const RunRecord& run, unsigned long long* bytes, std::string* err) {
+  *bytes = 0;
+  const RunState state = RunStore::StateOf(run);
+  if (state == RunState::kRunning) {
+    *err = "run " + run.id + " (" + run.name + ") is running; stop it first (fiber stop " + run.id + ")";
+    return false;
+  }
+  // Its launcher removed them when it recorded the end; a run whose
+  // launcher died may have left some.
+  if (state == RunState::kMasterDied) {
+    std::string removed;
+    if (!RemoveRunWorkers(run, &removed, err)) {
+      *err = "run " + run.id + " is kept: its workers cannot be removed: " + *err;
+      return false;
+    }
+  }
+  return store.Remove(run, bytes, err);
+}
+
+}  // namespace fiber::cli

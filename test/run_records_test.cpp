@@ -1,0 +1,164 @@
+// A user's runs by name and id, in detail, and cleaned up: the real fiber
+// command and real programs, every run's records in a directory of the
+// test's.
+#include <doctest/doctest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "subprocess.hpp"
+#include "support/fiber_command.hpp"
+
+using fiber::testing::eventually;
+using fiber::testing::Fiber;
+
+namespace {
+
+// fiber run --detach's output: the run's id on its first line.
+std::string DetachedId(Fiber& fiber, std::vector<std::string> args) {
+  args.insert(args.begin(), {"run", "--detach"});
+  auto [status, out, err] = fiber.Run(args);
+  REQUIRE_MESSAGE(status == 0, err);
+  return out.substr(0, out.find('\n'));
+}
+
+nlohmann::json RunOf(Fiber& fiber, const std::string& id) {
+  for (const auto& run : fiber.Ps())
+    if (run["id"] == id) return run;
+  return nullptr;
+}
+
+std::string StateOf(Fiber& fiber, const std::string& id) {
+  const nlohmann::json run = RunOf(fiber, id);
+  return run.is_null() ? "" : run["state"].get<std::string>();
+}
+
+std::string RunsDir(Fiber& fiber) { return fiber.state.path() + "/fiber/runs"; }
+
+}  // namespace
+
+TEST_CASE("a reused name means the newest run: stop and logs act on the one running") {
+  Fiber fiber;
+  const std::string old_id = DetachedId(fiber, {"--name", "sweep", "sh", "-c", "echo first run"});
+  REQUIRE(eventually([&] { return StateOf(fiber, old_id) == "exited"; }));
+  const std::string new_id = DetachedId(
+      fiber, {"--name", "sweep", "sh", "-c", "echo second run; while :; do sleep 0.1; done"});
+  REQUIRE(new_id != old_id);
+  REQUIRE(eventually([&] {
+    auto [status, out, err] = fiber.Run({"logs", "sweep"});
+    return status == 0 && out == "second run\n";
+  }));
+  auto [ps_status, ps_out, ps_err] = fiber.Run({"ps", "--json", "sweep"});
+  REQUIRE_MESSAGE(ps_status == 0, ps_err);
+  CHECK(nlohmann::json::parse(ps_out)["id"] == new_id);
+  auto [stop_status, stop_out, stop_err] = fiber.Run({"stop", "sweep"});
+  CHECK_MESSAGE(stop_status == 0, stop_err);
+  CHECK(stop_err.find("already ended") == std::string::npos);
+  CHECK(StateOf(fiber, new_id) == "exited");
+  // Both ended now: the name still means the newer.
+  auto [logs_status, logs, logs_err] = fiber.Run({"logs", "sweep"});
+  CHECK(logs == "second run\n");
+  // The older run is still reached by its id.
+  auto [old_status, old_logs, old_err] = fiber.Run({"logs", old_id});
+  CHECK(old_logs == "first run\n");
+}
+
+TEST_CASE("an ambiguous prefix of a run id is an error that lists the candidates") {
+  Fiber fiber;
+  const std::string id = DetachedId(fiber, {"--name", "one", "true"});
+  REQUIRE(eventually([&] { return StateOf(fiber, id) == "exited"; }));
+  // A second run whose id differs in its last digit only.
+  const std::string twin = id.substr(0, 11) + (id[11] == '0' ? "1" : "0");
+  std::filesystem::copy(RunsDir(fiber) + "/" + id, RunsDir(fiber) + "/" + twin,
+                        std::filesystem::copy_options::recursive);
+  nlohmann::json record = fiber.Record(id);
+  record["id"] = twin;
+  record["name"] = "two";
+  std::ofstream(RunsDir(fiber) + "/" + twin + "/run.json") << record.dump();
+
+  auto [status, out, err] = fiber.Run({"logs", id.substr(0, 11)});
+  CHECK(status == 1);
+  CHECK(err.find("'" + id.substr(0, 11) + "' is the start of 2 run ids") != std::string::npos);
+  CHECK(err.find(id + "  one") != std::string::npos);
+  CHECK(err.find(twin + "  two") != std::string::npos);
+  auto [whole, whole_out, whole_err] = fiber.Run({"ps", "--json", twin});
+  CHECK_MESSAGE(whole == 0, whole_err);
+}
+
+TEST_CASE("ps RUN shows one run's workers with their tasks, and its tasks done, running and queued") {
+  Fiber fiber;
+  // 2 workers, 200 tasks of 300 ms: half a minute, stopped well before.
+  const std::string id = DetachedId(fiber, {"--name", "squares", built_program("slow_squares"), "2", "200"});
+  nlohmann::json run;
+  REQUIRE(eventually([&] {
+    auto [status, out, err] = fiber.Run({"ps", "--json", "squares"});
+    if (status != 0) return false;
+    run = nlohmann::json::parse(out);
+    return run["tasks_done"].is_number_integer() && run["tasks_done"].get<int>() >= 2;
+  }));
+  CHECK(run["id"] == id);
+  CHECK(run["state"] == "running");
+  CHECK(run["tasks_failed"] == 0);
+  CHECK(run["tasks_running"].is_number_integer());
+  CHECK(run["tasks_queued"].get<int>() > 0);
+  CHECK(run["tasks_done"].get<int>() + run["tasks_running"].get<int>() + run["tasks_queued"].get<int>() <= 200);
+  CHECK(run["elapsed"].is_number_integer());
+  CHECK(run["workers_ready"] == 2);
+  REQUIRE(run["workers"].is_array());
+  CHECK(run["workers"].size() == 2);
+  for (const auto& w : run["workers"]) {
+    CHECK(w["id"].is_string());
+    CHECK(w["pid"].is_number_integer());
+    CHECK(w["state"] == "ready");
+  }
+  auto [status, table, err] = fiber.Run({"ps", "squares"});
+  CHECK(status == 0);
+  CHECK(table.find("Tasks:") != std::string::npos);
+  CHECK(table.find("square_slowly") != std::string::npos);  // a worker's task
+  CHECK(table.find(run["workers"][0]["id"].get<std::string>()) != std::string::npos);
+  // The list's heading says what TASKS counts.
+  auto [list_status, list, list_err] = fiber.Run({"ps"});
+  CHECK(list.find("TASKS RUN/QUEUED") != std::string::npos);
+  auto [stop_status, stop_out, stop_err] = fiber.Run({"stop", "squares"});
+  CHECK(stop_status == 0);
+}
+
+TEST_CASE("rm and prune remove ended runs' records, and refuse a running one") {
+  Fiber fiber;
+  // No engine: prune would also remove fiber's images that other tests
+  // sharing the engine are about to use (image_prune_test tests that).
+  for (const char* variable : {"DOCKER_HOST", "CONTAINER_HOST"})
+    fiber.env[variable] = "unix://" + fiber.state.path() + "/no-engine.sock";
+  const std::string a = DetachedId(fiber, {"--name", "a", "true"});
+  const std::string b = DetachedId(fiber, {"--name", "b", "sh", "-c", "echo some output"});
+  const std::string c = DetachedId(fiber, {"--name", "c", "true"});
+  const std::string held = DetachedId(fiber, {"--name", "held", "sh", "-c", "while :; do sleep 0.1; done"});
+  for (const std::string& id : {a, b, c})
+    REQUIRE(eventually([&] { return StateOf(fiber, id) == "exited"; }));
+
+  auto [rm_status, rm_out, rm_err] = fiber.Run({"rm", "a", "held"});
+  CHECK(rm_status == 1);
+  CHECK(rm_out == a + "\n");
+  CHECK(rm_err.find("run " + held + " (held) is running") != std::string::npos);
+  CHECK(!std::filesystem::exists(RunsDir(fiber) + "/" + a));
+  CHECK(std::filesystem::exists(RunsDir(fiber) + "/" + held));
+
+  auto [prune_status, pruned, prune_err] = fiber.Run({"prune"});
+  CHECK_MESSAGE(prune_status == 0, prune_err);
+  CHECK(pruned.find(b + "  b") != std::string::npos);
+  CHECK(pruned.find(c + "  c") != std::string::npos);
+  CHECK(pruned.find(held) == std::string::npos);
+  CHECK(pruned.find("Total reclaimed space: ") != std::string::npos);
+  const nlohmann::json left = fiber.Ps();
+  REQUIRE(left.size() == 1);
+  CHECK(left[0]["id"] == held);
+  CHECK(left[0]["state"] == "running");
+
+  auto [stop_status, stop_out, stop_err] = fiber.Run({"stop", "held"});
+  CHECK(stop_status == 0);
+  auto [again, again_out, again_err] = fiber.Run({"rm", "held"});
+  CHECK_MESSAGE(again == 0, again_err);
+  CHECK(fiber.Ps().empty());
+}
