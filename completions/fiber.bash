@@ -62,7 +62,7 @@ _fiber() {
         --gpu --engine --image --image-files --registry --kubeconfig --context
         --namespace --host-network --templates --master --profile --config'
     local run_valued="$settings --env --name --grace -o --output"
-    local run_flags='--detach --build -q --quiet --dry-run -h --help'
+    local run_flags='-d --detach --build -q --quiet --dry-run -h --help'
 
     # The value of an option, when the word before it is one.
     case $prev in
