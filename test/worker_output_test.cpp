@@ -70,7 +70,7 @@ std::vector<std::pair<std::string, std::string>> WorkerLines(const std::string& 
   return lines;
 }
 
-// Checks that err holds worker_lines' "lines n": each of its 4 tasks' n/4
+// Checks that err holds worker_lines' "lines n": each of its 2 tasks' n/2
 // lines once, in order, all of a task's from one worker.
 void CheckEveryLineOnceInOrder(const std::string& err, long n) {
   std::map<int, long> next;
@@ -90,7 +90,7 @@ void CheckEveryLineOnceInOrder(const std::string& err, long n) {
   CHECK(found == n);
   CHECK(in_order);
   CHECK(one_worker);
-  for (int task = 0; task < 4; ++task) CHECK(next[task] == n / 4);
+  for (int task = 0; task < 2; ++task) CHECK(next[task] == n / 2);
 }
 
 // Checks that err holds worker_lines' "long n" whole, in pieces no longer

@@ -1,6 +1,6 @@
 // A program whose output comes at volume, for tests of how worker output is
 // relayed (cli's worker_output_test, the installed stage):
-//   worker_lines lines N   4 tasks on 2 workers, each printing N/4 lines
+//   worker_lines lines N   2 tasks on 2 workers, each printing N/2 lines
 //                          "t<task> <i>" on its stdout, i counting from 0
 //   worker_lines long N    one task printing N bytes ("0123456789" over and
 //                          over) and no newline
@@ -16,8 +16,13 @@
 #include <thread>
 #include <vector>
 
+// All at once, as fast as a worker can write: a relay then finds much of
+// it waiting at once, which is where a relay that is not linear shows.
 int print_lines(int task, long n) {
-  for (long i = 0; i < n; ++i) std::printf("t%d %ld\n", task, i);
+  std::string text;
+  for (long i = 0; i < n; ++i) text += "t" + std::to_string(task) + " " + std::to_string(i) + "\n";
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
   return task;
 }
 FIBER_TASK(print_lines);
@@ -44,7 +49,7 @@ int main(int argc, char** argv) {
   fiber::Pool pool(2);
   if (mode == "lines") {
     std::vector<fiber::AsyncResult<int>> done;
-    for (int task = 0; task < 4; ++task) done.push_back(pool.apply_async(print_lines, task, n / 4));
+    for (int task = 0; task < 2; ++task) done.push_back(pool.apply_async(print_lines, task, n / 2));
     for (auto& d : done) d.get();
   } else if (mode == "long") {
     pool.apply(print_long, n);

@@ -6,7 +6,7 @@ LD_LIBRARY_PATH=$(user_lib_path)
 export LD_LIBRARY_PATH
 ./app lines 400 >out 2>err || fail "./app failed: $(tail -3 err)"
 [ "$(cat out)" = done ] || fail "workers' output reached the program's stdout: $(head -3 out)"
-got=$(grep -c '^\[w[0-9]*\] t[0-3] [0-9]*$' err || true)
+got=$(grep -c '^\[w[0-9]*\] t[01] [0-9]*$' err || true)
 [ "$got" -eq 400 ] || fail "$got of 400 worker lines on stderr headed [wN]: $(head -3 err)"
 if grep -v '^\[' err >/dev/null; then fail "unheaded lines on stderr: $(grep -v '^\[' err | head -3)"; fi
 direct=$(./app lines 400 2>/dev/null | sort)
