@@ -17,26 +17,22 @@ void LogFollower::Poll() {
     const int fd = ::open((dir_ + "/" + file).c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) continue;
     File& f = files_[id];
+    if (!f.lines)
+      f.lines = std::make_unique<backend::LineSplitter>(
+          [this, id](std::string_view line) { sink_(id, std::string(line)); });
     char buf[65536];
     for (ssize_t n; (n = ::pread(fd, buf, sizeof buf, f.offset)) > 0;) {
       f.offset += n;
-      f.partial.append(buf, static_cast<std::size_t>(n));
+      f.lines->Feed(std::string_view(buf, static_cast<std::size_t>(n)));
     }
     ::close(fd);
-    for (std::size_t nl; (nl = f.partial.find('\n')) != std::string::npos;) {
-      sink_(id, f.partial.substr(0, nl));
-      f.partial.erase(0, nl + 1);
-    }
   }
   ::closedir(d);
 }
 
 void LogFollower::Flush() {
   Poll();
-  for (auto& [id, f] : files_) {
-    if (!f.partial.empty()) sink_(id, f.partial);
-    f.partial.clear();
-  }
+  for (auto& [id, f] : files_) f.lines->Finish();
 }
 
 }  // namespace fiber::cli

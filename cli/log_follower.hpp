@@ -1,12 +1,17 @@
 // Follows the workers' log files of a run (one per worker, appended to by
 // the runtime) and hands each complete new line on with the worker's id, so
 // fiber run can show "[w3] ..." on stderr and fiber logs -f can follow.
+// It reads a file in blocks and holds at most an unfinished line of each
+// (backend/line_splitter.hpp): time linear in the output, memory bounded.
 // Not thread-safe.
 #pragma once
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
+
+#include "backend/line_splitter.hpp"
 
 namespace fiber::cli {
 
@@ -24,7 +29,7 @@ class LogFollower {
  private:
   struct File {
     long long offset = 0;
-    std::string partial;
+    std::unique_ptr<backend::LineSplitter> lines;
   };
   std::string dir_, only_;
   Sink sink_;

@@ -324,7 +324,7 @@ void AddRunCommand(CLI::App& app, int* status, const RunTail* tail) {
                   "seconds the program has to stop after the first Ctrl-C or SIGTERM (default 10)");
   run->add_flag("--build", options->build,
                  "build the project's Dockerfile through the engine for the workers' image");
-  run->add_flag("--detach", options->detach, "start in the background and print the run id");
+  run->add_flag("-d,--detach", options->detach, "start in the background and print the run id");
   run->add_flag("-q,--quiet", options->quiet, "no messages from fiber on stderr");
   run->add_flag("--dry-run", options->dry_run, "print the resolved settings and start nothing");
   run->add_option("-o,--output", options->output,

@@ -11,6 +11,7 @@
 
 #include "backend/slurm/run_jobs.hpp"
 #include "backend/slurm/slurm_command.hpp"
+#include "backend/worker_output.hpp"
 #include "config/setting_table.hpp"
 #include "log_follower.hpp"
 #include "runs/run_dir.hpp"
@@ -76,7 +77,7 @@ int SuperviseSlurmMaster(const ClusterMasterOptions& o, std::string* err) {
     if (!o.detached) Write(1, line + "\n");
   }, "master");
   LogFollower workers(runs::WorkersDir(o.run_dir), [&](const std::string& id, const std::string& line) {
-    if (!o.detached) Write(2, "[" + id + "] " + line + "\n");
+    if (!o.detached) Write(2, backend::HeadedLine(id, line));
   });
   const auto cancel = [&](bool term) {
     std::vector<std::string> argv = {"scancel"};

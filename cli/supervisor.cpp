@@ -14,6 +14,7 @@
 #include <optional>
 #include <sstream>
 
+#include "backend/worker_output.hpp"
 #include "control_client.hpp"
 #include "log_follower.hpp"
 #include "runs/run_dir.hpp"
@@ -170,7 +171,7 @@ int Supervise(const Program& p, const SuperviseOptions& o, std::string* err) {
   LogFollower workers(runs::WorkersDir(o.run_dir), [&](const std::string& id, const std::string& line) {
     if (o.detached) return;
     clear_progress();
-    const std::string text = "[" + id + "] " + line + "\n";
+    const std::string text = backend::HeadedLine(id, line);
     WriteAll(2, text.data(), text.size());
   });
   std::optional<int> status;

@@ -89,7 +89,7 @@ _fiber() {
     local settings
     settings=$(_fiber_words flags)
     local run_valued="$settings --env --name --grace -o --output"
-    local run_flags='--detach --build -q --quiet --dry-run -h --help'
+    local run_flags='-d --detach --build -q --quiet --dry-run -h --help'
 
     # The value of an option, when the word before it is one.
     local choices

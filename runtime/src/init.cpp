@@ -1,6 +1,7 @@
 #include "fiber/init.hpp"
 
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -30,6 +31,14 @@ namespace {
 
 std::atomic<bool> initialized{false};
 
+// Whether fd is the master log of the run in run_dir (none when empty).
+bool IsRunLog(int fd, const std::string& run_dir) {
+  if (run_dir.empty()) return false;
+  struct stat ours {}, log {};
+  return ::fstat(fd, &ours) == 0 && ::stat(runs::MasterLogPath(run_dir).c_str(), &log) == 0 &&
+         ours.st_dev == log.st_dev && ours.st_ino == log.st_ino;
+}
+
 // A worker serves and exits here; it never returns to main.
 [[noreturn]] void ServeAsWorker(const config::Getenv& env) {
   worker::Bootstrap bootstrap;
@@ -39,6 +48,10 @@ std::atomic<bool> initialized{false};
     std::_Exit(worker::kBadBootstrap);
   }
   log::SetWorker(bootstrap.worker_id);
+  // A worker's stdout is a log file or a pipe, never a terminal: line by
+  // line, as on a terminal, so fiber logs -f and the master's stderr show
+  // each line when it is printed, and a killed worker loses no whole line.
+  std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   worker::SetThisWorker(bootstrap);
   // Neither children nor /proc/PID/environ may show the run's secret.
   worker::ScrubEnvironment(worker::kSecretVariable);
@@ -88,6 +101,9 @@ void init(int argc, char** argv) {
     std::exit(2);
   }
   log::SetVerbose(resolved.settings.verbose);
+  // A detached run's stdout is its log (fiber run -d): line by line, so
+  // fiber logs -f shows each line when printed and fiber stop loses none.
+  if (IsRunLog(1, resolved.settings.run_dir)) std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   config::SetCurrent(resolved.settings);
   initialized = true;
 }

@@ -18,8 +18,17 @@ void WriteAll(int fd, std::string_view text) {
 
 }  // namespace
 
+std::string HeadedLine(std::string_view worker_id, std::string_view line) {
+  std::string headed;
+  headed.reserve(worker_id.size() + line.size() + 4);
+  headed.append("[").append(worker_id).append("] ").append(line).append("\n");
+  return headed;
+}
+
 WorkerOutput::WorkerOutput(std::string worker_id, const std::string& log_file)
-    : worker_id_(std::move(worker_id)), to_stderr_(log_file.empty()) {
+    : worker_id_(std::move(worker_id)),
+      to_stderr_(log_file.empty()),
+      lines_([this](std::string_view line) { headed_ += HeadedLine(worker_id_, line); }) {
   if (to_stderr_) return;
   fd_ = ::open(log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   struct stat st {};
@@ -38,19 +47,16 @@ void WorkerOutput::Write(std::string_view text) {
     if (fd_ >= 0) WriteAll(fd_, text);
     return;
   }
-  partial_.append(text);
-  std::string headed;
-  std::size_t at = 0;
-  for (std::size_t end; (end = partial_.find('\n', at)) != std::string::npos; at = end + 1)
-    headed += "[" + worker_id_ + "] " + partial_.substr(at, end + 1 - at);
-  partial_.erase(0, at);
-  WriteAll(2, headed);
+  lines_.Feed(text);
+  WriteAll(2, headed_);
+  headed_.clear();
 }
 
 void WorkerOutput::Finish() {
-  if (partial_.empty()) return;
-  partial_ += '\n';
-  Write({});
+  if (!to_stderr_) return;
+  lines_.Finish();
+  WriteAll(2, headed_);
+  headed_.clear();
 }
 
 }  // namespace fiber::backend

@@ -3,13 +3,19 @@
 // fiber run and fiber logs read; without one (a master not started by
 // fiber run), to this process's stderr, each line headed "[w3] ". Used by
 // the container and Kubernetes backends and by fiber run and stop when they
-// remove a run's containers. Not thread-safe.
+// remove a run's containers; the local backend's fork server heads its
+// workers' lines the same way (HeadedLine). Not thread-safe.
 #pragma once
 
 #include <string>
 #include <string_view>
 
+#include "backend/line_splitter.hpp"
+
 namespace fiber::backend {
+
+/// A worker's line as shown among others on one stderr: "[w3] text\n".
+std::string HeadedLine(std::string_view worker_id, std::string_view line);
 
 class WorkerOutput {
  public:
@@ -30,7 +36,8 @@ class WorkerOutput {
   bool to_stderr_;
   int fd_ = -1;  // the log file
   long long kept_ = 0;
-  std::string partial_;  // an unfinished line for stderr
+  LineSplitter lines_;  // for stderr
+  std::string headed_;  // the lines of one Write, written at once
 };
 
 }  // namespace fiber::backend

@@ -14,12 +14,14 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <set>
 
 #include "backend/command_line.hpp"
+#include "backend/local/output_relay.hpp"
 
 extern char** environ;
 
@@ -29,13 +31,16 @@ namespace {
 
 // Packets: a request to start ('S'), its answer ('P' pid or 'E' reason), a
 // kill ('K' pid) and an exit report ('X' pid, wait status). The fields of
-// 'S' are NUL-terminated: log file, memory bound, then the environment.
+// 'S' are NUL-terminated: log file, memory bound, worker id, then the
+// environment.
 constexpr char kStart = 'S', kPid = 'P', kError = 'E', kKill = 'K', kExit = 'X';
 // The descriptor the server finds its end on.
 constexpr int kServerFd = 3;
 // How long the master waits for the server's answer to a start: a fork
 // takes milliseconds; only a stopped server takes longer.
 constexpr int kAnswerTimeoutMs = 30000;
+// What heads the server's own lines on the master's stderr.
+constexpr const char* kOwnOutputId = "fork-server";
 
 // One whole packet (1), the end of the stream (0), or none yet (-1, with
 // MSG_DONTWAIT).
@@ -59,17 +64,16 @@ void WaitFor(pid_t pid) {
 
 // --- the server's side ------------------------------------------------------
 
-// The worker's side of a fork: its environment, output and memory bound.
-void BecomeWorker(const std::vector<std::string>& environment, int log_fd,
+// The worker's side of a fork: its environment, output (its log file or
+// its pipe to the relay) and memory bound.
+void BecomeWorker(const std::vector<std::string>& environment, int output_fd,
                   std::int64_t memory_mb) {
   ::clearenv();
   // putenv keeps the strings: they must live as long as the process.
   for (const auto& entry : environment) ::putenv(::strdup(entry.c_str()));
-  if (log_fd >= 0) {
-    ::dup2(log_fd, 1);
-    ::dup2(log_fd, 2);
-    ::close(log_fd);
-  }
+  ::dup2(output_fd, 1);
+  ::dup2(output_fd, 2);
+  ::close(output_fd);
   if (memory_mb > 0) {
     const rlim_t bytes = static_cast<rlim_t>(memory_mb) << 20;
     const struct rlimit limit {bytes, bytes};
@@ -80,6 +84,7 @@ void BecomeWorker(const std::vector<std::string>& environment, int log_fd,
 struct Start {
   std::string log_file;
   std::int64_t memory_mb = 0;
+  std::string worker_id;
   std::vector<std::string> environment;
 };
 
@@ -92,17 +97,18 @@ bool ParseStart(const std::string& packet, Start* out) {
     fields.push_back(packet.substr(at, end - at));
     at = end + 1;
   }
-  if (fields.size() < 2) return false;
+  if (fields.size() < 3) return false;
   out->log_file = fields[0];
   out->memory_mb = std::strtoll(fields[1].c_str(), nullptr, 10);
-  out->environment.assign(fields.begin() + 2, fields.end());
+  out->worker_id = fields[2];
+  out->environment.assign(fields.begin() + 3, fields.end());
   return true;
 }
 
-// What stops a start before the fork: the log file, a bound above the hard
-// limit. Empty when nothing does; *log_fd is then open (or -1).
-std::string Prepare(const Start& start, int* log_fd) {
-  *log_fd = -1;
+// What stops a start before the fork: the log file or pipe, a bound above
+// the hard limit. Empty when nothing does; *output_fd is then open.
+std::string Prepare(const Start& start, OutputRelay* relay, int* output_fd) {
+  *output_fd = -1;
   if (start.memory_mb > 0) {
     struct rlimit current {};
     ::getrlimit(RLIMIT_AS, &current);
@@ -111,12 +117,29 @@ std::string Prepare(const Start& start, int* log_fd) {
       return "cannot limit the worker's memory to " + std::to_string(start.memory_mb) +
              " MiB: above this process's hard limit";
   }
-  if (!start.log_file.empty()) {
-    *log_fd = ::open(start.log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    if (*log_fd < 0)
-      return "cannot open the worker's log " + start.log_file + ": " + std::strerror(errno);
+  if (start.log_file.empty()) {
+    std::string err;
+    *output_fd = relay->Open(start.worker_id, &err);
+    return err;
   }
+  *output_fd = ::open(start.log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (*output_fd < 0)
+    return "cannot open the worker's log " + start.log_file + ": " + std::strerror(errno);
   return "";
+}
+
+// The server's own output (the program's, say, from before its main
+// called fiber::init) goes through the relay too. Its pipe never waits: a
+// server blocked on writing to itself would never read.
+void RelayOwnOutput(OutputRelay* relay) {
+  std::string unused;
+  const int own = relay->Open(kOwnOutputId, &unused);
+  if (own < 0) return;
+  ::fcntl(own, F_SETFL, O_NONBLOCK);
+  ::dup2(own, 1);
+  ::dup2(own, 2);
+  ::close(own);
+  std::fflush(stdout);  // what the program printed before its main, now headed
 }
 
 }  // namespace
@@ -132,6 +155,11 @@ void RunForkServer(int fd) {
   sigaddset(&child_signal, SIGCHLD);
   ::sigprocmask(SIG_BLOCK, &child_signal, &before);
   const int signal_fd = ::signalfd(-1, &child_signal, SFD_CLOEXEC | SFD_NONBLOCK);
+  // The master's stderr, where the relay writes: the server's own fds 1
+  // and 2 become a pipe of the relay's.
+  const int master_stderr = ::fcntl(2, F_DUPFD_CLOEXEC, kServerFd + 1);
+  OutputRelay relay(master_stderr);
+  RelayOwnOutput(&relay);
   std::set<pid_t> workers;
   std::string packet;
   // The server never waits to send: the master may be sending to it at the
@@ -163,9 +191,11 @@ void RunForkServer(int fd) {
   for (;;) {
     if (!flush()) break;
     const short wanted = POLLIN | (outbox.empty() ? 0 : POLLOUT);
-    struct pollfd fds[2] = {{fd, wanted, 0}, {signal_fd, POLLIN, 0}};
-    if (::poll(fds, signal_fd >= 0 ? 2 : 1, signal_fd >= 0 ? -1 : 100) < 0 && errno != EINTR)
-      break;
+    // Without a signalfd, its entry is -1, which poll passes over.
+    std::vector<pollfd> fds = {{fd, wanted, 0}, {signal_fd, POLLIN, 0}};
+    relay.AddPollFds(&fds);
+    if (::poll(fds.data(), fds.size(), signal_fd >= 0 ? -1 : 100) < 0 && errno != EINTR) break;
+    relay.Relay(fds, 2);
     if (signal_fd >= 0 && (fds[1].revents & POLLIN)) {
       struct signalfd_siginfo info;
       while (::read(signal_fd, &info, sizeof info) == sizeof info) {
@@ -182,8 +212,8 @@ void RunForkServer(int fd) {
     }
     Start start;
     if (packet[0] != kStart || !ParseStart(packet, &start)) continue;
-    int log_fd = -1;
-    const std::string reason = Prepare(start, &log_fd);
+    int output_fd = -1;
+    const std::string reason = Prepare(start, &relay, &output_fd);
     if (!reason.empty()) {
       send(kError + reason);
       continue;
@@ -192,11 +222,13 @@ void RunForkServer(int fd) {
     if (pid == 0) {
       ::close(fd);
       if (signal_fd >= 0) ::close(signal_fd);
+      relay.Abandon();
+      ::close(master_stderr);
       ::sigprocmask(SIG_SETMASK, &before, nullptr);
-      BecomeWorker(start.environment, log_fd, start.memory_mb);
+      BecomeWorker(start.environment, output_fd, start.memory_mb);
       return;
     }
-    if (log_fd >= 0) ::close(log_fd);
+    ::close(output_fd);
     if (pid < 0) {
       send(kError + std::string("cannot fork a worker: ") + std::strerror(errno));
       continue;
@@ -206,6 +238,7 @@ void RunForkServer(int fd) {
   }
   for (const pid_t pid : workers) ::kill(pid, SIGKILL);
   for (const pid_t pid : workers) WaitFor(pid);
+  relay.Drain();  // what they wrote before they went
   ::_exit(0);
 }
 
@@ -263,7 +296,8 @@ bool ForkServer::Ensure(std::string* err) {
 
 pid_t ForkServer::Fork(const ForkRequest& request, std::string* err) {
   std::string packet(1, kStart);
-  packet += request.log_file + '\0' + std::to_string(request.memory_mb) + '\0';
+  packet += request.log_file + '\0' + std::to_string(request.memory_mb) + '\0' +
+            request.worker_id + '\0';
   for (const auto& entry : request.environment) packet += entry + '\0';
   // A server killed since the last start is found here first: once more,
   // with a new one.

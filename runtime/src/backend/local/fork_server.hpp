@@ -5,7 +5,10 @@
 // linking a score of libraries, page by page), which is most of what a
 // thousand workers cost to start. Workers are its children: it reports
 // their ends, kills them on request, and takes them all with it when the
-// master closes its end or dies (workers die with their parent).
+// master closes its end or dies (workers die with their parent). A worker
+// without a log file writes into a pipe the server reads: each of its lines
+// goes on to the master's stderr headed with its id ("[w3] "), as a
+// container's does, and the server's own output headed "[fork-server] ".
 //
 // The master's side (ForkServer) is driven from the master's I/O thread
 // only, like every backend. Requests and reports are SOCK_SEQPACKET
@@ -27,7 +30,8 @@ inline constexpr const char* kForkServerFd = "FIBER_FORK_SERVER_FD";
 /// What one worker is started with.
 struct ForkRequest {
   std::vector<std::string> environment;  // NAME=value, the worker's whole
-  std::string log_file;                  // empty: the master's output
+  std::string log_file;                  // empty: the master's stderr, headed
+  std::string worker_id;                 // heads its lines on the master's stderr
   std::int64_t memory_mb = 0;            // 0: no bound on its address space
 };
 

@@ -43,6 +43,7 @@ bool LocalBackend::Start(const Launch& launch, std::string* err) {
   // resources, only memory has a local meaning: a bound on the worker's
   // address space.
   request.log_file = launch.log_file;
+  request.worker_id = launch.bootstrap.worker_id;
   request.memory_mb = launch.resources.memory_mb;
   const pid_t pid = server_.Fork(request, err);
   if (pid == 0) return false;
