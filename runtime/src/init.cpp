@@ -15,6 +15,7 @@
 #include "demangle.hpp"
 #include "init_state.hpp"
 #include "log.hpp"
+#include "runs/run_dir.hpp"
 #include "worker/bootstrap.hpp"
 #include "worker/scrub_environment.hpp"
 #include "worker/serve_loop.hpp"
@@ -79,6 +80,9 @@ void init(int argc, char** argv) {
     std::fprintf(stderr, "fiber: error: %s\n", err.c_str());
     std::exit(2);
   }
+  // Under fiber run the command said so already.
+  if (!env(runs::kRunIdVariable))
+    for (const std::string& line : resolved.refused) std::fprintf(stderr, "fiber: warning: %s\n", line.c_str());
   log::SetVerbose(resolved.settings.verbose);
   config::SetCurrent(resolved.settings);
   initialized = true;
