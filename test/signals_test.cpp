@@ -2,11 +2,26 @@
 // (a graceful-stop handler, an interval timer, a profiler signalling each
 // thread) never abort the run, whichever thread they land on.
 #include <doctest/doctest.h>
+#include <signal.h>
 
+#include <fiber/fiber.hpp>
 #include <string>
 
 #include "subprocess.hpp"
 
+
+// Whether SIGTERM is blocked on the thread that runs a worker's tasks.
+int sigterm_blocked(int) {
+  sigset_t mask;
+  pthread_sigmask(SIG_BLOCK, nullptr, &mask);
+  return sigismember(&mask, SIGTERM);
+}
+FIBER_TASK(sigterm_blocked);
+
+TEST_CASE("workers start with no signal blocked, though fiber's own threads start them") {
+  fiber::Pool pool(1);
+  CHECK(pool.apply(sigterm_blocked, 0) == 0);
+}
 
 TEST_CASE("a program signalled over and over while its pool maps finishes with the right results") {
   const long m = 2000;
