@@ -18,6 +18,7 @@
 #include "backend/kubernetes/pod_state.hpp"
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/labels.hpp"
+#include "background_thread.hpp"
 #include "config/setting_table.hpp"
 #include "runs/run_dir.hpp"
 #include "supervisor.hpp"
@@ -47,7 +48,7 @@ void WriteAll(int fd, std::string_view text) {
 class PodWatch {
  public:
   PodWatch(const kube::ApiClient& api, const std::string& run_id) : api_(api), run_id_(run_id) {
-    thread_ = std::thread([this] { Watch(); });
+    thread_ = StartBackgroundThread([this] { Watch(); });
   }
   ~PodWatch() {
     stop_ = true;
@@ -108,7 +109,7 @@ class OutputFollower {
  public:
   OutputFollower(const kube::ApiClient& api, const std::string& pod, int master_log, bool to_stdout)
       : api_(api), pod_(pod), master_log_(master_log), to_stdout_(to_stdout) {
-    thread_ = std::thread([this] {
+    thread_ = StartBackgroundThread([this] {
       kube::ApiError e;
       (void)api_.FollowPodLog(pod_, backend::kMasterRole, [this](std::string_view chunk) {
         if (to_stdout_) WriteAll(1, chunk);

@@ -39,7 +39,9 @@ bool SettingsFlags::Resolve(config::Resolved* out, std::string* err) const {
   if (::getcwd(cwd, sizeof cwd)) inputs.cwd = cwd;
   inputs.config_file = config_file;
   inputs.flags = given;
-  return config::Resolve(inputs, out, err);
+  if (!config::Resolve(inputs, out, err)) return false;
+  for (const std::string& line : out->refused) std::fprintf(stderr, "fiber: warning: %s\n", line.c_str());
+  return true;
 }
 
 }  // namespace fiber::cli

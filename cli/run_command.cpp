@@ -269,8 +269,12 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
     run.master_start = ProcessStart(pid);
     if (!store.Save(run, &err)) Error(err);
   };
-  if (!o.quiet && !o.detach)
-    std::fprintf(stderr, "fiber: run %s (%s backend)\n", run.id.c_str(), run.backend.c_str());
+  if (!o.quiet && !o.detach) {
+    // On a terminal, a person can see at once which file chose what runs.
+    const std::string chosen = ::isatty(2) ? config::ShownAtRunSources(resolved) : "";
+    std::fprintf(stderr, "fiber: run %s (%s backend%s)\n", run.id.c_str(), run.backend.c_str(),
+                 chosen.empty() ? "" : ("; " + chosen).c_str());
+  }
   if (resolved.settings.master_in_cluster) {
     ClusterMasterOptions co;
     co.resolved = resolved;

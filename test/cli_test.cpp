@@ -272,18 +272,7 @@ TEST_CASE("on a terminal, stderr shows workers ready out of wanted while they st
   REQUIRE(::openpty(&terminal, &side, nullptr, nullptr, nullptr) == 0);
   int out[2];
   REQUIRE(::pipe(out) == 0);
-  std::vector<std::string> args{built_program("../cli/fiber"), "run", built_program("hold_pool"), "2", "slow"};
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(out[1], 1);
-    ::dup2(side, 2);
-    for (const auto& [k, v] : fiber.env) ::setenv(k.c_str(), v.c_str(), 1);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
+  const pid_t pid = fiber.StartWithStderr({"run", built_program("hold_pool"), "2", "slow"}, side, out[1]);
   ::close(side);
   ::close(out[1]);
   CHECK(!read_line(out[0], 120).empty());  // all ready: hold_pool prints its workers

@@ -100,6 +100,9 @@ void init(int argc, char** argv) {
     std::fprintf(stderr, "fiber: error: %s\n", err.c_str());
     std::exit(2);
   }
+  // Under fiber run the command said so already.
+  if (!env(runs::kRunIdVariable))
+    for (const std::string& line : resolved.refused) std::fprintf(stderr, "fiber: warning: %s\n", line.c_str());
   log::SetVerbose(resolved.settings.verbose);
   // A detached run's stdout is its log (fiber run -d): line by line, so
   // fiber logs -f shows each line when printed and fiber stop loses none.

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <map>
 
+#include "background_thread.hpp"
+
 extern char** environ;
 
 namespace fiber {
@@ -81,7 +83,11 @@ bool RunCapture(const Capture& what, Captured* result, std::string* err) {
   for (const auto& e : env_entries) env.push_back(const_cast<char*>(e.c_str()));
   env.push_back(nullptr);
   pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env.data());
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  UnblockSignalsOnSpawn(&attr);  // a watcher thread of fiber's may run it
+  const int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), env.data());
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
   out.Close(1);
   errors.Close(1);

@@ -4,6 +4,8 @@
 // container_cli_test).
 #pragma once
 
+#include <unistd.h>
+
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -35,6 +37,24 @@ struct Fiber {
     std::string out = read_all(c.stdout_fd, 120);
     std::string err = read_all(c.stderr_fd, 120);
     return {wait_exit(c, 120), out, err};
+  }
+  /// Starts the command with its stderr on stderr_fd (a terminal's side,
+  /// for what it shows only on a terminal) and its stdout on stdout_fd
+  /// (-1: the test's); its pid, for waitpid.
+  pid_t StartWithStderr(std::vector<std::string> args, int stderr_fd, int stdout_fd = -1) {
+    args.insert(args.begin(), built_program("../cli/fiber"));
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      if (stdout_fd >= 0) ::dup2(stdout_fd, 1);
+      ::dup2(stderr_fd, 2);
+      for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    return pid;
   }
   nlohmann::json Ps() {
     auto [status, out, err] = Run({"ps", "-a", "--json"});

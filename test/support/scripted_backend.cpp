@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 #include <utility>
 
@@ -26,6 +27,8 @@ void ScriptedBackend::Kill(const std::string& id) {
 
 std::vector<backend::Exit> ScriptedBackend::Poll() {
   std::lock_guard<std::mutex> lock(state_->mu);
+  // As an engine answer the backend did not foresee would.
+  if (!state_->poll_throws.empty()) throw std::runtime_error(state_->poll_throws);
   return std::exchange(state_->exits, {});
 }
 

@@ -21,6 +21,7 @@ class ScriptedBackend : public backend::Backend {
     std::vector<std::string> killed;
     std::vector<backend::Exit> exits;  // reported by the next Poll
     bool fail_starts = false;          // Start fails from now on
+    std::string poll_throws;           // Poll throws std::runtime_error(this), when set
   };
   explicit ScriptedBackend(std::shared_ptr<State> state) : state_(std::move(state)) {}
   const char* name() const override { return "scripted"; }

@@ -11,12 +11,14 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "background_thread.hpp"
 #include "fiber/errors.hpp"
 #include "init_state.hpp"
 #include "log.hpp"
 #include "master/run.hpp"
 #include "wire/credentials.hpp"
 #include "wire/frames.hpp"
+#include "wire/poll.hpp"
 #include "worker/this_worker.hpp"
 
 namespace fiber::client {
@@ -60,7 +62,7 @@ class RemoteClient : public RunClient {
     wire::LimitFrames(dealer_);
     wire::MakeCurveClient(dealer_, b.client_secret);
     dealer_.connect(b.master);
-    thread_ = std::thread([this] { Run(); });
+    thread_ = StartBackgroundThread([this] { Run(); });
   }
   ~RemoteClient() override {
     {
@@ -101,7 +103,7 @@ class RemoteClient : public RunClient {
     for (;;) {
       zmq::pollitem_t items[] = {{dealer_.handle(), 0, ZMQ_POLLIN, 0},
                                  {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
-      zmq::poll(items, 2, std::chrono::milliseconds(-1));
+      wire::Poll(items, 2, std::chrono::milliseconds(-1));
       if (items[1].revents & ZMQ_POLLIN) {
         std::uint64_t count;
         if (::read(wake_fd_, &count, sizeof count) < 0) {

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "config/config_file.hpp"
+#include "config/trusted_file.hpp"
 #include "runs/run_dir.hpp"
 
 namespace fiber::config {
@@ -12,22 +13,38 @@ namespace fs = std::filesystem;
 
 namespace {
 
+std::string Ignoring(const std::string& path, const std::string& why) {
+  return "ignoring " + path + ": " + why + " (fiber reads no settings another user could change)";
+}
+
 // The files to read, lowest first: the user file if there is one, then the
-// project file if any. One named by --config or FIBER_CONFIG must exist.
-std::vector<std::string> FilesToRead(const Inputs& in) {
-  std::vector<std::string> paths;
+// project file if any; those refused go to *refused. One named by --config
+// or FIBER_CONFIG must exist, and may not be writable by anyone.
+bool FilesToRead(const Inputs& in, std::vector<std::string>* paths,
+                 std::vector<std::string>* refused, std::string* err) {
   std::error_code ec;
   const std::string user = UserFile(in.getenv);
-  if (!user.empty() && fs::exists(user, ec)) paths.push_back(user);
-  const char* named = in.getenv(kConfigVariable);
-  if (!in.config_file.empty()) {
-    paths.push_back(in.config_file);
-  } else if (named && *named) {
-    paths.push_back(named);
-  } else if (const std::string project = FindProjectFile(in.cwd); !project.empty()) {
-    paths.push_back(project);
+  if (!user.empty() && fs::exists(user, ec)) {
+    if (const std::string why = NotYoursAlone(user, in.uid); why.empty())
+      paths->push_back(user);
+    else
+      refused->push_back(Ignoring(user, why));
   }
-  return paths;
+  const char* variable = in.getenv(kConfigVariable);
+  const std::string named = !in.config_file.empty() ? in.config_file : variable ? variable : "";
+  if (!named.empty()) {
+    if (const std::string why = WritableByAnyone(named); !why.empty()) {
+      *err = named + " is " + why + "; fiber reads no settings any user could change";
+      return false;
+    }
+    paths->push_back(named);
+  } else {
+    std::string why;
+    if (const std::string project = FindProjectFile(in.cwd, &why, in.uid); !project.empty())
+      paths->push_back(project);
+    if (!why.empty()) refused->push_back(why);
+  }
+  return true;
 }
 
 bool FromFlags(const std::map<std::string, std::string>& flags, std::vector<Assignment>* out,
@@ -68,12 +85,27 @@ bool ChooseProfile(const std::vector<ConfigFile>& files,
 
 }  // namespace
 
-std::string FindProjectFile(const std::string& dir) {
+std::string FindProjectFile(const std::string& dir, std::string* refused, uid_t uid) {
   if (dir.empty()) return "";
+  std::string unused;
+  if (!refused) refused = &unused;
   std::error_code ec;
   for (fs::path d = fs::absolute(dir, ec); !ec && !d.empty(); d = d.parent_path()) {
     const fs::path candidate = d / kProjectFileName;
-    if (fs::exists(candidate, ec)) return candidate.string();
+    const bool found = fs::exists(candidate, ec);
+    // Beyond a directory another user can write (/tmp, a shared scratch
+    // space, a colleague's project) anything could have been put there.
+    if (const std::string why = NotYoursAlone(d.string(), uid); !why.empty()) {
+      if (found) *refused = Ignoring(candidate.string(), "its directory " + d.string() + " is " + why);
+      return "";
+    }
+    if (found) {
+      if (const std::string why = NotYoursAlone(candidate.string(), uid); !why.empty()) {
+        *refused = Ignoring(candidate.string(), why);
+        return "";
+      }
+      return candidate.string();
+    }
     if (d == d.parent_path()) break;
   }
   return "";
@@ -89,7 +121,10 @@ std::string UserFile(const Getenv& getenv) {
 
 bool Resolve(const Inputs& in, Resolved* out, std::string* err) {
   std::vector<ConfigFile> files;
-  for (const std::string& path : FilesToRead(in)) {
+  std::vector<std::string> paths;
+  out->refused.clear();
+  if (!FilesToRead(in, &paths, &out->refused, err)) return false;
+  for (const std::string& path : paths) {
     files.emplace_back();
     if (!ReadConfigFile(path, &files.back(), err)) return false;
     out->files.push_back(path);

@@ -37,7 +37,13 @@ struct Setting {
   const char* flag;         // "--heartbeat-timeout"
   const char* description;  // one line, for the starter file and help
   Kind kind;
+  /// It chooses what runs or what is shipped, or where the run listens:
+  /// fiber run names where it came from as it starts (a settings file in a
+  /// shared directory is the way someone else could have chosen it).
+  bool shown_at_run = false;
 };
+
+inline constexpr bool kShownAtRun = true;
 
 /// Every setting, in the order they are listed to users.
 const std::vector<Setting>& Table();

@@ -23,4 +23,14 @@ std::string SourcesReport(const Resolved& resolved) {
   return report;
 }
 
+std::string ShownAtRunSources(const Resolved& resolved) {
+  std::string shown;
+  for (const Setting& s : Table()) {
+    const auto source = resolved.sources.find(s.key);
+    if (!s.shown_at_run || source == resolved.sources.end() || source->second == "default") continue;
+    shown += (shown.empty() ? "" : ", ") + std::string(s.key) + " from " + source->second;
+  }
+  return shown;
+}
+
 }  // namespace fiber::config

@@ -14,4 +14,9 @@ namespace fiber::config {
 
 std::string SourcesReport(const Resolved& resolved);
 
+/// Where the settings that choose what runs or ships (Setting::shown_at_run)
+/// came from, for those not left at their default: "kubeconfig from
+/// /p/fiber.yaml:3:13, registry from FIBER_REGISTRY"; "" when none is set.
+std::string ShownAtRunSources(const Resolved& resolved);
+
 }  // namespace fiber::config

@@ -5,8 +5,10 @@
 
 #include <utility>
 
+#include "background_thread.hpp"
 #include "log.hpp"
 #include "master/accepted_peers.hpp"
+#include "wire/poll.hpp"
 
 namespace fiber::master {
 
@@ -20,7 +22,7 @@ Admission::Admission(zmq::context_t& context, zmq::socket_t& router,
     : monitor_(context, router, kEvents), on_closed_(std::move(on_closed)) {
   stop_fd_ = eventfd(0, EFD_CLOEXEC);
   if (stop_fd_ < 0) throw zmq::error_t();
-  thread_ = std::thread([this] { Run(); });
+  thread_ = StartBackgroundThread([this] { Run(); });
 }
 
 Admission::~Admission() {
@@ -38,7 +40,7 @@ void Admission::Run() {
         {monitor_.handle(), 0, ZMQ_POLLIN, 0},
         {nullptr, stop_fd_, ZMQ_POLLIN, 0},
     };
-    zmq::poll(items, 2, std::chrono::milliseconds(-1));
+    wire::Poll(items, 2, std::chrono::milliseconds(-1));
     if (items[1].revents & ZMQ_POLLIN) return;
     if (items[0].revents & ZMQ_POLLIN) HandleMonitor();
   }

@@ -6,9 +6,12 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "background_thread.hpp"
+#include "demangle.hpp"
 #include "wire/codec.hpp"
 #include "wire/frames.hpp"
 #include "wire/keepalive.hpp"
+#include "wire/poll.hpp"
 #include "wire/request.hpp"
 
 namespace fiber::master {
@@ -72,7 +75,7 @@ bool Dispatcher::Start(std::string* err) {
       control_.reset();
     }
   }
-  thread_ = std::thread([this] { Run(); });
+  thread_ = StartBackgroundThread([this] { Run(); });
   return true;
 }
 
@@ -186,6 +189,42 @@ bool Dispatcher::Send(const std::string& worker_id, zmq::message_t message) {
 }
 
 void Dispatcher::Run() {
+  try {
+    Loop();
+    RunPosted();  // work posted before the stop still runs
+  } catch (const std::exception& e) {
+    FailRun("an internal error on the run's I/O thread (" + CurrentExceptionType() + ": " + e.what() + ")");
+  } catch (...) {
+    FailRun("an internal error on the run's I/O thread (" + CurrentExceptionType() + ")");
+  }
+}
+
+// Whatever it was (an engine's or API server's answer fiber did not expect,
+// memory running out), it ends the run as one error its pools fail with,
+// not as std::terminate ending the program.
+void Dispatcher::FailRun(const std::string& why) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopped_ = true;  // no more posts; waiters on running() stop waiting
+  }
+  if (pools_.empty()) log::Error(why);
+  try {
+    for (auto& [channel, pool] : pools_) pool->Fail(why, Clock::now());
+  } catch (...) {
+    log::Error(why);  // nothing more can be done for the pools' callers
+  }
+  // Posted work that throws again is dropped: its promise, broken, still
+  // wakes its waiter.
+  for (;;) {
+    try {
+      RunPosted();
+      return;
+    } catch (...) {
+    }
+  }
+}
+
+void Dispatcher::Loop() {
   auto last_tick = Clock::now();
   const auto tick = std::min(settings_.heartbeat_interval, std::chrono::milliseconds(100));
   for (;;) {
@@ -196,7 +235,7 @@ void Dispatcher::Run() {
     };
     const auto wait = std::max<Clock::duration>(Clock::duration::zero(),
                                                 last_tick + tick - Clock::now());
-    zmq::poll(items, control_ ? 3 : 2, std::chrono::duration_cast<std::chrono::milliseconds>(wait));
+    wire::Poll(items, control_ ? 3 : 2, std::chrono::duration_cast<std::chrono::milliseconds>(wait));
     if (items[1].revents & ZMQ_POLLIN) RunPosted();
     if (control_ && (items[2].revents & ZMQ_POLLIN)) control_->Answer();
     if (items[0].revents & ZMQ_POLLIN) {
@@ -228,7 +267,6 @@ void Dispatcher::Run() {
       break;
     }
   }
-  RunPosted();  // work posted before the stop still runs
 }
 
 void Dispatcher::Route(const std::string& id, const zmq::message_t& message) {

@@ -65,6 +65,8 @@ class Dispatcher : public Outbox {
 
  private:
   void Run();
+  void Loop();
+  void FailRun(const std::string& why);
   void RunPosted();
   void Route(const std::string& id, const zmq::message_t& message);
   void OnRequest(const std::string& id, const zmq::message_t& message);

@@ -110,6 +110,11 @@ void PoolService::Terminate(Clock::time_point now) {
   CheckFinished(now);
 }
 
+void PoolService::Fail(const std::string& why, Clock::time_point now) {
+  Break({Outcome::Kind::kWorkerLost, why, {}});
+  CheckFinished(now);
+}
+
 bool PoolService::OnHello(const std::string& id, const wire::Hello& hello, Clock::time_point now) {
   if (!workers_.Connect(id, static_cast<long>(hello.pid))) return false;
   if (!outbox_.Send(id, wire::Encode(wire::Welcome{options_.channel,

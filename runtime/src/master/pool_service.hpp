@@ -92,6 +92,9 @@ class PoolService {
   void Close(Clock::time_point now);
   /// Fails unfinished calls with PoolClosed and kills the workers.
   void Terminate(Clock::time_point now);
+  /// The run cannot go on (its I/O thread failed): every call, pending or
+  /// new, fails with why, and the workers are killed.
+  void Fail(const std::string& why, Clock::time_point now);
 
   // From the workers (through the dispatcher's socket).
   bool Owns(const std::string& worker_id) const { return workers_.Find(worker_id) != nullptr; }

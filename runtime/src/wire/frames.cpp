@@ -1,5 +1,6 @@
 #include "wire/frames.hpp"
 
+#include <cerrno>
 #include <cstring>
 #include <vector>
 
@@ -39,7 +40,13 @@ bool SendMessage(zmq::socket_t& socket, std::string_view routing_id, zmq::messag
 Receipt ReceiveMessage(zmq::socket_t& socket, bool routed, std::string* routing_id,
                        zmq::message_t* message, std::string* err, zmq::recv_flags flags) {
   zmq::message_t first;
-  if (!socket.recv(first, flags)) return Receipt::kNone;
+  try {
+    if (!socket.recv(first, flags)) return Receipt::kNone;
+  } catch (const zmq::error_t& e) {
+    // A signal ended the wait: as a timeout, the caller's loop waits again.
+    if (e.num() != EINTR) throw;
+    return Receipt::kNone;
+  }
   // A multipart message arrives whole, so its other frames are there now.
   std::vector<zmq::message_t> frames;
   frames.push_back(std::move(first));

@@ -23,7 +23,7 @@ enum class Receipt { kNone, kMessage, kMalformed };
 
 /// Receives one message and joins its frames into *message; with routed,
 /// the first frame is the sender's routing id, into *routing_id. kNone when
-/// nothing arrived (flags dontwait, or the socket's receive timeout);
+/// nothing arrived (flags dontwait, the socket's receive timeout, or a signal);
 /// kMalformed with *err when its frames are not laid out as above.
 [[nodiscard]] Receipt ReceiveMessage(zmq::socket_t& socket, bool routed, std::string* routing_id,
                                      zmq::message_t* message, std::string* err,

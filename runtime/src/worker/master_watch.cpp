@@ -5,7 +5,9 @@
 
 #include <cstdio>
 
+#include "background_thread.hpp"
 #include "log.hpp"
+#include "wire/poll.hpp"
 #include "worker/serve_loop.hpp"
 
 namespace fiber::worker {
@@ -17,7 +19,7 @@ MasterWatch::MasterWatch(zmq::context_t& context, zmq::socket_t& dealer, std::st
       timeout_ms_(timeout.count()),
       wake_fd_(::eventfd(0, EFD_CLOEXEC)) {
   if (wake_fd_ < 0) throw zmq::error_t();
-  thread_ = std::thread([this] { Run(); });
+  thread_ = StartBackgroundThread([this] { Run(); });
 }
 
 MasterWatch::~MasterWatch() {
@@ -60,7 +62,7 @@ void MasterWatch::Run() {
     }
     zmq::pollitem_t items[] = {{events_.handle(), 0, ZMQ_POLLIN, 0},
                                {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
-    zmq::poll(items, 2, wait);
+    wire::Poll(items, 2, wait);
     if (items[1].revents & ZMQ_POLLIN) {
       std::uint64_t count = 0;
       (void)!::read(wake_fd_, &count, sizeof count);

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "backend/labels.hpp"
+#include "background_thread.hpp"
 
 namespace fiber::backend {
 
@@ -26,7 +27,7 @@ long long NowNanos() {
 }  // namespace
 
 ContainerEvents::ContainerEvents(engine::Client engine, std::string run_id) {
-  thread_ = std::thread([this, engine = std::move(engine), run_id = std::move(run_id)] {
+  thread_ = StartBackgroundThread([this, engine = std::move(engine), run_id = std::move(run_id)] {
     Follow(engine, run_id);
   });
 }

@@ -1,6 +1,7 @@
 #include "backend/container/container_output.hpp"
 
 #include "backend/worker_output.hpp"
+#include "background_thread.hpp"
 
 namespace fiber::backend {
 
@@ -16,7 +17,7 @@ std::unique_ptr<ContainerOutput> ContainerOutput::Attach(const engine::Client& e
                                                          std::string* err) {
   std::unique_ptr<ContainerOutput> out(new ContainerOutput);
   ContainerOutput* self = out.get();
-  out->thread_ = std::thread([self, engine, id, worker_id, log_file] {
+  out->thread_ = StartBackgroundThread([self, engine, id, worker_id, log_file] {
     self->Follow(engine, id, worker_id, log_file);
   });
   std::unique_lock<std::mutex> lock(out->mu_);

@@ -9,6 +9,7 @@
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/labels.hpp"
 #include "backend/master_reach.hpp"
+#include "background_thread.hpp"
 #include "log.hpp"
 
 namespace fiber::backend {
@@ -84,7 +85,7 @@ bool KubernetesBackend::Connect(const Launch& launch, std::string* err) {
   if (!secret_) return false;
   api_ = std::move(api);
   run_id_ = launch.bootstrap.run_id;
-  watcher_ = std::thread([this] { Watch(); });
+  watcher_ = StartBackgroundThread([this] { Watch(); });
   return true;
 }
 

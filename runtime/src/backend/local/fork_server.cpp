@@ -22,6 +22,7 @@
 
 #include "backend/command_line.hpp"
 #include "backend/local/output_relay.hpp"
+#include "background_thread.hpp"
 
 extern char** environ;
 
@@ -278,9 +279,12 @@ bool ForkServer::Ensure(std::string* err) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, theirs, kServerFd);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  UnblockSignalsOnSpawn(&attr);  // the run's I/O thread may start it; workers inherit its mask
   pid_t pid = 0;
-  const int rc =
-      posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), envp.data());
+  const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, &attr, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
   ::close(theirs);
   if (rc != 0) {

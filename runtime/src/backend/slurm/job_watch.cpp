@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "backend/slurm/run_jobs.hpp"
+#include "background_thread.hpp"
 
 namespace fiber::backend {
 
@@ -24,7 +25,7 @@ std::shared_ptr<JobWatch> JobWatch::For(const std::string& run_id) {
 }
 
 JobWatch::JobWatch(std::string run_id) : run_id_(std::move(run_id)) {
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = StartBackgroundThread([this] { Loop(); });
 }
 
 JobWatch::~JobWatch() {
