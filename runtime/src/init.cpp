@@ -1,4 +1,5 @@
 #include "fiber/init.hpp"
+#include "fiber/errors.hpp"
 
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -58,6 +59,14 @@ std::atomic<bool> initialized{false};
 }  // namespace
 
 bool detail::initialized() { return fiber::initialized; }
+
+void detail::RequireMaster(const std::string& what) {
+  if (worker::ThisWorker())
+    throw Error(what + " can be made only by the run's master, not in a worker (a task, a "
+                "Process or a manager)");
+  if (!fiber::initialized)
+    throw ConfigError("call fiber::init(argc, argv) first thing in main, before making " + what);
+}
 
 void init(int argc, char** argv) {
   backend::SetCommandLine(argc, argv);

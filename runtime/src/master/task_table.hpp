@@ -39,6 +39,9 @@ class TaskTable {
   bool HeldBy(std::uint64_t id, const std::string& worker) const;
   /// How many tasks worker holds.
   std::size_t Leases(const std::string& worker) const;
+  /// The task worker runs (the first it holds), for reports: "boom (item
+  /// 3)", "boom (items 3-5)"; empty when it holds none.
+  std::string Running(const std::string& worker) const;
   /// How many calls the tasks worker holds make.
   int CallsLeasedTo(const std::string& worker) const;
 
