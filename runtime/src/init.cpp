@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 
 #include "backend/command_line.hpp"
@@ -56,6 +57,25 @@ std::atomic<bool> initialized{false};
   std::exit(status);
 }
 
+// An exception that escapes main ends the program with one line, not with
+// "terminate called after throwing..." after fiber has said the same: the
+// line once, and status 1 as for any failed program.
+[[noreturn]] void EndUncaught() {
+  if (std::exception_ptr e = std::current_exception()) {
+    std::string what = "an exception of type " + CurrentExceptionType();
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      what = x.what();
+    } catch (...) {
+    }
+    if (!log::SaidError(what)) log::Error(what);
+    std::fflush(nullptr);  // what the program printed before
+    std::_Exit(1);
+  }
+  std::abort();  // std::terminate called without an exception
+}
+
 }  // namespace
 
 bool detail::initialized() { return fiber::initialized; }
@@ -88,6 +108,7 @@ void init(int argc, char** argv) {
     std::fprintf(stderr, "fiber: error: %s\n", err.c_str());
     std::exit(2);
   }
+  std::set_terminate(EndUncaught);
   log::SetVerbose(resolved.settings.verbose);
   config::SetCurrent(resolved.settings);
   initialized = true;

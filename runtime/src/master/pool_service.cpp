@@ -1,6 +1,7 @@
 #include "master/pool_service.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <set>
 
@@ -52,6 +53,16 @@ std::string LastWords(const std::string& log_file) {
   return LastLine(std::move(tail));
 }
 
+// How many of map's items a call of the chunk form holds: its encoding
+// starts with the length of its std::vector of argument tuples, a cereal
+// size tag (detail::encode_chunks).
+std::size_t ItemsOfChunk(const std::string& chunk) {
+  std::uint64_t n = 0;
+  if (chunk.size() < sizeof n) return 1;
+  std::memcpy(&n, chunk.data(), sizeof n);
+  return static_cast<std::size_t>(n);
+}
+
 }  // namespace
 
 PoolService::PoolService(Options options, std::unique_ptr<backend::Backend> backend,
@@ -85,6 +96,7 @@ void PoolService::Submit(std::string function, std::vector<std::string> calls,
     batch->complete(0, std::vector<Outcome>(calls.size(), why));
     return;
   }
+  std::size_t item = 0;  // of the caller's items, for reports of what a worker ran
   for (std::size_t first = 0; first < calls.size(); first += chunksize) {
     Task task;
     task.function = function;
@@ -92,6 +104,10 @@ void PoolService::Submit(std::string function, std::vector<std::string> calls,
     task.batch = batch;
     task.first = first;
     const std::size_t end = std::min(calls.size(), first + chunksize);
+    task.first_item = item;
+    for (std::size_t i = first; i < end; ++i)
+      task.items += form == wire::TaskForm::kChunk ? ItemsOfChunk(calls[i]) : 1;
+    item += task.items;
     task.calls.assign(std::make_move_iterator(calls.begin() + static_cast<std::ptrdiff_t>(first)),
                       std::make_move_iterator(calls.begin() + static_cast<std::ptrdiff_t>(end)));
     tasks_.Add(std::move(task));

@@ -45,13 +45,16 @@ int TaskTable::CallsLeasedTo(const std::string& worker) const {
 std::string TaskTable::Running(const std::string& worker) const {
   auto it = leases_.find(worker);
   if (it == leases_.end() || it->second.empty()) return "";
-  const Task& task = tasks_.at(it->second.front()).task;
-  const std::string first = std::to_string(task.first);
-  // A call of the chunk form is a chunk of map's items, one slot of its batch.
-  if (task.form == wire::TaskForm::kChunk) return task.function + " (chunk " + first + ")";
-  if (task.calls.size() == 1) return task.function + " (item " + first + ")";
-  return task.function + " (items " + first + "-" +
-         std::to_string(task.first + task.calls.size() - 1) + ")";
+  std::string running;
+  for (std::uint64_t id : it->second) {
+    const Task& task = tasks_.at(id).task;
+    const std::string first = std::to_string(task.first_item);
+    running += (running.empty() ? "" : " or ") + task.function +
+               (task.items <= 1 ? " (item " + first + ")"
+                                : " (items " + first + "-" +
+                                      std::to_string(task.first_item + task.items - 1) + ")");
+  }
+  return running;
 }
 
 void TaskTable::Finish(std::uint64_t id, std::vector<detail::Outcome>&& outcomes) {

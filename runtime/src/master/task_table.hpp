@@ -22,6 +22,8 @@ struct Task {
   std::vector<std::string> calls;  // encoded argument tuples (or chunks of them)
   std::shared_ptr<detail::Batch> batch;
   std::size_t first = 0;  // slot of calls[0] in batch
+  /// The items of the caller's call (map's) it runs: first_item and on.
+  std::size_t first_item = 0, items = 0;
   wire::TaskForm form = wire::TaskForm::kCalls;
 };
 
@@ -39,8 +41,10 @@ class TaskTable {
   bool HeldBy(std::uint64_t id, const std::string& worker) const;
   /// How many tasks worker holds.
   std::size_t Leases(const std::string& worker) const;
-  /// The task worker runs (the first it holds), for reports: "boom (item
-  /// 3)", "boom (items 3-5)"; empty when it holds none.
+  /// The task worker runs, for reports: "boom (item 3)", "boom (items
+  /// 3-5)"; of several it holds, any may be the one ("boom (item 2) or boom
+  /// (item 3)": the result of the first can die unsent with the worker).
+  /// Empty when it holds none.
   std::string Running(const std::string& worker) const;
   /// How many calls the tasks worker holds make.
   int CallsLeasedTo(const std::string& worker) const;
