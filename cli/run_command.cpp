@@ -9,6 +9,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/container/container_backend.hpp"
+#include "backend/slurm/slurm_command.hpp"
 #include "cluster_master.hpp"
 #include "commands.hpp"
 #include "config/sources_report.hpp"
@@ -189,6 +190,12 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
       resolved.settings.registry.empty() && !o.build) {
     Error("the kubernetes backend needs an image its nodes can pull: set registry (REGISTRY/NAME, "
           "where fiber run pushes the packaged program) or image");
+    return kFiberError;
+  }
+  // As the image check above: a backend that cannot work here is refused
+  // before the program starts, not at its first Pool.
+  if (resolved.settings.backend == "slurm" && !backend::CheckSlurmCommands(&err)) {
+    Error(err);
     return kFiberError;
   }
   Program program;

@@ -18,6 +18,7 @@
 #include "control_client.hpp"
 #include "log_follower.hpp"
 #include "runs/run_dir.hpp"
+#include "signal_name.hpp"
 
 namespace fiber::cli {
 
@@ -175,6 +176,7 @@ int Supervise(const Program& p, const SuperviseOptions& o, std::string* err) {
     WriteAll(2, text.data(), text.size());
   });
   std::optional<int> status;
+  int killed_by = 0;  // the signal that ended the program, unless fiber forwarded it
   int stops = 0;
   auto deadline = Clock::time_point::max();  // of the grace period, once one runs
   auto end_everything = [&] { ::kill(-pid, SIGKILL); };
@@ -201,6 +203,9 @@ int Supervise(const Program& p, const SuperviseOptions& o, std::string* err) {
     if (!status && ::waitpid(pid, &wait_status, WNOHANG) == pid) {
       status = StatusOf(wait_status);
       end_everything();  // whatever it started and left behind
+      // SIGPIPE is a reader that stopped early, as shells take it too.
+      if (WIFSIGNALED(wait_status) && WTERMSIG(wait_status) != SIGPIPE && stops == 0)
+        killed_by = WTERMSIG(wait_status);
     }
     if (out[0] >= 0 && (fds[1].revents & (POLLIN | POLLHUP))) {
       char buf[65536];
@@ -231,6 +236,9 @@ int Supervise(const Program& p, const SuperviseOptions& o, std::string* err) {
   }
   workers.Flush();
   clear_progress();
+  // Its status alone (139) makes one look up what happened; said after the
+  // program's own last words.
+  if (killed_by != 0) Say(o, p.argv.front() + " was killed by " + SignalName(killed_by));
   ::close(master_log);
   ::close(signals);
   return *status;

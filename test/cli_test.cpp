@@ -443,3 +443,31 @@ TEST_CASE("fiber run on kubernetes without a registry or an image says so before
   CHECK(status != 0);
   CHECK_MESSAGE(err.find("needs an image its nodes can pull") != std::string::npos, err);
 }
+
+TEST_CASE("fiber run on slurm without Slurm's commands says so before the program starts") {
+  Fiber fiber;
+  TempDir bin;  // a PATH with sh and touch, and no sbatch
+  for (const char* tool : {"sh", "touch"})
+    REQUIRE(::symlink((std::string("/bin/") + tool).c_str(), (bin.path() + "/" + tool).c_str()) == 0);
+  fiber.env["PATH"] = bin.path();
+  auto [status, out, err] =
+      fiber.Run({"run", "--backend", "slurm", "sh", "-c", "touch " + bin.path() + "/started"});
+  CHECK(status == 125);
+  CHECK_MESSAGE(err.find("fiber: error: sbatch is not installed (no such program on PATH)") !=
+                    std::string::npos,
+                err);
+  CHECK(!std::ifstream(bin.path() + "/started"));
+  CHECK(fiber.Ps().empty());  // no run was recorded
+}
+
+TEST_CASE("a program killed by a signal is said in one line, its status 128+N") {
+  Fiber fiber;
+  auto [status, out, err] = fiber.Run({"run", "sh", "-c", "echo last words >&2; kill -SEGV $$"});
+  CHECK(status == 128 + SIGSEGV);
+  CHECK_MESSAGE(err.find("last words\nfiber: sh was killed by SIGSEGV\n") != std::string::npos, err);
+  CHECK(err.find("error") == std::string::npos);
+  // A reader that stopped early is no news (a shell says nothing either).
+  auto [piped, piped_out, piped_err] = fiber.Run({"run", "sh", "-c", "kill -PIPE $$"});
+  CHECK(piped == 128 + SIGPIPE);
+  CHECK(piped_err.find("killed by") == std::string::npos);
+}

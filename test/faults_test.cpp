@@ -47,7 +47,29 @@ long busy_worker_pid(fiber::Pool& pool) {
   return 0;
 }
 
+int crash_on_three(int x) {
+  if (x == 3) ::raise(SIGSEGV);
+  return x;
+}
+FIBER_TASK(crash_on_three);
+
 }  // namespace
+
+TEST_CASE("a task that crashes every worker it is given fails naming the signal, task and item") {
+  fiber::PoolOptions options;
+  options.processes = 2;
+  options.max_task_retries = 1;
+  fiber::Pool pool(options);
+  // One chunk: what the worker runs when it dies is certain (with several
+  // held, a result can die unsent with its worker).
+  CHECK_THROWS_WITH_AS(pool.map(crash_on_three, range(6), 6),
+                       doctest::Contains("killed by SIGSEGV while running crash_on_three (items 0-5)"),
+                       fiber::WorkerLost);
+  CHECK_THROWS_WITH_AS(pool.apply(crash_on_three, 3),
+                       doctest::Contains("killed by SIGSEGV while running crash_on_three (item 0)"),
+                       fiber::WorkerLost);
+  CHECK(pool.apply(square, 5) == 25);  // the pool goes on with new workers
+}
 
 TEST_CASE("tasks of SIGKILLed workers run elsewhere; all results correct, none twice") {
   fiber::PoolOptions options;

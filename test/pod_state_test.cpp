@@ -55,7 +55,7 @@ TEST_CASE("an ended container says how, as the other backends do") {
   CHECK(s.how == "exit status 3");
   CHECK(s.status == 3);
   s = ReadPodState(Pod("Failed", Container({{"terminated", {{"exitCode", 137}, {"reason", "Error"}}}})));
-  CHECK(s.how == "killed by signal 9");
+  CHECK(s.how == "killed by SIGKILL");
   CHECK(s.status == -9);
   s = ReadPodState(Pod("Failed", Container({{"terminated", {{"exitCode", 137}, {"reason", "OOMKilled"}}}})));
   CHECK(s.how == "its pod was killed for using more than its memory limit");

@@ -46,7 +46,7 @@ TEST_CASE("a lost worker's tasks go back to the front of the queue, in order") {
   h.Connect("w0", 3);
   auto batch = h.SubmitSquares(6);
   CHECK(h.outbox.TaskIds("w0") == std::vector<std::uint64_t>{1, 2, 3});
-  ScriptedBackend::Crash(*h.backend, "w0", "killed by signal 9");
+  ScriptedBackend::Crash(*h.backend, "w0", "killed by SIGKILL");
   h.Advance(milliseconds(100));
   CHECK(h.Launched().back() == "w2");  // replaced
   h.Connect("w1", 3);
@@ -67,12 +67,12 @@ TEST_CASE("a task lost more often than max_task_retries fails with WorkerLost") 
   h.Advance(milliseconds(100));
   h.Connect("w1");
   CHECK(h.outbox.TaskIds("w1") == std::vector<std::uint64_t>{1});  // one retry
-  ScriptedBackend::Crash(*h.backend, "w1", "killed by signal 9");
+  ScriptedBackend::Crash(*h.backend, "w1", "killed by SIGKILL");
   h.Advance(milliseconds(100));
   REQUIRE(batch->ready());
   CHECK_THROWS_WITH_AS(fiber::detail::decode<int>(batch->at(0)),
-                       "task 'square' was lost with its worker 2 times (the last, w1: its "
-                       "process ended (killed by signal 9))",
+                       "task 'square' was lost with its worker 2 times (the last, w1: killed "
+                       "by SIGKILL while running square (item 0))",
                        fiber::WorkerLost);
 }
 
@@ -109,7 +109,7 @@ TEST_CASE("a chunk of map is one task of the chunk form, dealt again whole when 
   REQUIRE(sent.size() == 1);
   CHECK(sent[0].form == fiber::wire::TaskForm::kChunk);
   CHECK(sent[0].calls == std::vector<std::string_view>{"chunk 0"});
-  ScriptedBackend::Crash(*h.backend, "w0", "killed by signal 9");
+  ScriptedBackend::Crash(*h.backend, "w0", "killed by SIGKILL");
   h.Advance(milliseconds(100));
   h.Connect("w1");
   sent = h.outbox.Tasks("w1");
@@ -156,12 +156,13 @@ TEST_CASE("silence loses no worker; a closed connection, found by the next heart
   // HEARTBEAT to it, a heartbeat timeout after the last, cannot be sent.
   h.outbox.unreachable.insert("w1");
   h.Advance(milliseconds(5000));
+  h.Advance(milliseconds(3000));  // no backend said how it ended
   CHECK_FALSE(h.pool->Owns("w1"));
   CHECK(h.pool->Owns("w2"));
   CHECK(Contains(h.outbox.Types("w2"), Type::kHeartbeat));
 }
 
-TEST_CASE("a probe of a worker whose connection closed loses it at once") {
+TEST_CASE("a worker whose connection closed is lost as its backend reports how it ended") {
   PoolHarness h(2);
   h.Connect("w0");
   h.Connect("w1");
@@ -169,9 +170,57 @@ TEST_CASE("a probe of a worker whose connection closed loses it at once") {
   CHECK(h.pool->Probe("w1", h.now));  // still connected
   h.outbox.unreachable.insert("w0");
   CHECK_FALSE(h.pool->Probe("w0", h.now));
+  ScriptedBackend::Crash(*h.backend, "w0", "killed by SIGSEGV", -11);
+  h.Advance(milliseconds(100));
   CHECK_FALSE(h.pool->Owns("w0"));
   CHECK(h.outbox.TaskIds("w1") == std::vector<std::uint64_t>{1});  // its task moved on
   CHECK_FALSE(h.pool->Probe("w9", h.now));  // not a worker of this pool
+}
+
+TEST_CASE("a closed connection whose end no backend reports loses the worker a moment later") {
+  PoolHarness h(2);
+  h.Connect("w0");
+  h.Connect("w1");
+  auto batch = h.SubmitSquares(1);  // w0 busy
+  h.outbox.unreachable.insert("w0");
+  CHECK_FALSE(h.pool->Probe("w0", h.now));
+  h.Advance(milliseconds(100));
+  CHECK(h.pool->Owns("w0"));  // waiting to hear how it ended
+  h.Advance(milliseconds(3000));
+  CHECK_FALSE(h.pool->Owns("w0"));
+  CHECK(h.outbox.TaskIds("w1") == std::vector<std::uint64_t>{1});
+}
+
+TEST_CASE("a task that kills every worker it is given fails with the signal, task and item") {
+  PoolHarness h(1, /*max_task_retries=*/1);
+  auto batch = h.SubmitSquares(3);
+  h.Connect("w0");
+  h.Answer("w0", 1, {0});
+  h.Answer("w0", 2, {1});
+  for (const char* id : {"w0", "w1"}) {
+    if (std::string(id) == "w1") h.Connect(id);
+    h.outbox.unreachable.insert(id);  // its connection shows closed first
+    CHECK_FALSE(h.pool->Probe(id, h.now));
+    ScriptedBackend::Crash(*h.backend, id, "killed by SIGSEGV", -11);
+    h.Advance(milliseconds(100));
+  }
+  REQUIRE(batch->ready());
+  CHECK(PoolHarness::Slot(*batch, 1) == "1");
+  CHECK_THROWS_WITH_AS(fiber::detail::decode<int>(batch->at(2)),
+                       "task 'square' was lost with its worker 2 times (the last, w1: killed "
+                       "by SIGSEGV while running square (item 2))",
+                       fiber::WorkerLost);
+}
+
+TEST_CASE("a worker that cannot start (exit 127) ends the pool at the first, with that reason") {
+  PoolHarness h(2);
+  auto batch = h.SubmitSquares(1);
+  ScriptedBackend::Crash(*h.backend, "w0", "exit status 127", 127);
+  h.Advance(milliseconds(100));
+  REQUIRE(batch->ready());
+  CHECK_THROWS_WITH_AS(fiber::detail::decode<int>(batch->at(0)),
+                       "worker w0 could not start: exit status 127", fiber::WorkerLost);
+  CHECK(h.Launched().size() == 2);  // none started in its place
 }
 
 TEST_CASE("a worker that never connects is replaced, and too many in a row break the pool") {

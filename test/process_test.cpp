@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "subprocess.hpp"
 #include "support/connected_pid.hpp"
 #include "support/temp_dir.hpp"
 #include "tasks.hpp"
@@ -55,6 +56,16 @@ std::string start_process_in_worker(int) {
   return "started";
 }
 FIBER_TASK(start_process_in_worker);
+
+std::string make_pool_in_worker(int) {
+  try {
+    fiber::Pool pool(1);
+  } catch (const fiber::Error& e) {
+    return e.what();
+  }
+  return "made";
+}
+FIBER_TASK(make_pool_in_worker);
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
@@ -168,6 +179,11 @@ TEST_CASE("misuse is a clear error") {
   // Only the master starts processes: a worker would start a run of its own.
   fiber::Pool pool(1);
   CHECK(pool.apply(start_process_in_worker, 0).find("only by the run's master") != std::string::npos);
+  // A Pool in a task is the same mistake and gets the same message, not
+  // "call fiber::init first".
+  const std::string pool_error = pool.apply(make_pool_in_worker, 0);
+  CHECK(pool_error.find("only by the run's master") != std::string::npos);
+  CHECK(pool_error.find("fiber::init") == std::string::npos);
 }
 
 TEST_CASE("Resources.memory_mb bounds a local worker's address space") {
@@ -183,4 +199,18 @@ TEST_CASE("Resources.memory_mb bounds a local worker's address space") {
   options.resources.memory_mb = 700;
   fiber::Pool pool(options);
   CHECK(pool.apply(address_space_limit_mb, 0) == 700);
+}
+
+TEST_CASE("a run whose Processes and Manager all succeed prints no error") {
+  // The README's example, as a user runs it, several times: a Process's
+  // worker that ends once its call is done is no loss.
+  for (int run = 0; run < 3; ++run) {
+    Child c = spawn({built_program("readme_processes")}, {}, {});
+    const std::string out = read_all(c.stdout_fd, 120);
+    const std::string err = read_all(c.stderr_fd, 120);
+    CHECK(wait_exit(c, 120) == 0);
+    CHECK(out == "exitcode 0\nexitcode 0\nexitcode 0\nexitcode 0\nsize 100\n");
+    CHECK_MESSAGE(err.find("error") == std::string::npos, err);
+    CHECK_MESSAGE(err.find("lost") == std::string::npos, err);
+  }
 }

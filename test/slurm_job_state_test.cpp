@@ -42,7 +42,7 @@ TEST_CASE("an ended job's exit code is a wait status: exit status or signal") {
   CHECK(failed.how == "exit status 3");
   const JobState killed = One("3_0|3|0|FAILED|JobLaunchFailure|9|fiber.run=r fiber.first=0|");
   CHECK(killed.status == -9);
-  CHECK(killed.how == "killed by signal 9");
+  CHECK(killed.how == "killed by SIGKILL");
   const JobState done = One("4_0|4|0|COMPLETED|None|0|fiber.run=r fiber.first=0|");
   CHECK(done.ended);
   CHECK(done.status == 0);

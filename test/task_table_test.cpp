@@ -80,9 +80,9 @@ TEST_CASE("the table counts tasks done and failed, and names the function a work
   for (std::size_t i = 0; i < 4; ++i) table.Add(Task{i == 0 ? "g" : "f", {"x"}, batch, i});
   const auto a = table.LeaseNext("w0");
   const auto b = table.LeaseNext("w1");
-  CHECK(table.FunctionLeasedTo("w0") == "g");
-  CHECK(table.FunctionLeasedTo("w1") == "f");
-  CHECK(table.FunctionLeasedTo("w2") == "");
+  CHECK(table.Running("w0").rfind("g (item", 0) == 0);
+  CHECK(table.Running("w1").rfind("f (item", 0) == 0);
+  CHECK(table.Running("w2") == "");
   table.Finish(a, {Outcome{Outcome::Kind::kValue, "v", {}}});
   table.Finish(b, {Outcome{Outcome::Kind::kRemoteError, "boom", "std::runtime_error"}});
   table.LeaseNext("w0");

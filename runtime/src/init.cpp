@@ -1,4 +1,5 @@
 #include "fiber/init.hpp"
+#include "fiber/errors.hpp"
 
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -8,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 
 #include "backend/command_line.hpp"
@@ -72,9 +74,36 @@ bool IsRunLog(int fd, const std::string& run_dir) {
   std::exit(status);
 }
 
+// An exception that escapes main ends the program with one line, not with
+// "terminate called after throwing..." after fiber has said the same: the
+// line once, and status 1 as for any failed program.
+[[noreturn]] void EndUncaught() {
+  if (std::exception_ptr e = std::current_exception()) {
+    std::string what = "an exception of type " + CurrentExceptionType();
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      what = x.what();
+    } catch (...) {
+    }
+    if (!log::SaidError(what)) log::Error(what);
+    std::fflush(nullptr);  // what the program printed before
+    std::_Exit(1);
+  }
+  std::abort();  // std::terminate called without an exception
+}
+
 }  // namespace
 
 bool detail::initialized() { return fiber::initialized; }
+
+void detail::RequireMaster(const std::string& what) {
+  if (worker::ThisWorker())
+    throw Error(what + " can be made only by the run's master, not in a worker (a task, a "
+                "Process or a manager)");
+  if (!fiber::initialized)
+    throw ConfigError("call fiber::init(argc, argv) first thing in main, before making " + what);
+}
 
 void init(int argc, char** argv) {
   backend::SetCommandLine(argc, argv);
@@ -103,6 +132,8 @@ void init(int argc, char** argv) {
   // Under fiber run the command said so already.
   if (!env(runs::kRunIdVariable))
     for (const std::string& line : resolved.refused) std::fprintf(stderr, "fiber: warning: %s\n", line.c_str());
+
+  std::set_terminate(EndUncaught);
   log::SetVerbose(resolved.settings.verbose);
   // A detached run's stdout is its log (fiber run -d): line by line, so
   // fiber logs -f shows each line when printed and fiber stop loses none.

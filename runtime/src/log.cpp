@@ -1,6 +1,8 @@
 #include "log.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <deque>
 #include <cstdio>
 #include <mutex>
 
@@ -10,7 +12,13 @@ namespace {
 std::atomic<bool> verbose{false};
 std::mutex prefix_mu;
 std::string prefix = "fiber: ";
+std::deque<std::string> errors_said;  // guarded by prefix_mu
 }  // namespace
+
+bool SaidError(const std::string& message) {
+  std::lock_guard<std::mutex> lock(prefix_mu);
+  return std::find(errors_said.begin(), errors_said.end(), message) != errors_said.end();
+}
 
 void SetVerbose(bool on) { verbose = on; }
 
@@ -26,6 +34,10 @@ void Write(Level level, const std::string& message) {
   {
     std::lock_guard<std::mutex> lock(prefix_mu);
     line = prefix;
+    if (level == Level::kError) {
+      errors_said.push_back(message);
+      if (errors_said.size() > 16) errors_said.pop_front();
+    }
   }
   line += tag;
   line += message;

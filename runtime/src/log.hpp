@@ -18,6 +18,9 @@ void Write(Level level, const std::string& message);
 inline void Info(const std::string& message) { Write(Level::kInfo, message); }
 inline void Warning(const std::string& message) { Write(Level::kWarning, message); }
 inline void Error(const std::string& message) { Write(Level::kError, message); }
+/// True when Error said message lately (of the last 16): an exception
+/// carrying it that ends the program need not say it again.
+bool SaidError(const std::string& message);
 
 /// A duration as people read it in a log line: "1.5 s".
 std::string Seconds(std::chrono::duration<double> d);

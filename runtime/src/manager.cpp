@@ -243,11 +243,7 @@ struct Manager::State {
 Manager::Manager() : Manager(ProcessOptions{}) {}
 
 Manager::Manager(ProcessOptions options) : state_(std::make_unique<State>()) {
-  // A worker that made one would start a second master with a run of its own.
-  if (worker::ThisWorker())
-    throw Error("a Manager can be made only by the run's master, not in a worker");
-  if (!detail::initialized())
-    throw ConfigError("call fiber::init(argc, argv) first thing in main, before making a Manager");
+  detail::RequireMaster("a Manager");
   PoolOptions pool;
   pool.processes = 1;
   pool.max_task_retries = 0;

@@ -15,8 +15,7 @@ Pool::Pool(int processes) : Pool([processes] {
 }()) {}
 
 Pool::Pool(PoolOptions options) : options_(std::move(options)) {
-  if (!detail::initialized())
-    throw ConfigError("call fiber::init(argc, argv) first thing in main, before creating a Pool");
+  detail::RequireMaster("a Pool");
   if (options_.processes < 0)
     throw ConfigError("PoolOptions.processes must be 0 (one per core) or more, not " +
                       std::to_string(options_.processes));

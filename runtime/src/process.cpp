@@ -110,11 +110,7 @@ Process& Process::operator=(Process&& other) noexcept {
 }
 
 void Process::start() {
-  // A worker that made one would start a second master with a run of its own.
-  if (worker::ThisWorker())
-    throw Error("Process::start: a Process can be started only by the run's master, not in a worker");
-  if (!detail::initialized())
-    throw ConfigError("call fiber::init(argc, argv) first thing in main, before starting a Process");
+  detail::RequireMaster("a Process");
   ProcessState& s = *state_;
   {
     std::lock_guard<std::mutex> lock(s.mu);

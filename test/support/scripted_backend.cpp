@@ -22,7 +22,7 @@ bool ScriptedBackend::Start(const backend::Launch& launch, std::string* err) {
 void ScriptedBackend::Kill(const std::string& id) {
   std::lock_guard<std::mutex> lock(state_->mu);
   state_->killed.push_back(id);
-  state_->exits.push_back({id, "killed by signal 9"});
+  state_->exits.push_back({id, "killed by SIGKILL", -9});
 }
 
 std::vector<backend::Exit> ScriptedBackend::Poll() {
@@ -32,9 +32,10 @@ std::vector<backend::Exit> ScriptedBackend::Poll() {
   return std::exchange(state_->exits, {});
 }
 
-void ScriptedBackend::Crash(State& state, const std::string& id, const std::string& how) {
+void ScriptedBackend::Crash(State& state, const std::string& id, const std::string& how,
+                            int status) {
   std::lock_guard<std::mutex> lock(state.mu);
-  state.exits.push_back({id, how});
+  state.exits.push_back({id, how, status});
 }
 
 backend::Launch ScriptedBackend::WaitForLaunch(State& state, std::size_t n) {

@@ -30,8 +30,10 @@ class ScriptedBackend : public backend::Backend {
   std::vector<backend::Exit> Poll() override;
   void KillAll() override {}
 
-  /// Ends worker id as a crash would (reported by the next Poll).
-  static void Crash(State& state, const std::string& id, const std::string& how);
+  /// Ends worker id as a crash would (reported by the next Poll), with
+  /// how and status as a backend reports them (backend::Exit).
+  static void Crash(State& state, const std::string& id, const std::string& how,
+                    int status = -9);
   /// The n-th launch, waiting (bounded) until the master asked for it.
   static backend::Launch WaitForLaunch(State& state, std::size_t n);
 

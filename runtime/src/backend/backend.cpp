@@ -6,6 +6,7 @@
 #include "backend/kubernetes/kubernetes_backend.hpp"
 #include "backend/slurm/slurm_backend.hpp"
 #include "backend/local/local_backend.hpp"
+#include "signal_name.hpp"
 
 namespace fiber::backend {
 
@@ -43,7 +44,7 @@ bool Backend::StartMany(const std::vector<Launch>& launches, std::string* err) {
 }
 
 std::string DescribeExitCode(long code) {
-  if (IsSignal(code)) return "killed by signal " + std::to_string(code - 128);
+  if (IsSignal(code)) return "killed by " + SignalName(static_cast<int>(code - 128));
   return "exit status " + std::to_string(code);
 }
 

@@ -26,7 +26,7 @@ struct Launch {
 /// A worker the backend saw end.
 struct Exit {
   std::string worker_id;
-  std::string how;  // "exit status 3", "killed by signal 9"
+  std::string how;  // "exit status 3", "killed by SIGKILL"
   int status = 0;   // the exit status, or minus the signal number (-9)
 };
 
@@ -56,7 +56,7 @@ class Backend {
 };
 
 /// How a process that ended with an exit code as shells and container
-/// runtimes report it went: "exit status 3", or "killed by signal 9" for
+/// runtimes report it went: "exit status 3", or "killed by SIGKILL" for
 /// 128 + 9.
 std::string DescribeExitCode(long code);
 /// The same code as Exit::status: itself, or minus the signal for 128 + N.

@@ -1,9 +1,12 @@
 #include "master/pool_service.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <fstream>
 #include <set>
 
 #include "log.hpp"
+#include "run_capture.hpp"
 #include "runs/run_dir.hpp"
 #include "wire/limits.hpp"
 #include "wire/task_batch.hpp"
@@ -26,6 +29,38 @@ Outcome ToOutcome(const wire::OutcomeView& view) {
       return {Outcome::Kind::kNotRegistered, std::string(view.value), {}};
   }
   return {Outcome::Kind::kWorkerLost, "an outcome of unknown kind", {}};
+}
+
+// How long a worker whose connection closed waits for its backend to say
+// how it ended; a local worker's exit shows within a tick.
+constexpr std::chrono::milliseconds kExitReportWait{2000};
+
+// Statuses of a process the loader or runtime could not start (a missing
+// library or executable, docker run's 126 and 127): every replacement would
+// end the same way.
+bool CannotStart(const backend::Exit& exit) { return exit.status == 126 || exit.status == 127; }
+
+// The last line a worker wrote to its log file, if it has one: why it could
+// not start, as the loader said it.
+std::string LastWords(const std::string& log_file) {
+  std::ifstream in(log_file, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  const std::streamoff size = in.tellg();
+  const std::streamoff keep = std::min<std::streamoff>(size, 4096);
+  std::string tail(static_cast<std::size_t>(keep), '\0');
+  in.seekg(size - keep);
+  in.read(tail.data(), keep);
+  return LastLine(std::move(tail));
+}
+
+// How many of map's items a call of the chunk form holds: its encoding
+// starts with the length of its std::vector of argument tuples, a cereal
+// size tag (detail::encode_chunks).
+std::size_t ItemsOfChunk(const std::string& chunk) {
+  std::uint64_t n = 0;
+  if (chunk.size() < sizeof n) return 1;
+  std::memcpy(&n, chunk.data(), sizeof n);
+  return static_cast<std::size_t>(n);
 }
 
 }  // namespace
@@ -58,7 +93,7 @@ PoolService::Status PoolService::status() const {
 std::vector<PoolService::WorkerTask> PoolService::WorkerTasks() const {
   std::vector<WorkerTask> out;
   for (WorkerInfo& w : workers_.Describe(tasks_)) {
-    std::string task = tasks_.FunctionLeasedTo(w.id);
+    std::string task = tasks_.Running(w.id);
     out.push_back({std::move(w), std::move(task)});
   }
   return out;
@@ -72,6 +107,7 @@ void PoolService::Submit(std::string function, std::vector<std::string> calls,
     batch->complete(0, std::vector<Outcome>(calls.size(), why));
     return;
   }
+  std::size_t item = 0;  // of the caller's items, for reports of what a worker ran
   for (std::size_t first = 0; first < calls.size(); first += chunksize) {
     Task task;
     task.function = function;
@@ -79,6 +115,10 @@ void PoolService::Submit(std::string function, std::vector<std::string> calls,
     task.batch = batch;
     task.first = first;
     const std::size_t end = std::min(calls.size(), first + chunksize);
+    task.first_item = item;
+    for (std::size_t i = first; i < end; ++i)
+      task.items += form == wire::TaskForm::kChunk ? ItemsOfChunk(calls[i]) : 1;
+    item += task.items;
     task.calls.assign(std::make_move_iterator(calls.begin() + static_cast<std::ptrdiff_t>(first)),
                       std::make_move_iterator(calls.begin() + static_cast<std::ptrdiff_t>(end)));
     tasks_.Add(std::move(task));
@@ -243,8 +283,8 @@ void PoolService::Deal(Clock::time_point now) {
       unreachable.push_back(*free[i].first);
     }
   }
-  // Their tasks go back to the queue, and to the workers still there.
-  for (const auto& id : unreachable) LoseWorker(id, "it is no longer connected", now);
+  // Their tasks go back to the queue once they are lost.
+  for (const auto& id : unreachable) OnConnectionClosed(id, now);
   Grow(now);  // for what is still waiting
 }
 
@@ -306,8 +346,24 @@ void PoolService::RetireIdle(Clock::time_point now) {
 bool PoolService::Probe(const std::string& id, Clock::time_point now) {
   if (!HasConnected(id)) return false;
   if (SendControl(id, Type::kHeartbeat, now)) return true;
-  LoseWorker(id, "its connection closed", now);
+  OnConnectionClosed(id, now);
   return false;
+}
+
+void PoolService::OnConnectionClosed(const std::string& id, Clock::time_point now) {
+  Worker* w = workers_.Find(id);
+  if (!w) return;
+  // One asked to stop with nothing left to do is simply gone.
+  if (terminating_ || (w->state == WorkerState::kRetiring && tasks_.Leases(id) == 0))
+    return LoseWorker(id, "its connection closed", now);
+  if (w->closed_at) return;
+  w->closed_at = now;
+  w->credit = 0;  // nothing more is dealt to it
+}
+
+std::string PoolService::Ended(const std::string& id, const backend::Exit& exit) const {
+  const std::string running = tasks_.Running(id);
+  return exit.how + (running.empty() ? "" : " while running " + running);
 }
 
 void PoolService::Retire(Clock::time_point now) {
@@ -329,16 +385,17 @@ void PoolService::LoseWorker(const std::string& id, const std::string& why, Cloc
   workers_.Remove(id);
   backend_->Kill(id);
   const bool retiring = worker.state == WorkerState::kRetiring;
+  // A worker asked to stop with nothing left to do that goes is no loss,
+  // however its going shows first (its connection closing, its exit).
+  const bool done = terminating_ || (retiring && tasks_.Leases(id) == 0);
   if (!worker.connected && !terminating_ && !retiring) ++start_failures_;
-  if (!terminating_ && !(retiring && tasks_.Leases(id) == 0))
-    log::Warning("worker " + id + " lost: " + why);
+  if (!done) log::Warning("worker " + id + " lost: " + why);
   tasks_.Lose(id, why);
   // The pool finishes once the backend has seen it end (and on_exit has
   // its status): a closed connection can show before the process is gone.
   awaiting_exit_[id] = now;
   if (!options_.replace_lost_workers) {
-    if (!terminating_)
-      Break({Outcome::Kind::kWorkerLost, "process " + id + " was lost (" + why + ")", {}});
+    if (!done) Break({Outcome::Kind::kWorkerLost, "process " + id + " was lost (" + why + ")", {}});
   } else if (start_failures_ > std::max(3, 2 * target_)) {
     Break({Outcome::Kind::kWorkerLost,
            std::to_string(start_failures_) +
@@ -366,8 +423,19 @@ void PoolService::Tick(Clock::time_point now) {
     const Worker* w = workers_.Find(exit.worker_id);
     if (w && w->stop_sent && tasks_.Leases(exit.worker_id) == 0) {
       workers_.Remove(exit.worker_id);  // retired as asked
+    } else if (w && !w->connected && CannotStart(exit) && !terminating_) {
+      // At the first: each replacement would fail the same way.
+      const std::string said =
+          options_.settings.run_dir.empty()
+              ? ""
+              : LastWords(runs::WorkerLogPath(options_.settings.run_dir, exit.worker_id));
+      Break({Outcome::Kind::kWorkerLost,
+             "worker " + exit.worker_id + " could not start: " + exit.how +
+                 (said.empty() ? "" : " (" + said + ")"),
+             {}});
+      LoseWorker(exit.worker_id, exit.how, now);
     } else if (w) {
-      LoseWorker(exit.worker_id, "its process ended (" + exit.how + ")", now);
+      LoseWorker(exit.worker_id, Ended(exit.worker_id, exit), now);
     }
     awaiting_exit_.erase(exit.worker_id);
   }
@@ -377,14 +445,18 @@ void PoolService::Tick(Clock::time_point now) {
   std::erase_if(awaiting_exit_, [&](const auto& entry) {
     return now - entry.second > deadlines_.heartbeat_timeout;
   });
+  // Connections closed a while ago whose end no backend reported.
+  const auto wait = std::min<std::chrono::milliseconds>(kExitReportWait, deadlines_.heartbeat_timeout);
+  std::vector<std::string> closed;
+  for (const auto& [id, w] : workers_.all())
+    if (w.closed_at && now - *w.closed_at >= wait) closed.push_back(id);
+  for (const auto& id : closed) LoseWorker(id, "its connection closed", now);
   const DueWork due = workers_.Due(now, deadlines_);
   for (const auto& [id, why] : due.lost) LoseWorker(id, why, now);
   for (const auto& id : due.kill) backend_->Kill(id);  // asked to stop, still running
   for (const auto& id : due.heartbeat)
     if (workers_.Find(id) && !SendControl(id, Type::kHeartbeat, now))
-      LoseWorker(id, "its connection closed (no ZeroMQ heartbeat for " +
-                         log::Seconds(deadlines_.heartbeat_timeout) + ")",
-                 now);
+      OnConnectionClosed(id, now);
   RetireIdle(now);
   StartWorkers(now);  // those waiting for room to start
   CheckFinished(now);

@@ -140,6 +140,11 @@ class PoolService {
   /// The pool can run nothing more: every call, pending or new, gets outcome.
   void Break(detail::Outcome outcome);
   void CheckFinished(Clock::time_point now);
+  /// Its connection closed: it is lost when its backend reports how it
+  /// ended (so the report says "killed by SIGSEGV"), or a short wait later.
+  void OnConnectionClosed(const std::string& id, Clock::time_point now);
+  /// How a worker's process ended, with what it was running.
+  std::string Ended(const std::string& id, const backend::Exit& exit) const;
   [[nodiscard]] bool SendControl(const std::string& id, wire::Type type, Clock::time_point now);
 
   Options options_;
@@ -154,7 +159,7 @@ class PoolService {
   bool finished_ = false;
   std::optional<detail::Outcome> broken_;  // why the pool can run nothing more
   int start_failures_ = 0;
-  std::map<std::string, Clock::time_point> awaiting_exit_;  // lost at; exit not yet reported                 // workers lost in a row before connecting
+  std::map<std::string, Clock::time_point> awaiting_exit_;  // lost at; exit not yet reported
 };
 
 }  // namespace fiber::master

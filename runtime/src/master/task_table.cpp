@@ -42,10 +42,19 @@ int TaskTable::CallsLeasedTo(const std::string& worker) const {
   return static_cast<int>(calls);
 }
 
-std::string TaskTable::FunctionLeasedTo(const std::string& worker) const {
+std::string TaskTable::Running(const std::string& worker) const {
   auto it = leases_.find(worker);
   if (it == leases_.end() || it->second.empty()) return "";
-  return tasks_.at(it->second.front()).task.function;
+  std::string running;
+  for (std::uint64_t id : it->second) {
+    const Task& task = tasks_.at(id).task;
+    const std::string first = std::to_string(task.first_item);
+    running += (running.empty() ? "" : " or ") + task.function +
+               (task.items <= 1 ? " (item " + first + ")"
+                                : " (items " + first + "-" +
+                                      std::to_string(task.first_item + task.items - 1) + ")");
+  }
+  return running;
 }
 
 void TaskTable::Finish(std::uint64_t id, std::vector<detail::Outcome>&& outcomes) {

@@ -22,6 +22,8 @@ struct Task {
   std::vector<std::string> calls;  // encoded argument tuples (or chunks of them)
   std::shared_ptr<detail::Batch> batch;
   std::size_t first = 0;  // slot of calls[0] in batch
+  /// The items of the caller's call (map's) it runs: first_item and on.
+  std::size_t first_item = 0, items = 0;
   wire::TaskForm form = wire::TaskForm::kCalls;
 };
 
@@ -39,6 +41,11 @@ class TaskTable {
   bool HeldBy(std::uint64_t id, const std::string& worker) const;
   /// How many tasks worker holds.
   std::size_t Leases(const std::string& worker) const;
+  /// The task worker runs, for reports: "boom (item 3)", "boom (items
+  /// 3-5)"; of several it holds, any may be the one ("boom (item 2) or boom
+  /// (item 3)": the result of the first can die unsent with the worker).
+  /// Empty when it holds none.
+  std::string Running(const std::string& worker) const;
   /// How many calls the tasks worker holds make.
   int CallsLeasedTo(const std::string& worker) const;
 
@@ -50,9 +57,6 @@ class TaskTable {
   void Lose(const std::string& worker, const std::string& why);
   /// Finishes every task with the same failure for every call.
   void FailAll(const detail::Outcome& outcome);
-
-  /// The function of the first task worker holds; empty when it holds none.
-  std::string FunctionLeasedTo(const std::string& worker) const;
 
   std::size_t size() const { return tasks_.size(); }
   std::size_t pending() const { return pending_.size(); }

@@ -24,6 +24,9 @@ struct Worker {
   Clock::time_point started, last_sent;
   Clock::time_point idle_since;  // when it last came to hold no task
   std::optional<Clock::time_point> stop_sent;  // told to STOP at
+  /// Its connection closed at: lost once its backend reports how it ended,
+  /// or a short wait later.
+  std::optional<Clock::time_point> closed_at;
 };
 
 /// How long workers may be silent or slow, from the run's settings.

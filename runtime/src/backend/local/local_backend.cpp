@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <thread>
 
+#include "signal_name.hpp"
+
 extern char** environ;
 
 namespace fiber::backend {
@@ -20,7 +22,7 @@ int ExitStatusOf(int status) {
 
 std::string DescribeWaitStatus(int status) {
   if (WIFEXITED(status)) return "exit status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
+  if (WIFSIGNALED(status)) return "killed by " + SignalName(WTERMSIG(status));
   return "wait status " + std::to_string(status);
 }
 

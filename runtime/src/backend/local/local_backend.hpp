@@ -37,7 +37,7 @@ class LocalBackend : public Backend {
 
 /// The exit status, or minus the signal number, for a waitpid status.
 int ExitStatusOf(int status);
-/// "exit status N" or "killed by signal N" for a waitpid status.
+/// "exit status N" or "killed by SIGSEGV" for a waitpid status.
 std::string DescribeWaitStatus(int status);
 
 }  // namespace fiber::backend

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "backend/labels.hpp"
+#include "signal_name.hpp"
 
 
 namespace fiber::backend {
@@ -47,7 +48,7 @@ void ReadEnd(const std::string& state, long code, JobState* s) {
   s->ended = true;
   const int signal = static_cast<int>(code & 0x7f);
   s->status = signal != 0 ? -signal : static_cast<int>((code >> 8) & 0xff);
-  const std::string exit = signal != 0 ? "killed by signal " + std::to_string(signal)
+  const std::string exit = signal != 0 ? "killed by " + SignalName(signal)
                                        : "exit status " + std::to_string(s->status);
   s->ended_by_slurm = state != "COMPLETED" && state != "FAILED";
   if (!s->ended_by_slurm) s->how = exit;

@@ -19,4 +19,9 @@ inline constexpr std::chrono::seconds kSlurmCommandTimeout{30};
 [[nodiscard]] bool RunSlurm(const std::vector<std::string>& argv, const std::string& input,
                             std::string* out, std::string* err);
 
+/// False with *err, the same line RunSlurm gives, when one of the commands
+/// the backend runs (sbatch, squeue, scancel) is not on PATH: fiber run
+/// refuses the backend before the program starts.
+[[nodiscard]] bool CheckSlurmCommands(std::string* err);
+
 }  // namespace fiber::backend
