@@ -13,13 +13,14 @@
 
 namespace {
 
-// Runs an example; its stdout.
-std::string run_example(const std::vector<std::string>& argv) {
+// Runs an example; its stdout, and its stderr in *err when given.
+std::string run_example(const std::vector<std::string>& argv, std::string* err = nullptr) {
   std::vector<std::string> args = argv;
   args[0] = built_program("../examples/" + argv[0]);
   const Child child = spawn(args, {});
   REQUIRE(child.pid > 0);
   const std::string out = read_all(child.stdout_fd, 600);
+  if (err) *err = read_all(child.stderr_fd, 600);
   CHECK(wait_exit(child, 600) == 0);
   return out;
 }
@@ -97,8 +98,10 @@ TEST_CASE("errors: a task's exception arrives with its type and message; a task 
 }
 
 TEST_CASE("process_queue: three processes' items all arrive on one queue, and each exits 0") {
-  const std::string out = run_example({"process_queue"});
+  std::string err;
+  const std::string out = run_example({"process_queue"}, &err);
   MESSAGE(out);
+  CHECK_MESSAGE(!has(err, "lost"), err);  // a Process whose call returned ended as asked
   const auto got = lines_with(out, "got ");
   REQUIRE(got.size() == 12);
   std::set<std::string> producers;
@@ -109,8 +112,10 @@ TEST_CASE("process_queue: three processes' items all arrive on one queue, and ea
 }
 
 TEST_CASE("pipe: every message comes back shouted, and the other end ends when this one closes") {
-  const std::string out = run_example({"pipe"});
+  std::string err;
+  const std::string out = run_example({"pipe"}, &err);
   MESSAGE(out);
+  CHECK_MESSAGE(!has(err, "lost"), err);
   CHECK(has(out, "sent hello, got HELLO!\n"));
   CHECK(has(out, "sent from, got FROM!\n"));
   CHECK(has(out, "sent the, got THE!\n"));

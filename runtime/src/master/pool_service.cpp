@@ -313,15 +313,17 @@ void PoolService::LoseWorker(const std::string& id, const std::string& why, Cloc
   workers_.Remove(id);
   backend_->Kill(id);
   const bool retiring = worker.state == WorkerState::kRetiring;
+  // A retiring worker that held no task ended as it was asked to (a
+  // Process whose call returned closes its connection as it exits).
+  const bool ended_as_asked = retiring && tasks_.Leases(id) == 0;
   if (!worker.connected && !terminating_ && !retiring) ++start_failures_;
-  if (!terminating_ && !(retiring && tasks_.Leases(id) == 0))
-    log::Warning("worker " + id + " lost: " + why);
+  if (!terminating_ && !ended_as_asked) log::Warning("worker " + id + " lost: " + why);
   tasks_.Lose(id, why);
   // The pool finishes once the backend has seen it end (and on_exit has
   // its status): a closed connection can show before the process is gone.
   awaiting_exit_[id] = now;
   if (!options_.replace_lost_workers) {
-    if (!terminating_)
+    if (!terminating_ && !ended_as_asked)
       Break({Outcome::Kind::kWorkerLost, "process " + id + " was lost (" + why + ")", {}});
   } else if (start_failures_ > std::max(3, 2 * target_)) {
     Break({Outcome::Kind::kWorkerLost,
