@@ -21,11 +21,7 @@ FIBER_TASK(slow_square);
 
 int main(int argc, char** argv) {
   fiber::init(argc, argv);
-  fiber::PoolOptions options;
-  options.min_processes = 1;  // from 1 worker...
-  options.max_processes = 4;  // ...up to 4
-  options.idle_timeout = 1s;
-  fiber::Pool pool(options);
+  fiber::Pool pool(fiber::PoolOptions{.min_processes = 1, .max_processes = 4, .idle_timeout = 1s});
 
   std::vector<long> xs(16);
   std::iota(xs.begin(), xs.end(), 0L);
