@@ -1,8 +1,10 @@
-// The examples a user copies, run whole as a user would: they must work and
-// must visibly learn, with a fixed seed.
+// The examples a user copies, run whole as a user would: they must work,
+// print what their header comment promises, and visibly learn, with a fixed
+// seed. One test case per example.
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -11,13 +13,14 @@
 
 namespace {
 
-// Runs an example; its stdout.
-std::string run_example(const std::vector<std::string>& argv) {
+// Runs an example; its stdout, and its stderr in *err when given.
+std::string run_example(const std::vector<std::string>& argv, std::string* err = nullptr) {
   std::vector<std::string> args = argv;
   args[0] = built_program("../examples/" + argv[0]);
   const Child child = spawn(args, {});
   REQUIRE(child.pid > 0);
   const std::string out = read_all(child.stdout_fd, 600);
+  if (err) *err = read_all(child.stderr_fd, 600);
   CHECK(wait_exit(child, 600) == 0);
   return out;
 }
@@ -31,6 +34,19 @@ std::vector<double> numbers_after(const std::string& text, const std::string& la
     if (at != std::string::npos) values.push_back(std::stod(line.substr(at + label.size())));
   }
   return values;
+}
+
+// The lines of text that hold part.
+std::vector<std::string> lines_with(const std::string& text, const std::string& part) {
+  std::vector<std::string> found;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find(part) != std::string::npos) found.push_back(line);
+  return found;
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
 }
 
 }  // namespace
@@ -52,4 +68,68 @@ TEST_CASE("remote_env steps environments in managers and its policy improves") {
   REQUIRE(start.size() == 1);
   REQUIRE(best.size() == 8);
   CHECK(best.back() > 2 * start.front());
+}
+
+TEST_CASE("pool_map: map's sum, then every imap_unordered result once with its progress") {
+  const std::string out = run_example({"pool_map"});
+  MESSAGE(out);
+  CHECK(has(out, "map: sum of squares 2870\n"));  // 1..20
+  const auto results = numbers_after(out, "result ");
+  REQUIRE(results.size() == 20);
+  std::set<double> squares(results.begin(), results.end());
+  for (int x = 1; x <= 20; ++x) CHECK(squares.count(x * x) == 1);
+  for (int k = 1; k <= 20; ++k) CHECK(has(out, "(" + std::to_string(k) + "/20)\n"));
+  CHECK(has(out, "imap_unordered: sum of squares 2870\n"));
+  CHECK(has(out, "done 20/20\n"));
+}
+
+TEST_CASE("errors: a task's exception arrives with its type and message; a task that kills its worker "
+          "fails alone") {
+  const std::string out = run_example({"errors"});
+  MESSAGE(out);
+  CHECK(has(out, "task threw std::invalid_argument: 7 is odd\n"));
+  CHECK(has(out, "checked_half(8) = 4\n"));
+  // How a lost task is reported may change; that it fails as a fiber::Error
+  // (WorkerLost today), alone, may not.
+  const auto failed = lines_with(out, " failed: ");
+  REQUIRE(failed.size() == 1);
+  CHECK(failed[0].rfind("task 13 failed: ", 0) == 0);
+  CHECK(has(out, "sum of the others 62\n"));  // 10+11+12+14+15
+}
+
+TEST_CASE("process_queue: three processes' items all arrive on one queue, and each exits 0") {
+  std::string err;
+  const std::string out = run_example({"process_queue"}, &err);
+  MESSAGE(out);
+  CHECK_MESSAGE(!has(err, "lost"), err);  // a Process whose call returned ended as asked
+  const auto got = lines_with(out, "got ");
+  REQUIRE(got.size() == 12);
+  std::set<std::string> producers;
+  for (const auto& line : got) producers.insert(line.substr(line.find(" from ") + 6));
+  CHECK(producers.size() == 3);
+  CHECK(lines_with(out, " exited with 0").size() == 3);
+  CHECK(has(out, "sum 506\n"));  // 0..11
+}
+
+TEST_CASE("pipe: every message comes back shouted, and the other end ends when this one closes") {
+  std::string err;
+  const std::string out = run_example({"pipe"}, &err);
+  MESSAGE(out);
+  CHECK_MESSAGE(!has(err, "lost"), err);
+  CHECK(has(out, "sent hello, got HELLO!\n"));
+  CHECK(has(out, "sent from, got FROM!\n"));
+  CHECK(has(out, "sent the, got THE!\n"));
+  CHECK(has(out, "sent master, got MASTER!\n"));
+  CHECK(has(out, "echo exited with 0\n"));
+}
+
+TEST_CASE("elastic_pool: grows past its minimum under a burst, within its maximum, and back when idle") {
+  const std::string out = run_example({"elastic_pool"});
+  MESSAGE(out);
+  const auto grew = numbers_after(out, "grew to ");
+  REQUIRE(grew.size() == 1);
+  CHECK(grew[0] > 1);
+  CHECK(grew[0] <= 4);
+  CHECK(has(out, " workers, sum 1240\n"));  // 0..15
+  CHECK(has(out, "back to 1 worker\n"));
 }

@@ -23,6 +23,8 @@
 namespace fiber {
 
 struct PoolOptions {
+  // Every member has a default, so designated initializers may name any of
+  // them (PoolOptions{.max_processes = 8}) without -Wextra's warning.
   /// Number of workers; 0 means one per core.
   int processes = 0;
   /// Default chunksize of map and starmap; 0 chooses like multiprocessing
@@ -32,12 +34,12 @@ struct PoolOptions {
   int max_task_retries = 3;
   /// Run once in each worker before its first task, e.g.
   /// fiber::call(seed_rng, 42).
-  Call initializer;
+  Call initializer{};
   /// "local" (worker processes on this machine); empty means the configured
   /// default. An unknown name throws ConfigError.
-  std::string backend;
+  std::string backend{};
   /// What each worker asks its backend for (fiber/resources.hpp).
-  Resources resources;
+  Resources resources{};
   /// An elastic pool when max_processes > 0: it holds from min_processes to
   /// max_processes workers (processes is not used), starting with
   /// min_processes, starting more while tasks wait for a worker and retiring

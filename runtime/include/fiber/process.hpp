@@ -20,10 +20,10 @@ namespace fiber {
 
 struct ProcessOptions {
   /// Shown in logs and by name(); empty: the process's id.
-  std::string name;
-  Resources resources;
+  std::string name{};
+  Resources resources{};
   /// The backend to start it with; empty: the configured one.
-  std::string backend;
+  std::string backend{};
 };
 
 /// A process of the run as current_process and active_children describe it.
