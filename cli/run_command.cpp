@@ -146,11 +146,17 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
     Error("fiber run needs a PROGRAM to run (fiber run [OPTIONS] PROGRAM [ARGS...])");
     return kFiberError;
   }
-  for (const auto& kv : o.env)
+  for (const auto& kv : o.env) {
     if (kv.find('=') == std::string::npos || kv.front() == '=') {
       Error("--env '" + kv + "' is not of the form KEY=VALUE");
       return kFiberError;
     }
+    if (!config::IsVariableName(kv.substr(0, kv.find('=')))) {
+      Error("--env '" + kv + "': '" + kv.substr(0, kv.find('=')) +
+            "' is not a variable name (letters, digits and '_', not first a digit)");
+      return kFiberError;
+    }
+  }
   if (!(o.grace_seconds >= 0 && o.grace_seconds <= 86400)) {
     Error("--grace must be a number of seconds from 0 to 86400");
     return kFiberError;
@@ -160,6 +166,16 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
   if (!o.settings.Resolve(&resolved, &err)) {
     Error(err);
     return kFiberError;
+  }
+  // --env reaches the workers too, on every backend: its names join
+  // worker_env, which the program resolves from its variable.
+  if (!o.env.empty()) {
+    std::string& names = resolved.settings.worker_env;
+    for (const auto& kv : o.env) {
+      if (!names.empty()) names += ',';
+      names += kv.substr(0, kv.find('='));
+    }
+    o.settings.given["worker_env"] = names;
   }
   if (!resolved.settings.image.empty() && !backend::RunsImages(resolved.settings.backend) && !o.quiet)
     std::fprintf(stderr, "fiber: warning: --image has no effect on the %s backend\n",
@@ -328,7 +344,7 @@ void AddRunCommand(CLI::App& app, int* status, const RunTail* tail) {
   run->prefix_command();
   run->formatter(std::make_shared<RunUsage>());
   options->settings.AddTo(*run);
-  run->add_option("--env", options->env, "KEY=VALUE added to the program's environment (repeatable)")
+  run->add_option("--env", options->env, "KEY=VALUE added to the program's and its workers' environment (repeatable)")
       ->allow_extra_args(false);
   run->add_option("--name", options->name, "a name for the run, for ps, logs and stop");
   run->add_option("--grace", options->grace_seconds,

@@ -44,7 +44,10 @@ std::string MasterScript(const ClusterMasterOptions& o) {
     s += "export " + std::string(config::FindSetting("listen_host")->variable) + "=\"${address:-127.0.0.1}\"\n";
   }
   s += "exec";
-  for (const std::string& arg : o.command) s += " " + backend::ShellQuoted(arg);
+  for (const std::string& arg : o.command) {
+    s += ' ';  // not " " + ...: GCC 12's false -Wrestrict at -O3 (backend/slurm/run_jobs.cpp)
+    s += backend::ShellQuoted(arg);
+  }
   return s + "\n";
 }
 

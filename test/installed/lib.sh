@@ -40,3 +40,35 @@ expect_no_error_lines() {
     fail "a successful run printed an error line ($1)"
   fi
 }
+
+# packaged_images NAME: the images fiber packaged of a program named NAME
+# (localhost/fiber/NAME), as REPOSITORY:TAG, one a line, sorted.
+packaged_images() { docker images --format '{{.Repository}}:{{.Tag}}' "localhost/fiber/$1" | sort; }
+
+# remove_images_since NAME BEFORE: removes the images of NAME that are not
+# in BEFORE (what packaged_images printed earlier): those the case made.
+remove_images_since() {
+  local image
+  for image in $(packaged_images "$1"); do
+    grep -qxF "$image" <<<"$2" || docker rmi -f "$image" >/dev/null
+  done
+}
+
+# write_pool_program FILE: a user's program that maps a registered task
+# over a pool of two workers and prints "sum 18".
+write_pool_program() {
+  cat >"$1" <<'CPP'
+#include <fiber/fiber.hpp>
+#include <cstdio>
+#include <vector>
+int triple(int x) { return 3 * x; }
+FIBER_TASK(triple);
+int main(int argc, char** argv) {
+  fiber::init(argc, argv);
+  fiber::Pool pool(2);
+  int sum = 0;
+  for (int y : pool.map(triple, std::vector<int>{1, 2, 3})) sum += y;
+  std::printf("sum %d\n", sum);
+}
+CPP
+}

@@ -174,6 +174,29 @@ Kind SbatchOptions() {
   return kind;
 }
 
+// Variable names, ','-separated; a settings file may list them.
+Kind VariableNames(Field<std::string> field) {
+  Kind kind{"variable names separated by ','",
+            [field](const std::string& text, Settings* s, std::string* err) {
+              std::string names;
+              std::istringstream items(text);
+              for (std::string name; std::getline(items, name, ',');) {
+                if (name.empty()) continue;
+                if (!IsVariableName(name)) {
+                  *err = "'" + text + "' holds '" + name +
+                         "', which is not a variable name (letters, digits and '_', not first a digit)";
+                  return false;
+                }
+                names += (names.empty() ? "" : ",") + name;
+              }
+              s->*field = names;
+              return true;
+            },
+            [field](const Settings& s) { return s.*field; }};
+  kind.list_separator = ",";
+  return kind;
+}
+
 // Any case; debug is info, the most fiber tells.
 Kind LogLevel() {
   Kind kind{
@@ -288,6 +311,10 @@ const std::vector<Setting>& Table() {
      "where the program runs as master: local (here), or cluster (a pod or Slurm job beside its "
      "workers; kubernetes and slurm backends)",
      MasterPlace()},
+    {"worker_env", "FIBER_WORKER_ENV", "--worker-env",
+     "names of the master's environment variables every worker gets too, ','-separated (a list "
+     "in a file)",
+     VariableNames(&Settings::worker_env)},
     {"profile", "FIBER_PROFILE", "--profile", "which of the settings files' profiles to apply",
      Text(&Settings::profile, "a profile name")},
   };

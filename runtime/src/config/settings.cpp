@@ -15,6 +15,26 @@ Settings current;
 
 }  // namespace
 
+bool IsVariableName(std::string_view name) {
+  if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return false;
+  for (char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+      return false;
+  return true;
+}
+
+std::map<std::string, std::string> WorkerEnvironment(const Settings& settings, const Getenv& getenv) {
+  std::map<std::string, std::string> env;
+  std::string_view names = settings.worker_env;
+  while (!names.empty()) {
+    const auto comma = names.find(',');
+    const std::string name(names.substr(0, comma));
+    names = comma == std::string_view::npos ? std::string_view() : names.substr(comma + 1);
+    if (const char* value = getenv(name.c_str())) env[name] = value;
+  }
+  return env;
+}
+
 std::string AdvertisedHost(const Settings& settings) {
   return settings.advertise_host.empty() ? settings.listen_host : settings.advertise_host;
 }

@@ -9,7 +9,9 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
+#include <string_view>
 
 namespace fiber::config {
 
@@ -81,6 +83,10 @@ struct Settings {
   /// (false), or in a pod next to its workers (true: master: cluster, for
   /// the kubernetes backend), which fiber run follows.
   bool master_in_cluster = false;
+  /// Names of variables of the master's environment that every worker gets
+  /// too, with the master's values, on every backend: ','-separated
+  /// ("MY_SEED,OMP_NUM_THREADS"); fiber run --env adds the names it sets.
+  std::string worker_env;
   /// The profile applied from the settings files; empty: none.
   std::string profile;
   /// Set by fiber run for the program it starts (runs/run_dir.hpp): the
@@ -112,6 +118,14 @@ std::string FormatSeconds(std::chrono::milliseconds ms);
 /// The host workers are told to connect to: advertise_host, else
 /// listen_host.
 std::string AdvertisedHost(const Settings& settings);
+
+/// Whether name can be an environment variable's name that a shell can set:
+/// letters, digits and '_', not starting with a digit.
+bool IsVariableName(std::string_view name);
+
+/// The variables the worker_env setting names, with their values from
+/// getenv (the master's environment); a name getenv lacks is left out.
+std::map<std::string, std::string> WorkerEnvironment(const Settings& settings, const Getenv& getenv);
 
 /// The settings of this process, resolved by fiber::init.
 Settings Current();

@@ -36,13 +36,31 @@ std::string Parent(const std::string& relative) {
 
 void LayerContents::Parents(const std::string& relative) {
   for (std::string dir = Parent(relative); !dir.empty(); dir = Parent(dir))
-    entries_.emplace(dir, Entry{'5', 0755, 0, {}});
+    entries_.emplace(dir, Entry{'5', 0755, 0, {}, {}});
 }
 
 void LayerContents::AddDirectory(const std::string& path, int mode) {
   const std::string relative = path.substr(path.find_first_not_of('/'));
   Parents(relative);
-  entries_[relative] = Entry{'5', mode, 0, {}};
+  entries_[relative] = Entry{'5', mode, 0, {}, {}};
+}
+
+bool LayerContents::ReplaceFile(const std::string& path, const std::string& source,
+                                std::int64_t* bytes, std::string* err) {
+  const auto it = entries_.find(path.substr(path.find_first_not_of('/')));
+  if (it == entries_.end() || it->second.type != '0') {
+    *err = path + " is no file of the image";
+    return false;
+  }
+  struct stat st;
+  if (::stat(source.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    *err = "cannot read " + source + ": " + std::strerror(errno);
+    return false;
+  }
+  it->second.size = st.st_size;
+  it->second.source = source;
+  *bytes = st.st_size;
+  return true;
 }
 
 bool LayerContents::Add(const std::string& path, std::int64_t* bytes, std::string* err) {
@@ -82,14 +100,14 @@ bool LayerContents::Resolve(const std::string& path, int depth, std::int64_t* by
       }
       target.resize(static_cast<std::size_t>(n));
       Parents(next);
-      entries_.emplace(next, Entry{'2', 0777, 0, target});
+      entries_.emplace(next, Entry{'2', 0777, 0, target, {}});
       std::string rest = target[0] == '/' ? target : "/" + relative + "/" + target;
       for (std::size_t j = i + 1; j < parts.size(); ++j) rest += "/" + parts[j];
       return Resolve(rest, depth + 1, bytes, err);
     }
     if (S_ISDIR(st.st_mode)) {
       Parents(next);
-      entries_.emplace(next, Entry{'5', 0755, 0, {}});
+      entries_.emplace(next, Entry{'5', 0755, 0, {}, {}});
       if (last) return Walk(next, depth, bytes, err);
     } else if (!last) {
       *err = "cannot add " + path + " to the image: " + host + " is not a directory";
@@ -97,7 +115,7 @@ bool LayerContents::Resolve(const std::string& path, int depth, std::int64_t* by
     } else if (S_ISREG(st.st_mode)) {
       Parents(next);
       const int mode = (st.st_mode & 0111) ? 0755 : 0644;
-      if (entries_.emplace(next, Entry{'0', mode, st.st_size, {}}).second) *bytes += st.st_size;
+      if (entries_.emplace(next, Entry{'0', mode, st.st_size, {}, {}}).second) *bytes += st.st_size;
     } else {
       *err = "cannot add " + host + " to the image: it is not a file, a directory or a link";
       return false;
@@ -129,7 +147,8 @@ bool LayerContents::WriteTo(engine::TarWriter* tar, std::string* err) const {
   for (const auto& [path, e] : entries_) {
     const bool ok = e.type == '5'   ? tar->Directory(path, e.mode, err)
                     : e.type == '2' ? tar->Symlink(path, e.link, err)
-                                    : tar->FileFrom(path, e.mode, "/" + path, e.size, err);
+                                    : tar->FileFrom(path, e.mode, e.source.empty() ? "/" + path : e.source,
+                                                    e.size, err);
     if (!ok) return false;
   }
   return true;

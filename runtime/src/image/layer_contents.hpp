@@ -24,6 +24,12 @@ class LayerContents {
   /// it is missing or neither a file, a directory nor a link.
   /// *bytes: the size of the files this call added.
   [[nodiscard]] bool Add(const std::string& path, std::int64_t* bytes, std::string* err);
+  /// Takes the bytes of the file added at the absolute path path (no link
+  /// on the way: a realpath) from source instead (a stripped copy, which
+  /// must stay until WriteTo); false with *err when path is no file added
+  /// or source cannot be read. *bytes: source's size.
+  [[nodiscard]] bool ReplaceFile(const std::string& path, const std::string& source,
+                                 std::int64_t* bytes, std::string* err);
   /// An empty directory (e.g. /tmp, 01777).
   void AddDirectory(const std::string& path, int mode);
 
@@ -36,6 +42,7 @@ class LayerContents {
     int mode = 0;
     std::int64_t size = 0;
     std::string link;  // a link's target
+    std::string source;  // a file's bytes on this machine; empty: its own path
   };
   bool Resolve(const std::string& path, int depth, std::int64_t* bytes, std::string* err);
   bool Walk(const std::string& dir, int depth, std::int64_t* bytes, std::string* err);

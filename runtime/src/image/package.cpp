@@ -16,6 +16,7 @@
 #include "image/layer_contents.hpp"
 #include "image/media_types.hpp"
 #include "image/shared_libraries.hpp"
+#include "image/stripped_copies.hpp"
 
 namespace fiber::image {
 
@@ -68,11 +69,29 @@ bool WriteLayer(const LayerContents& contents, const PackageInputs& in, Image* o
   return true;
 }
 
+// LD_LIBRARY_PATH naming the directory of every library packaged, in the
+// loader's order: the image holds no ld.so.cache, and a program linked
+// without an rpath found some of them here only through this machine's
+// LD_LIBRARY_PATH or cache (libfiber under a prefix's multiarch libdir),
+// which the image must give its loader as well.
+std::string LibraryPathOf(const Image& image) {
+  std::vector<std::string> dirs;
+  for (const Content& c : image.contents) {
+    if (c.role != "library") continue;
+    const std::string dir = fs::path(c.path).parent_path().string();
+    if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
+  }
+  std::string joined;
+  for (const std::string& dir : dirs) joined += (joined.empty() ? "" : ":") + dir;
+  return joined;
+}
+
 void Describe(const PackageInputs& in, bool relative_files, Image* out) {
   using nlohmann::json;
   const std::string created = Rfc3339(in.mtime);
-  json config = {{"Entrypoint", {out->entrypoint}},
-                 {"Env", {"PATH=/usr/local/bin:/usr/bin:/bin"}}};
+  json env = json::array({"PATH=/usr/local/bin:/usr/bin:/bin"});
+  if (const std::string dirs = LibraryPathOf(*out); !dirs.empty()) env.push_back("LD_LIBRARY_PATH=" + dirs);
+  json config = {{"Entrypoint", {out->entrypoint}}, {"Env", env}};
   if (relative_files) config["WorkingDir"] = fs::path(in.base_dir).lexically_normal().string();
   const json image = {
       {"architecture", out->architecture},
@@ -148,8 +167,17 @@ bool Package(const PackageInputs& in, Image* out, std::string* err) {
   std::int64_t bytes = 0;
   if (!contents.Add(program, &bytes, err)) return false;
   out->contents.push_back({program, "program", bytes});
+  // Libraries go in without their debug sections, where strip can make
+  // such copies; the copies stay until the layer is written.
+  StrippedCopies stripped(in.blob_dir);
   for (const auto& lib : libraries) {
     if (!contents.Add(lib, &bytes, err)) return false;
+    if (lib != elf.interpreter) {
+      std::error_code ec;
+      const std::string real = fs::canonical(lib, ec).string();
+      const std::string copy = ec ? "" : stripped.Of(real);
+      if (!copy.empty() && !contents.ReplaceFile(real, copy, &bytes, err)) return false;
+    }
     out->contents.push_back({lib, lib == elf.interpreter ? "loader" : "library", bytes});
   }
   bool relative_files = false;

@@ -35,7 +35,8 @@ bool Format(const sockaddr_storage& a, std::string* text, int* port) {
     const auto& v6 = reinterpret_cast<const sockaddr_in6&>(a);
     inet_ntop(AF_INET6, &v6.sin6_addr, ip, sizeof ip);
     *port = ntohs(v6.sin6_port);
-    *text = "[" + std::string(ip) + "]:" + std::to_string(*port);
+    // Not "[" + std::string(ip): GCC 12 warns falsely (-Wrestrict) at -O3.
+    *text = std::string("[").append(ip).append("]:") + std::to_string(*port);
     return true;
   }
   return false;

@@ -55,7 +55,10 @@ class Dispatcher : public Outbox {
   void RemovePool(wire::Channel channel);
   PoolService* FindPool(wire::Channel channel);
   /// A worker id unique within the run: w0, w1, ...
-  std::string NewWorkerId() { return "w" + std::to_string(next_worker_++); }
+  std::string NewWorkerId() {
+    std::string id = "w";  // not "w" + ...: GCC 12's false -Wrestrict at -O3
+    return id += std::to_string(next_worker_++);
+  }
   [[nodiscard]] bool Send(const std::string& worker_id, zmq::message_t message) override;
   /// A request from this process (the master's own Queue, Pipe or Manager
   /// calls), answered as a peer's REQUEST would be.

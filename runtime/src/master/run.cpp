@@ -1,5 +1,6 @@
 #include "master/run.hpp"
 
+#include <cstdlib>
 #include <mutex>
 
 #include "fiber/errors.hpp"
@@ -48,6 +49,9 @@ worker::Bootstrap Run::bootstrap() const {
   b.heartbeat_interval = settings_.heartbeat_interval;
   b.heartbeat_timeout = settings_.heartbeat_timeout;
   b.start_timeout = settings_.start_timeout;
+  // The values are the master's own (fiber run --env set them there): read
+  // once per worker started, so every backend hands workers the same.
+  b.env = config::WorkerEnvironment(settings_, [](const char* name) -> const char* { return std::getenv(name); });
   return b;
 }
 

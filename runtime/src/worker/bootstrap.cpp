@@ -87,6 +87,7 @@ std::map<std::string, std::string> ToEnvironment(const Bootstrap& b) {
       {config::kStartTimeout, config::FormatSeconds(b.start_timeout)},
   };
   if (b.parent_pid > 0) env[kParentPid] = std::to_string(b.parent_pid);
+  env.insert(b.env.begin(), b.env.end());  // never in place of the above
   return env;
 }
 

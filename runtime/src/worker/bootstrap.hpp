@@ -26,6 +26,9 @@ struct Bootstrap {
   /// How long the worker may take to reach the master at first.
   std::chrono::milliseconds start_timeout{0};
   long parent_pid = 0;  // 0: none; set by the local backend only
+  /// The user's variables every worker gets on every backend
+  /// (config::WorkerEnvironment); the FIBER_* ones above win over them.
+  std::map<std::string, std::string> env;
 };
 
 /// The variable naming the worker; a backend that starts many workers with

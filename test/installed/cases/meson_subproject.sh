@@ -1,20 +1,7 @@
 # fiber as a Meson subproject of a user's project: dependency('fiber').
 mkdir -p subprojects
 ln -s "$FIBER_SOURCE" subprojects/fiber
-cat > app.cpp <<'CPP'
-#include <fiber/fiber.hpp>
-#include <cstdio>
-#include <vector>
-int triple(int x) { return 3 * x; }
-FIBER_TASK(triple);
-int main(int argc, char** argv) {
-  fiber::init(argc, argv);
-  fiber::Pool pool(2);
-  int sum = 0;
-  for (int y : pool.map(triple, std::vector<int>{1, 2, 3})) sum += y;
-  std::printf("sum %d\n", sum);
-}
-CPP
+write_pool_program app.cpp
 cat > meson.build <<'MESON'
 project('app', 'cpp', default_options: ['cpp_std=c++20'])
 fiber = dependency('fiber', fallback: ['fiber', 'fiber_dep'],

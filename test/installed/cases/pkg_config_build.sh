@@ -1,19 +1,6 @@
 # A program built against the installed fiber with pkg-config runs a pool,
 # with the LD_LIBRARY_PATH the README tells users to set.
-cat > app.cpp <<'CPP'
-#include <fiber/fiber.hpp>
-#include <cstdio>
-#include <vector>
-int triple(int x) { return 3 * x; }
-FIBER_TASK(triple);
-int main(int argc, char** argv) {
-  fiber::init(argc, argv);
-  fiber::Pool pool(2);
-  int sum = 0;
-  for (int y : pool.map(triple, std::vector<int>{1, 2, 3})) sum += y;
-  std::printf("sum %d\n", sum);
-}
-CPP
+write_pool_program app.cpp
 test -f "$FIBER_PREFIX/include/fiber/fiber.hpp" || fail "no installed fiber.hpp"
 test -f "$FIBER_PREFIX/share/man/man7/fiber.7" || fail "no installed fiber(7)"
 test -f "$FIBER_PREFIX/share/fiber/templates/worker-pod.yaml" || fail "no installed worker template"
