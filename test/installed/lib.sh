@@ -22,15 +22,24 @@ compile() {
 # program built without an rpath.
 user_lib_path() { pkg-config --variable=libdir fiber; }
 
-# engine_available docker|podman: whether that engine answers here (podman:
-# only when the stage was given its socket, as test/run does).
-engine_available() {
-  case $1 in
-    docker) curl -sf --max-time 5 --unix-socket /var/run/docker.sock http://engine/_ping >/dev/null ;;
-    podman) [ -n "${CONTAINER_HOST:-}" ] &&
-      curl -sf --max-time 5 --unix-socket "${CONTAINER_HOST#unix://}" http://engine/_ping >/dev/null ;;
-    *) return 1 ;;
+# The container engine the container cases use: docker, or podman when
+# test/run reruns them against its Podman service (CONTAINER_HOST).
+ENGINE=${FIBER_INSTALLED_ENGINE:-docker}
+
+# engine_socket [ENGINE]: the Unix socket of that engine's API.
+engine_socket() {
+  case ${1:-$ENGINE} in
+    docker) echo /var/run/docker.sock ;;
+    podman) echo "${CONTAINER_HOST#unix://}" ;;
   esac
+}
+
+# engine_available [ENGINE]: whether that engine answers here (podman: only
+# when the stage was given its socket, as test/run does).
+engine_available() {
+  local socket
+  socket=$(engine_socket "${1:-$ENGINE}")
+  [ -n "$socket" ] && curl -sf --max-time 5 --unix-socket "$socket" http://engine/_ping >/dev/null
 }
 
 # expect_no_error_lines FILE: a successful run says nothing of errors.
@@ -42,15 +51,23 @@ expect_no_error_lines() {
 }
 
 # packaged_images NAME: the images fiber packaged of a program named NAME
-# (localhost/fiber/NAME), as REPOSITORY:TAG, one a line, sorted.
-packaged_images() { docker images --format '{{.Repository}}:{{.Tag}}' "localhost/fiber/$1" | sort; }
+# (localhost/fiber/NAME) in the engine, as REPOSITORY:TAG, one a line, sorted.
+packaged_images() {
+  curl -sf --unix-socket "$(engine_socket)" -G http://engine/images/json \
+      --data-urlencode "filters={\"reference\":[\"localhost/fiber/$1\"]}" |
+    python3 -c 'import json, sys
+for image in json.load(sys.stdin):
+    for tag in image.get("RepoTags") or []:
+        print(tag)' | sort
+}
 
 # remove_images_since NAME BEFORE: removes the images of NAME that are not
 # in BEFORE (what packaged_images printed earlier): those the case made.
 remove_images_since() {
   local image
   for image in $(packaged_images "$1"); do
-    grep -qxF "$image" <<<"$2" || docker rmi -f "$image" >/dev/null
+    grep -qxF "$image" <<<"$2" ||
+      curl -sf -X DELETE --unix-socket "$(engine_socket)" "http://engine/images/$image?force=true" >/dev/null
   done
 }
 

@@ -1,5 +1,6 @@
 # fiber run --env KEY=VALUE reaches the workers as well as the program, on
-# the local backend and in containers (docker), and a name that cannot be a
+# the local backend and in containers (docker, or podman when test/run
+# reruns the case), and a name that cannot be a
 # variable's is refused with one clear error.
 cat > app.cpp <<'CPP'
 #include <fiber/fiber.hpp>
@@ -28,14 +29,14 @@ LD_LIBRARY_PATH=$(user_lib_path) fiber run --quiet --env MY_SEED=7 ./env-reaches
 if fiber run --quiet --env 1X=2 ./env-reaches-workers >bad.out 2>bad.err; then fail "--env 1X=2 was accepted"; fi
 grep -q "'1X' is not a variable name" bad.err || { cat bad.err >&2; fail "--env 1X=2 gave no clear error"; }
 
-if ! engine_available docker; then
-  echo "skipped the docker half: no Docker engine answers here"
+if ! engine_available; then
+  echo "skipped the container half: no $ENGINE engine answers here"
   exit 0
 fi
 before=$(packaged_images env-reaches-workers)
 status=0
-LD_LIBRARY_PATH=$(user_lib_path) fiber run --quiet --backend docker --env MY_SEED=7 ./env-reaches-workers \
-  >docker.out 2>docker.err || status=$?
+LD_LIBRARY_PATH=$(user_lib_path) fiber run --quiet --backend "$ENGINE" --env MY_SEED=7 ./env-reaches-workers \
+  >container.out 2>container.err || status=$?
 remove_images_since env-reaches-workers "$before"
-[ "$status" -eq 0 ] || { cat docker.err >&2; fail "fiber run --env on the docker backend failed"; }
-[ "$(cat docker.out)" = "$expected" ] || fail "docker workers saw: $(cat docker.out)"
+[ "$status" -eq 0 ] || { cat container.err >&2; fail "fiber run --env on the $ENGINE backend failed"; }
+[ "$(cat container.out)" = "$expected" ] || fail "$ENGINE workers saw: $(cat container.out)"
