@@ -9,6 +9,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/container/container_backend.hpp"
+#include "backend/environment_name.hpp"
 #include "backend/slurm/slurm_command.hpp"
 #include "cluster_master.hpp"
 #include "commands.hpp"
@@ -146,11 +147,18 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
     Error("fiber run needs a PROGRAM to run (fiber run [OPTIONS] PROGRAM [ARGS...])");
     return kFiberError;
   }
-  for (const auto& kv : o.env)
+  for (const auto& kv : o.env) {
     if (kv.find('=') == std::string::npos || kv.front() == '=') {
       Error("--env '" + kv + "' is not of the form KEY=VALUE");
       return kFiberError;
     }
+    // The Slurm master's batch script sets it: a name must be one sh takes.
+    if (!backend::IsEnvironmentName(kv.substr(0, kv.find('=')))) {
+      Error("--env '" + kv + "': the name '" + kv.substr(0, kv.find('=')) +
+            "' is not a variable name (letters, digits and _, not starting with a digit)");
+      return kFiberError;
+    }
+  }
   if (!(o.grace_seconds >= 0 && o.grace_seconds <= 86400)) {
     Error("--grace must be a number of seconds from 0 to 86400");
     return kFiberError;
@@ -219,6 +227,7 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
   for (const config::Setting& setting : config::Table())
     run.settings[setting.key] = setting.kind.show(resolved.settings);
   run.supervisor_pid = ::getpid();
+  run.supervisor_start = ProcessStart(run.supervisor_pid);
   if (!o.name.empty()) {
     RunRecord same;
     std::string unused;
@@ -256,6 +265,7 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
     ::close(ready[0]);
     ::setsid();
     run.supervisor_pid = ::getpid();
+    run.supervisor_start = ProcessStart(run.supervisor_pid);
     if (!store.Save(run, &err)) {
       Error(err);
       std::_Exit(kFiberError);
