@@ -151,6 +151,7 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
       Error("--env '" + kv + "' is not of the form KEY=VALUE");
       return kFiberError;
     }
+    // The Slurm master's batch script sets it: a name must be one sh takes.
     if (!config::IsVariableName(kv.substr(0, kv.find('=')))) {
       Error("--env '" + kv + "': '" + kv.substr(0, kv.find('=')) +
             "' is not a variable name (letters, digits and '_', not first a digit)");
@@ -235,6 +236,7 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
   for (const config::Setting& setting : config::Table())
     run.settings[setting.key] = setting.kind.show(resolved.settings);
   run.supervisor_pid = ::getpid();
+  run.supervisor_start = ProcessStart(run.supervisor_pid);
   if (!o.name.empty()) {
     RunRecord same;
     std::string unused;
@@ -272,6 +274,7 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
     ::close(ready[0]);
     ::setsid();
     run.supervisor_pid = ::getpid();
+    run.supervisor_start = ProcessStart(run.supervisor_pid);
     if (!store.Save(run, &err)) {
       Error(err);
       std::_Exit(kFiberError);

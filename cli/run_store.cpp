@@ -58,6 +58,7 @@ bool ReadRecord(const std::string& dir, RunRecord* r) {
     r->created = j.value("created", 0LL);
     r->created_ns = j.value("created_ns", 0LL);
     r->supervisor_pid = j.value("supervisor_pid", 0L);
+    r->supervisor_start = j.value("supervisor_start", 0ULL);
     r->master_pid = j.value("master_pid", 0L);
     r->master_start = j.value("master_start", 0ULL);
   } catch (const json::exception&) {
@@ -97,6 +98,10 @@ unsigned long long ProcessStart(long pid) {
   return std::strtoull(field.c_str(), nullptr, 10);
 }
 
+bool SameProcess(long pid, unsigned long long start) {
+  return pid > 0 && start != 0 && ProcessStart(pid) == start;
+}
+
 bool RunStore::Create(RunRecord* record, std::string* err) {
   if (!runs::MakePrivateDirs(root_, err)) return false;
   for (int attempt = 0; attempt < 10; ++attempt) {
@@ -127,6 +132,7 @@ bool RunStore::Save(const RunRecord& r, std::string* err) {
                     {"created", r.created},
                     {"created_ns", r.created_ns},
                     {"supervisor_pid", r.supervisor_pid},
+                    {"supervisor_start", r.supervisor_start},
                     {"master_pid", r.master_pid},
                     {"master_start", r.master_start}},
                    err);
@@ -207,11 +213,9 @@ bool RunStore::Remove(const RunRecord& r, unsigned long long* bytes, std::string
 
 RunState RunStore::StateOf(const RunRecord& r) {
   if (r.exit_status) return RunState::kExited;
-  const bool master_alive = r.master_pid > 0 && ProcessStart(r.master_pid) == r.master_start &&
-                            r.master_start != 0;
-  const bool supervisor_alive = r.supervisor_pid > 0 && ::kill(r.supervisor_pid, 0) == 0;
   // A live launcher is starting the master, or recording how it ended.
-  if (master_alive || supervisor_alive) return RunState::kRunning;
+  if (SameProcess(r.master_pid, r.master_start) || SameProcess(r.supervisor_pid, r.supervisor_start))
+    return RunState::kRunning;
   return RunState::kMasterDied;
 }
 

@@ -23,6 +23,7 @@ struct RunRecord {
   long long created = 0;  // Unix seconds
   long long created_ns = 0;  // the same in nanoseconds: which of a second's runs is newer
   long supervisor_pid = 0;
+  unsigned long long supervisor_start = 0;  // the launcher's start time (/proc), against pid reuse
   long master_pid = 0;
   unsigned long long master_start = 0;  // the master's start time (/proc), against pid reuse
   std::optional<int> exit_status;       // from status.json, once it ended
@@ -62,5 +63,8 @@ class RunStore {
 
 /// The start time of process pid (field 22 of /proc/PID/stat), or 0.
 unsigned long long ProcessStart(long pid);
+/// Whether pid is still the process that started at start: a pid the
+/// system gave to another process since is not (nor is an unknown start).
+bool SameProcess(long pid, unsigned long long start);
 
 }  // namespace fiber::cli

@@ -36,7 +36,9 @@ std::string MasterScript(const ClusterMasterOptions& o) {
     const std::string name = kv.substr(0, kv.find('='));
     const char* here = std::getenv(name.c_str());
     if (here && kv.substr(name.size() + 1) == here) continue;  // inherited through sbatch
-    s += "export " + name + "=" + backend::ShellQuoted(kv.substr(name.size() + 1)) + "\n";
+    // Never a name that is not one (fiber run refuses such an --env): it
+    // would be shell code in the script.
+    s += backend::ShellExport(name, kv.substr(name.size() + 1));
   }
   s += "export " + std::string(config::FindSetting("master")->variable) + "=local\n";
   if (o.resolved.sources.at("listen_host") == "default") {

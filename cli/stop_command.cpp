@@ -40,8 +40,9 @@ int Stop(const std::string& key, bool force) {
     std::fprintf(stderr, "fiber: run %s has already ended\n", run.id.c_str());
     return RemoveWorkers(run);
   }
-  const bool launcher = run.supervisor_pid > 0 && ::kill(run.supervisor_pid, 0) == 0;
-  const bool master = run.master_pid > 0 && ProcessStart(run.master_pid) == run.master_start;
+  // Only the processes the record names: a pid reused since is another's.
+  const bool launcher = SameProcess(run.supervisor_pid, run.supervisor_start);
+  const bool master = SameProcess(run.master_pid, run.master_start);
   if (force) {
     // The master leads its own process group: its workers go with it. A
     // master in a pod (master: cluster) goes with the run's Secret, which

@@ -440,3 +440,79 @@ TEST_CASE("array_limit lets only so many of a pool's jobs run at once; the other
   auto [stopped, stop_out, stop_err] = fiber.Run({"stop", check.run_id});
   CHECK_MESSAGE(stopped == 0, stop_err);
 }
+
+namespace {
+
+// sbatch as another user of the cluster (nobody, uid 65534): a job array
+// of one task named and commented as worker wN of run_id would be, running
+// script; its job id ("12").
+std::string StrangersLookAlike(const std::string& run_id, long n, const std::string& script) {
+  (void)SlurmValue("SLURM_CONF");
+  Child c = spawn({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "sbatch", "--parsable",
+                   "--partition=" + SlurmValue("FIBER_SLURM_PARTITION"), "--job-name=fiber-" + run_id,
+                   "--comment=" + fiber::backend::JobComment(run_id, n), "--array=0", "--chdir=/tmp",
+                   "--output=/dev/null", "--wrap", script},
+                  {}, "/tmp");
+  const std::string out = read_all(c.stdout_fd, 60);
+  const std::string err = read_all(c.stderr_fd, 60);
+  REQUIRE_MESSAGE(wait_exit(c, 60) == 0, "sbatch as nobody: " << err);
+  std::string job;
+  REQUIRE_MESSAGE(fiber::backend::ParseSbatchJobId(out, &job), out);
+  return job;
+}
+
+// squeue's state of job ("12"), as root sees every user's jobs; "" once
+// Slurm forgot it.
+std::string StateOfJob(const std::string& job) {
+  std::string out = Slurm({"squeue", "--noheader", "--states=all", "--array", "--jobs=" + job, "--format=%T"});
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("another user's jobs named and commented as a run's workers are not the run's: the map, ps and stop ignore them") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  auto child = fiber.Start(RunArgs({built_program("slow_squares"), "2", "60"}));
+  REQUIRE(eventually([&] { return !fiber.Ps().empty(); }, 60));
+  check.run_id = fiber.Ps()[0]["id"];
+  // Look-alikes of w0 (ended at once: the run's w0 lost, if it were
+  // believed) and of w1 (running: the run's, for fiber stop to cancel).
+  const std::string ended = StrangersLookAlike(check.run_id, 0, "true");
+  const std::string running = StrangersLookAlike(check.run_id, 1, "sleep 300");
+  const std::string out = read_all(child.stdout_fd, 300);
+  const std::string errors = read_all(child.stderr_fd, 30);
+  CHECK_MESSAGE(wait_exit(child, 30) == 0, errors);
+  CHECK(out == SlowSquaresOutput(60));
+  CHECK_MESSAGE(errors.find(" lost") == std::string::npos, errors);
+  CHECK(StateOfJob(ended) == "COMPLETED");
+  CHECK(StateOfJob(running) == "RUNNING");
+
+  const json run = fiber.Ps()[0];
+  REQUIRE(run["id"] == check.run_id);
+  for (const json& job : run["jobs"]) {
+    const std::string id = job["job"];
+    CHECK(id.substr(0, id.find('_')) != ended);
+    CHECK(id.substr(0, id.find('_')) != running);
+  }
+  auto [stopped, stop_out, stop_err] = fiber.Run({"stop", check.run_id});
+  CHECK_MESSAGE(stopped == 0, stop_err);
+  CHECK_MESSAGE(stop_err.find("removed") == std::string::npos, stop_err);
+  CHECK(StateOfJob(running) == "RUNNING");
+  Slurm({"scancel", running});
+  CHECK(eventually([&] { return StateOfJob(running) == "CANCELLED"; }, 60));
+}
+
+TEST_CASE("master: cluster's batch script sets an --env value as given and runs nothing of it") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  fiber::testing::TempDir dir;
+  const std::string marker = dir.path() + "/ran";
+  const std::string value = "it's $(touch " + marker + ") `touch " + marker + "` \"$HOME\"; touch " + marker;
+  auto [status, out, err] = fiber.Run(
+      RunArgs({"--master", "cluster", "--env", "TRICKY=" + value, "/bin/sh", "-c", "printf '%s\\n' \"$TRICKY\""}));
+  CHECK_MESSAGE(status == 0, err);
+  CHECK(out == value + "\n");
+  CHECK(!std::filesystem::exists(marker));
+}

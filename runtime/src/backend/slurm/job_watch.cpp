@@ -59,7 +59,7 @@ void JobWatch::Loop() {
     if (ok) {
       latest_.jobs.clear();
       for (JobState& j : jobs)
-        if (!j.worker_id.empty()) latest_.jobs[j.worker_id] = std::move(j);
+        if (!j.worker_id.empty()) latest_.jobs[j.job] = std::move(j);
       latest_.taken = taken;
     }
     latest_.error = err;

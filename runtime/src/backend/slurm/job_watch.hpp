@@ -23,7 +23,9 @@ class JobWatch {
   struct Listing {
     /// When the squeue of these jobs started; {}: none has answered yet.
     Clock::time_point taken{};
-    std::map<std::string, JobState> jobs;  // by worker id
+    /// By job ("12_3"): the backend trusts the jobs it submitted, not
+    /// whatever job claims a worker's id in its comment.
+    std::map<std::string, JobState> jobs;
     std::string error;                     // why the last squeue failed; "" when it worked
   };
 

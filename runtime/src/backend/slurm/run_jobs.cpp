@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "config/settings.hpp"
 #include "backend/slurm/slurm_command.hpp"
 #include "worker/bootstrap.hpp"
 
@@ -33,6 +34,11 @@ std::string ShellQuoted(const std::string& text) {
   return q + "'";
 }
 
+std::string ShellExport(const std::string& name, const std::string& value) {
+  if (!config::IsVariableName(name)) return "";
+  return "export " + name + "=" + ShellQuoted(value) + "\n";
+}
+
 std::string KeyFile(const std::string& key_dir, const std::string& worker_id) {
   return key_dir + "/" + worker_id + kKeyExtension;
 }
@@ -52,7 +58,7 @@ std::string WorkerScript(const WorkerArray& a) {
        worker::kWorkerIdVariable + kKeyExtension + "\"\n";
   s += "export " + std::string(worker::kWorkerIdVariable) + " " + worker::kSecretFileVariable + "\n";
   for (const auto& [name, value] : a.env)
-    if (!SetByScript(name)) s += "export " + name + "=" + ShellQuoted(value) + "\n";
+    if (!SetByScript(name)) s += ShellExport(name, value);
   s += "exec";
   for (const auto& arg : a.command) {
     s += ' ';
@@ -143,11 +149,13 @@ bool ListRunsJobs(const std::vector<std::string>& run_ids, std::map<std::string,
     names += JobName(id);
   }
   std::string text;
-  if (!RunSlurm({"squeue", "--noheader", "--array", "--states=all", "--name=" + names,
+  // Only the user's own jobs (--me): squeue lists everyone's, and any user
+  // of the cluster may submit a job with a run's name and comment.
+  if (!RunSlurm({"squeue", "--me", "--noheader", "--array", "--states=all", "--name=" + names,
                  std::string("--Format=") + kSqueueFields},
                 "", &text, err))
     return false;
-  // A job is its comment's run's: a name alone could be another user's.
+  // A job is its comment's run's: a name alone could be another run's.
   for (JobState& job : ParseSqueue(text))
     if (std::find(run_ids.begin(), run_ids.end(), job.run_id) != run_ids.end())
       (*out)[job.run_id].push_back(std::move(job));

@@ -35,6 +35,10 @@ struct WorkerArray {
 
 /// text in single quotes, for sh.
 std::string ShellQuoted(const std::string& text);
+/// The line of a batch script that exports name=value, the value quoted;
+/// "" when name is not a variable name (config::IsVariableName), which the
+/// script would otherwise run as shell code.
+std::string ShellExport(const std::string& name, const std::string& value);
 
 /// The file worker_id's key waits in.
 std::string KeyFile(const std::string& key_dir, const std::string& worker_id);
@@ -62,7 +66,7 @@ std::string ArrayIndexes(const std::vector<long>& indexes);
                                  std::string* job_id, std::string* err);
 
 /// The run's jobs as squeue lists them (ended ones too, while Slurm keeps
-/// them: MinJobAge), one per array task.
+/// them: MinJobAge), one per array task: the user's own jobs only.
 [[nodiscard]] bool ListRunJobs(const std::string& run_id, std::vector<JobState>* out, std::string* err);
 /// The jobs of several runs, by run id, from one squeue: so fiber ps asks
 /// the controller once however many Slurm runs it shows.

@@ -183,7 +183,7 @@ std::vector<Exit> SlurmBackend::Poll() {
   for (auto it = jobs_.begin(); it != jobs_.end();) {
     const std::string& id = it->first;
     Job& job = it->second;
-    const auto found = listing.jobs.find(id);
+    const auto found = listing.jobs.find(job.job);
     JobState state;
     if (found != listing.jobs.end()) {
       state = found->second;
@@ -232,7 +232,7 @@ void SlurmBackend::KillAll() {
     after = listing.taken;
     bool all_ended = true;
     for (const auto& [id, job] : jobs_) {
-      const auto found = listing.jobs.find(id);
+      const auto found = listing.jobs.find(job.job);
       all_ended = all_ended && (found == listing.jobs.end() || found->second.ended);
     }
     if (all_ended) break;
