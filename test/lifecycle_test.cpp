@@ -184,7 +184,7 @@ TEST_CASE("a worker with missing or garbage FIBER_ settings exits with one clear
   check_refused("FIBER_WORKER_ID", "", "FIBER_WORKER_ID is not set");
   check_refused("FIBER_CLIENT_KEY", std::string(40, '"'), "FIBER_CLIENT_KEY is not a 40-character");
   check_refused("FIBER_HEARTBEAT_INTERVAL", "", "FIBER_HEARTBEAT_INTERVAL is not set");
-  check_refused("FIBER_HEARTBEAT_TIMEOUT", "soon", "FIBER_HEARTBEAT_TIMEOUT='soon' is not a number");
+  check_refused("FIBER_HEARTBEAT_TIMEOUT", "soon", "FIBER_HEARTBEAT_TIMEOUT='soon' is not a duration");
   check_refused("FIBER_HEARTBEAT_TIMEOUT", "0.6",
                 "heartbeat_timeout (0.6 s, from FIBER_HEARTBEAT_TIMEOUT) must be more than twice "
                 "heartbeat_interval (0.5 s, from FIBER_HEARTBEAT_INTERVAL)");
