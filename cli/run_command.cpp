@@ -88,7 +88,17 @@ bool ChooseImage(RunOptions& o, const std::string& program, config::Settings* se
     const auto step = [progress](const std::string& line) {
       if (progress) std::fprintf(stderr, "  %s\n", line.c_str());
     };
-    if (!image::BuildDockerfile(context, image::RepositoryFor(context), socket, step,
+    // Told before it goes, as docker build tells it: a context larger than
+    // expected is a file .dockerignore should list.
+    const auto sending = [progress](const image::BuildContext& c) {
+      if (!progress) return;
+      std::fprintf(stderr, "fiber: sending the build context: %lld files, %s", static_cast<long long>(c.files),
+                   HumanSize(c.bytes).c_str());
+      if (c.left_out > 0)
+        std::fprintf(stderr, " (%lld left out by .dockerignore)", static_cast<long long>(c.left_out));
+      std::fprintf(stderr, "\n");
+    };
+    if (!image::BuildDockerfile(context, image::RepositoryFor(context), socket, sending, step,
                                 &settings->image, err))
       return false;
   } else if (settings->image.empty() && backend::RunsImages(settings->backend)) {

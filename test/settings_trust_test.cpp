@@ -5,9 +5,7 @@
 // ships say where they came from. Real files in a temporary directory; the
 // cases that hand a file to another user need root (chown).
 #include <doctest/doctest.h>
-#include <pty.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -195,18 +193,8 @@ TEST_CASE("fiber config show run under a stranger's fiber.yaml takes none of it 
 
 TEST_CASE("on a terminal, fiber run's first line names where kubeconfig and registry came from") {
   fiber::testing::Fiber fiber;
-  int terminal = -1, side = -1;
-  REQUIRE(::openpty(&terminal, &side, nullptr, nullptr, nullptr) == 0);
-  const pid_t pid = fiber.StartWithStderr({"run", "--kubeconfig", "/k/config", "true"}, side);
-  ::close(side);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  std::string shown;
-  char buf[4096];
-  for (ssize_t n; (n = ::read(terminal, buf, sizeof buf)) > 0;) shown.append(buf, static_cast<std::size_t>(n));
-  ::close(terminal);
-  CHECK(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 0);
+  auto [status, printed, shown] = fiber.RunOnTerminal({"run", "--kubeconfig", "/k/config", "true"});
+  CHECK(status == 0);
   CHECK_MESSAGE(Contains(shown, "(local backend; kubeconfig from --kubeconfig)"), shown);
 
   // In a pipe the line stays as scripts read it.

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -53,6 +54,37 @@ std::vector<std::string> Environment(const std::vector<std::string>& extra) {
   return out;
 }
 
+// SIGPIPE blocked on this thread while it lives; one a write to a closed
+// pipe raised meanwhile is taken, so it is never delivered. The process's
+// disposition, which other threads and the program rely on, is untouched.
+class SigpipeBlocked {
+ public:
+  SigpipeBlocked() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    sigset_t pending;
+    sigemptyset(&pending);
+    ::sigpending(&pending);
+    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+    ::pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+  }
+  ~SigpipeBlocked() {
+    // One pending before we started is not ours to take.
+    if (!was_pending_) {
+      const timespec now{0, 0};
+      while (::sigtimedwait(&pipe_, nullptr, &now) < 0 && errno == EINTR) {
+      }
+    }
+    ::pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  SigpipeBlocked(const SigpipeBlocked&) = delete;
+  SigpipeBlocked& operator=(const SigpipeBlocked&) = delete;
+
+ private:
+  sigset_t pipe_, old_;
+  bool was_pending_ = false;
+};
+
 }  // namespace
 
 std::string LastLine(std::string text) {
@@ -97,17 +129,17 @@ bool RunCapture(const Capture& what, Captured* result, std::string* err) {
     *err = "cannot run " + what.argv[0] + ": " + std::strerror(rc);
     return false;
   }
-  // Small inputs (a registry's name): the pipe holds them whole.
-  struct sigaction ignore {}, old {};
-  ignore.sa_handler = SIG_IGN;
-  ::sigaction(SIGPIPE, &ignore, &old);
-  (void)!::write(in.fd[1], what.input.data(), what.input.size());
-  ::sigaction(SIGPIPE, &old, nullptr);
-  in.Close(1);
+  // The input goes in as the helper reads it, between its output, so a
+  // large one cannot stall against a helper blocked writing; the pipe is
+  // non-blocking to that end.
+  ::fcntl(in.fd[1], F_SETFL, ::fcntl(in.fd[1], F_GETFL) | O_NONBLOCK);
+  std::size_t written = 0;
+  if (what.input.empty()) in.Close(1);
+  const SigpipeBlocked quiet_pipe;  // a helper that exits unread is an EPIPE, not our death
 
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::milliseconds(what.timeout_ms);
-  pollfd fds[2] = {{out.fd[0], POLLIN, 0}, {errors.fd[0], POLLIN, 0}};
+  pollfd fds[3] = {{out.fd[0], POLLIN, 0}, {errors.fd[0], POLLIN, 0}, {in.fd[1], POLLOUT, 0}};
   std::string* sinks[2] = {&result->output, &result->errors};
   int open = 2;
   while (open > 0) {
@@ -122,8 +154,15 @@ bool RunCapture(const Capture& what, Captured* result, std::string* err) {
       }
       wait_ms = static_cast<int>(left);
     }
-    const int n = ::poll(fds, 2, wait_ms);
+    fds[2].fd = in.fd[1];
+    const int n = ::poll(fds, 3, wait_ms);
     if (n < 0 && errno != EINTR) break;
+    if (n > 0 && fds[2].fd >= 0 && fds[2].revents != 0) {
+      const ssize_t put = ::write(in.fd[1], what.input.data() + written, what.input.size() - written);
+      if (put > 0) written += static_cast<std::size_t>(put);
+      // All of it, or the helper stopped reading (EPIPE): it ends either way.
+      if (written == what.input.size() || (put < 0 && errno != EAGAIN && errno != EINTR)) in.Close(1);
+    }
     for (int i = 0; i < 2 && n > 0; ++i) {
       if (fds[i].fd < 0 || fds[i].revents == 0) continue;
       char buf[4096];
@@ -136,6 +175,7 @@ bool RunCapture(const Capture& what, Captured* result, std::string* err) {
       }
     }
   }
+  in.Close(1);  // a helper still reading sees its end before we wait for it
   int ws = 0;
   while (::waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
   }

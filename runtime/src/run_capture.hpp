@@ -1,7 +1,8 @@
 // Runs a helper program to its end and keeps what it wrote: the dynamic
 // loader listing a program's libraries, a credential helper giving a
 // registry's password, a Kubernetes exec credential plugin giving a token.
-// No shell. Thread-safe (posix_spawn; nothing shared).
+// No shell. Thread-safe (posix_spawn; nothing shared): SIGPIPE is blocked
+// on the calling thread alone while it runs, never ignored process-wide.
 #pragma once
 
 #include <string>
@@ -13,7 +14,8 @@ namespace fiber {
 struct Capture {
   /// argv[0] is searched on PATH when it has no '/'.
   std::vector<std::string> argv;
-  /// Written to its stdin, which is then closed.
+  /// Written to its stdin as it reads it, which is then closed; one that
+  /// stops reading early only ends the writing.
   std::string input;
   /// "NAME=value" entries set on top of this process's environment.
   std::vector<std::string> env;

@@ -4,6 +4,8 @@
 // container_cli_test).
 #pragma once
 
+#include <pty.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -40,11 +42,13 @@ struct Fiber {
   }
   /// Starts the command with its stderr on stderr_fd (a terminal's side,
   /// for what it shows only on a terminal) and its stdout on stdout_fd
-  /// (-1: the test's); its pid, for waitpid.
-  pid_t StartWithStderr(std::vector<std::string> args, int stderr_fd, int stdout_fd = -1) {
+  /// (-1: the test's), run in cwd (empty: the test's); its pid, for waitpid.
+  pid_t StartWithStderr(std::vector<std::string> args, int stderr_fd, int stdout_fd = -1,
+                        const std::string& cwd = {}) {
     args.insert(args.begin(), built_program("../cli/fiber"));
     const pid_t pid = ::fork();
     if (pid == 0) {
+      if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(127);
       if (stdout_fd >= 0) ::dup2(stdout_fd, 1);
       ::dup2(stderr_fd, 2);
       for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
@@ -55,6 +59,27 @@ struct Fiber {
       ::_exit(127);
     }
     return pid;
+  }
+  /// Runs to the end with its stderr on a terminal (what it shows only
+  /// there) and its stdout in a pipe, in cwd (empty: the test's): exit
+  /// status (-1: not an exit), stdout, what the terminal showed.
+  std::tuple<int, std::string, std::string> RunOnTerminal(std::vector<std::string> args,
+                                                          const std::string& cwd = {}) {
+    int terminal = -1, side = -1, out[2];
+    REQUIRE(::openpty(&terminal, &side, nullptr, nullptr, nullptr) == 0);
+    REQUIRE(::pipe(out) == 0);
+    const pid_t pid = StartWithStderr(std::move(args), side, out[1], cwd);
+    ::close(side);
+    ::close(out[1]);
+    std::string printed = read_all(out[0], 300);
+    ::close(out[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    std::string shown;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(terminal, buf, sizeof buf)) > 0;) shown.append(buf, static_cast<std::size_t>(n));
+    ::close(terminal);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, printed, shown};
   }
   nlohmann::json Ps() {
     auto [status, out, err] = Run({"ps", "-a", "--json"});

@@ -279,6 +279,14 @@ bool ForkServer::Ensure(std::string* err) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, theirs, kServerFd);
+  // Descriptors the program opened without close-on-exec (a log, a socket,
+  // a lock) stay its own: inherited, the server and every worker it forks
+  // would hold them open, so a file would never see its last close or a
+  // peer its hangup. What the program opens again on its way to
+  // fiber::init is its workers' by design.
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  posix_spawn_file_actions_addclosefrom_np(&actions, kServerFd + 1);
+#endif
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   UnblockSignalsOnSpawn(&attr);  // the run's I/O thread may start it; workers inherit its mask
