@@ -18,6 +18,7 @@
 #include "backend/container/run_containers.hpp"
 #include "runs/run_dir.hpp"
 #include "support/fiber_command.hpp"
+#include "support/packaged_images.hpp"
 #include "support/test_containers.hpp"
 #include "support/test_image.hpp"  // TestEngine
 
@@ -28,7 +29,12 @@ using fiber::testing::Fiber;
 namespace {
 
 const fiber::engine::Client& Engine() {
-  static const fiber::engine::Client engine = fiber::testing::TestEngine();
+  static const fiber::engine::Client engine = [] {
+    // What fiber run packages of the programs these tests run.
+    for (const char* program : {"hold_pool", "chatty_pool"})
+      fiber::testing::RemovePackagedImagesAtExit(built_program(program));
+    return fiber::testing::TestEngine();
+  }();
   return engine;
 }
 

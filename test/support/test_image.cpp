@@ -14,6 +14,7 @@
 #include "image/engine_load.hpp"
 #include "image/package.hpp"
 #include "image/shared_libraries.hpp"
+#include "support/packaged_images.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fiber::testing {
@@ -59,6 +60,7 @@ bool BuildTestImage(const engine::Client& engine, const TestImage& image, std::s
         !image::LoadIntoEngine(packaged, engine.socket(), &loaded, err))
       return false;
     *reference = packaged.Reference();
+    RemovePackagedImagesAtExit(in.program);
     return true;
   }
   std::set<std::string> files;  // normalized absolute paths

@@ -429,9 +429,12 @@ void PoolService::Tick(Clock::time_point now) {
           options_.settings.run_dir.empty()
               ? ""
               : LastWords(runs::WorkerLogPath(options_.settings.run_dir, exit.worker_id));
+      // A backend that reads the worker's output (a container's) has said
+      // it already.
+      const bool new_words = !said.empty() && exit.how.find(said) == std::string::npos;
       Break({Outcome::Kind::kWorkerLost,
              "worker " + exit.worker_id + " could not start: " + exit.how +
-                 (said.empty() ? "" : " (" + said + ")"),
+                 (new_words ? " (" + said + ")" : ""),
              {}});
       LoseWorker(exit.worker_id, exit.how, now);
     } else if (w) {
