@@ -89,3 +89,7 @@ int main(int argc, char** argv) {
 }
 CPP
 }
+
+# A case runs with pipefail: `cmd | grep -q X` can fail when grep stops
+# reading early (cmd then dies of SIGPIPE), so cases grep captured output:
+# grep -q X <<<"$(cmd)".

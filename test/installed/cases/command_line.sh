@@ -11,7 +11,7 @@ fiber >usage.txt || fail "fiber alone exited $?"
 grep -q '^Usage: fiber' usage.txt || fail "fiber alone printed no usage"
 fiber help >help.txt || fail "fiber help exited $?"
 cmp -s usage.txt help.txt || fail "fiber and fiber help differ"
-fiber run --help | grep -qF 'PROGRAM [ARGS...]' || fail "fiber run --help does not show PROGRAM [ARGS...]"
+grep -qF 'PROGRAM [ARGS...]' <<<"$(fiber run --help)" || fail "fiber run --help does not show PROGRAM [ARGS...]"
 
 [ "$(fiber run -q -- /bin/echo --flag a)" = "--flag a" ] || fail "fiber run -- /bin/echo --flag a"
 [ "$(fiber run -q /bin/echo --flag a)" = "--flag a" ] || fail "fiber run /bin/echo --flag a"
@@ -28,7 +28,7 @@ cat >app.cpp <<'CPP'
 int main(int argc, char** argv) { fiber::init(argc, argv); }
 CPP
 compile app app.cpp
-FIBER_BAKCEND=docker fiber run -q ./app 2>warned.txt || fail "fiber run ./app with FIBER_BAKCEND failed: $(cat warned.txt)"
+FIBER_BAKCEND=docker LD_LIBRARY_PATH=$(user_lib_path) fiber run -q ./app 2>warned.txt || fail "fiber run ./app with FIBER_BAKCEND failed: $(cat warned.txt)"
 [ "$(grep -c 'FIBER_BAKCEND is not a fiber setting; did you mean FIBER_BACKEND?' warned.txt)" = 1 ] ||
   fail "fiber run did not warn once: $(cat warned.txt)"
 FIBER_BAKCEND=docker LD_LIBRARY_PATH=$(user_lib_path) ./app 2>alone.txt || fail "./app on its own failed"

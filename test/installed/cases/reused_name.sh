@@ -3,10 +3,10 @@
 # fiber ps NAME its detail; then fiber prune removes both, ended.
 fiber run --detach --name sweep sh -c 'echo first' >/dev/null || fail "first run did not start"
 for _ in $(seq 100); do
-  fiber ps -a --json | grep -q '"exited"' && break
+  grep -q '"exited"' <<<"$(fiber ps -a --json)" && break
   sleep 0.1
 done
-fiber ps -a --json | grep -q '"exited"' || fail "the first sweep did not end"
+grep -q '"exited"' <<<"$(fiber ps -a --json)" || fail "the first sweep did not end"
 new=$(fiber run --detach --name sweep sh -c 'echo second; while :; do sleep 0.1; done' | head -n 1)
 [ ${#new} = 12 ] || fail "second run did not start"
 for _ in $(seq 100); do
@@ -14,10 +14,10 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 [ "$(fiber logs sweep)" = second ] || fail "fiber logs sweep showed '$(fiber logs sweep)', not the newest run's"
-fiber ps --json sweep | grep -q "\"id\": \"$new\"" || fail "fiber ps sweep did not show the newest run"
+grep -q "\"id\": \"$new\"" <<<"$(fiber ps --json sweep)" || fail "fiber ps sweep did not show the newest run"
 fiber stop sweep 2>stop.err || { cat stop.err >&2; fail "fiber stop sweep failed"; }
 if grep -q 'already ended' stop.err; then fail "fiber stop sweep acted on the ended run"; fi
-fiber ps --json | grep -q "$new" && fail "the newest sweep still runs after fiber stop sweep"
+grep -q "$new" <<<"$(fiber ps --json)" && fail "the newest sweep still runs after fiber stop sweep"
 # No engine: prune would also remove fiber's images others sharing it use.
 DOCKER_HOST=unix://$PWD/no-engine CONTAINER_HOST=unix://$PWD/no-engine fiber prune >prune.out ||
   fail "fiber prune failed"
