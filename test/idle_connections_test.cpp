@@ -16,7 +16,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -86,31 +85,39 @@ class IdleConnections {
 };
 
 struct Master {
+  Master() = default;
+  Master(const Master&) = delete;
+  Master& operator=(const Master&) = delete;
+  ~Master() {
+    if (go_fd >= 0) ::close(go_fd);
+  }
   Child child;
-  std::string fifo;
+  // Open for reading and writing, so that neither end waits for the other
+  // and a master that died leaves the test nothing to wait for.
+  int go_fd = -1;
   std::string endpoint;
   unsigned long nofile = 0;
 };
 
 // Starts the program with RLIMIT_NOFILE soft:hard and reads its first line.
-Master StartMaster(const std::string& dir, rlim_t soft, rlim_t hard) {
-  Master m;
-  m.fifo = dir + "/go";
-  REQUIRE(::mkfifo(m.fifo.c_str(), 0600) == 0);
+void StartMaster(const std::string& dir, rlim_t soft, rlim_t hard, Master& m) {
+  const std::string fifo = dir + "/go";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  m.go_fd = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);
+  REQUIRE(m.go_fd >= 0);
   m.child = spawn({built_program("idle_connections"), std::to_string(soft), std::to_string(hard),
-                   m.fifo},
+                   fifo},
                   {});
   const std::string line = read_line(m.child.stdout_fd);
   char endpoint[256] = {};
   REQUIRE_MESSAGE(std::sscanf(line.c_str(), "endpoint %255s nofile %lu", endpoint, &m.nofile) == 2,
                   "first line: '" << line << "', stderr: " << read_all(m.child.stderr_fd, 5));
   m.endpoint = endpoint;
-  return m;
 }
 
 // Tells the program to make its second pool.
 void Go(const Master& m) {
-  std::ofstream(m.fifo) << "go\n";
+  REQUIRE(::write(m.go_fd, "go\n", 3) == 3);
 }
 
 struct TempDir {
@@ -133,7 +140,8 @@ long SumOfSquares(int n) {
 
 TEST_CASE("300 idle connections to the run's port do not stop a master with 256 descriptors") {
   TempDir dir;
-  Master m = StartMaster(dir.path, 256, 256);
+  Master m;
+  StartMaster(dir.path, 256, 256, m);
   REQUIRE(m.endpoint.rfind("tcp://", 0) == 0);
   const int port = std::stoi(m.endpoint.substr(m.endpoint.rfind(':') + 1));
   const auto start = Clock::now();
@@ -163,7 +171,8 @@ TEST_CASE("the run's master raises its soft descriptor limit to the hard limit")
   REQUIRE(::getrlimit(RLIMIT_NOFILE, &mine) == 0);
   if (mine.rlim_max <= 256 || mine.rlim_max == RLIM_INFINITY) return;
   TempDir dir;
-  Master m = StartMaster(dir.path, 256, mine.rlim_max);
+  Master m;
+  StartMaster(dir.path, 256, mine.rlim_max, m);
   CHECK(m.nofile == mine.rlim_max);
   Go(m);
   CHECK(read_line(m.child.stdout_fd, 120).rfind("mapped ", 0) == 0);
