@@ -48,7 +48,9 @@ class Admission {
   Admission& operator=(const Admission&) = delete;
 
   /// A message came over the connection on fd, so its handshake is done.
-  /// Thread-safe. (libzmq's HANDSHAKE_SUCCEEDED event names no fd.)
+  /// Thread-safe. (libzmq's HANDSHAKE_SUCCEEDED event names no fd.) One
+  /// proven before its ACCEPTED event is read counts until its handshake
+  /// time is up: more refused for a while, never fewer.
   void Proven(int fd);
 
  private:
