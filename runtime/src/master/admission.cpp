@@ -3,13 +3,11 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <utility>
 
 #include "background_thread.hpp"
 #include "log.hpp"
 #include "master/accepted_peers.hpp"
-#include "master/descriptor_limit.hpp"
 #include "wire/poll.hpp"
 
 namespace fiber::master {
@@ -17,22 +15,11 @@ namespace fiber::master {
 namespace {
 constexpr int kEvents = ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED |
                         ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL;
-
-// A quarter of the descriptors at most, so that pools, pipes and files keep
-// the rest; no more than a busy master needs while hundreds of workers start.
-std::size_t MaxUnproven() { return std::clamp<std::size_t>(DescriptorLimit() / 4, 16, 1024); }
-
-// The address of "ip:port" or "[ip]:port".
-std::string AddressOf(const std::string& peer) { return peer.substr(0, peer.rfind(':')); }
 }  // namespace
 
 Admission::Admission(zmq::context_t& context, zmq::socket_t& router,
                      std::function<void(int fd)> on_closed)
-    : monitor_(context, router, kEvents),
-      max_unproven_(MaxUnproven()),
-      on_closed_(std::move(on_closed)) {
-  router.set(zmq::sockopt::handshake_ivl,
-             static_cast<int>(std::chrono::milliseconds(kHandshakeTimeout).count()));
+    : monitor_(context, router, kEvents), on_closed_(std::move(on_closed)) {
   stop_fd_ = eventfd(0, EFD_CLOEXEC);
   if (stop_fd_ < 0) throw zmq::error_t();
   thread_ = StartBackgroundThread([this] { Run(); });
@@ -68,18 +55,8 @@ void Admission::HandleMonitor() {
     const std::uint32_t fd = e.event.value;
     if (e.event.id == ZMQ_EVENT_ACCEPTED) {
       peers_[fd] = e.peer;
-      if (e.peer.empty()) continue;  // gone already, or not to be told from a reused fd
-      log::Info("connection from " + e.peer);
-      std::string why;
-      if (!Hold(e, &why)) {
-        ShutDown(e);
-        LogRefusal("from " + e.peer + ": " + why);
-      }
+      if (!e.peer.empty()) log::Info("connection from " + e.peer);
     } else if (e.event.id == ZMQ_EVENT_DISCONNECTED) {
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        Forget(fd);
-      }
       on_closed_(static_cast<int>(fd));
       auto peer = peers_.extract(fd);
       const int failed = std::exchange(handshake_failed_, 0);
@@ -96,48 +73,6 @@ void Admission::HandleMonitor() {
       handshake_failed_ = static_cast<int>(e.event.id);
     }
   }
-}
-
-void Admission::Proven(int fd) {
-  std::lock_guard<std::mutex> lock(mu_);
-  Forget(static_cast<std::uint32_t>(fd));
-}
-
-// The newest connection is the one refused: those held already may be
-// workers halfway through their handshake, and a refused worker connects
-// again. A flood from one address thus cannot crowd out the others.
-bool Admission::Hold(const PeerEvent& accepted, std::string* why) {
-  std::lock_guard<std::mutex> lock(mu_);
-  const auto now = Clock::now();
-  Forget(accepted.event.value);  // a number whose DISCONNECTED came before
-  // libzmq has closed any connection this old whose handshake was not done.
-  for (auto it = unproven_.begin(); it != unproven_.end();) {
-    const auto next = std::next(it);
-    if (now - it->second.accepted >= kHandshakeTimeout) Forget(it->first);
-    it = next;
-  }
-  const std::string address = AddressOf(accepted.peer);
-  const std::size_t from_address = unproven_from_[address];
-  if (from_address >= std::min(kMaxUnprovenPerAddress, max_unproven_)) {
-    *why = std::to_string(from_address) + " connections from " + address +
-           " have not finished their handshake";
-  } else if (unproven_.size() >= max_unproven_) {
-    *why = std::to_string(unproven_.size()) + " connections have not finished their handshake";
-  } else {
-    unproven_[accepted.event.value] = {address, now};
-    ++unproven_from_[address];
-    return true;
-  }
-  if (from_address == 0) unproven_from_.erase(address);
-  return false;
-}
-
-void Admission::Forget(std::uint32_t fd) {
-  const auto it = unproven_.find(fd);
-  if (it == unproven_.end()) return;
-  const auto from = unproven_from_.find(it->second.address);
-  if (from != unproven_from_.end() && --from->second == 0) unproven_from_.erase(from);
-  unproven_.erase(it);
 }
 
 void Admission::LogRefusal(const std::string& what) {

@@ -4,7 +4,6 @@
 #include <mutex>
 
 #include "fiber/errors.hpp"
-#include "master/descriptor_limit.hpp"
 #include "runs/run_dir.hpp"
 
 namespace fiber::master {
@@ -34,8 +33,6 @@ bool Run::Start(std::string* err) {
     }
     if (!wire::Credentials::FromClientKey(key, &credentials_, err)) return false;
   }
-  // Before the run's port opens: each connection to it takes a descriptor.
-  RaiseDescriptorLimit();
   dispatcher_ = std::make_unique<Dispatcher>(settings_, credentials_);
   return dispatcher_->Start(err);
 }

@@ -17,8 +17,7 @@ constexpr std::size_t kMaxResultBatchBytes = 1 << 20;
 /// A message travels in ZeroMQ frames of at most this many bytes (see
 /// frames.hpp); a socket drops any peer whose frame (handshake commands
 /// included) is larger, so an unauthenticated peer can make the master hold
-/// no more than about this much per connection (master/admission.hpp bounds
-/// how many such connections it holds, and how long).
+/// no more than about this much.
 constexpr std::size_t kMaxFrameBytes = 1 << 20;
 /// What CURVE adds to a frame (command name, nonce, MAC, flags), with room.
 constexpr std::size_t kFrameOverheadBytes = 256;
