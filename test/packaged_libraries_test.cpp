@@ -66,9 +66,11 @@ TEST_CASE("a packaged image's libraries go in without their debug sections") {
   for (const auto& c : img.contents) {
     if (c.role != "library" || c.path.find("libfiber.so") == std::string::npos) continue;
     seen = true;
-    // The build tree's libfiber has its debug information (-g).
+    // The build tree's libfiber has its debug information (-g): over half
+    // of it in a plain build, over a third in a sanitized one (whose code
+    // the instrumentation makes larger).
     const auto on_disk = static_cast<std::int64_t>(fs::file_size(fs::canonical(c.path)));
-    CHECK_MESSAGE(c.bytes < on_disk / 2, c.path << ": " << c.bytes << " of " << on_disk << " bytes");
+    CHECK_MESSAGE(c.bytes < on_disk * 3 / 4, c.path << ": " << c.bytes << " of " << on_disk << " bytes");
   }
   CHECK(seen);
   // The scratch copies are gone with the packaging.
