@@ -100,7 +100,13 @@ TEST_CASE("a worker whose library is missing from its image ends the run at its 
   CHECK_MESSAGE(Count(error, "libzmq.so.5: cannot open shared object file") == 1, error);
   // No replacement: w1 never existed, and the engine started one container.
   CHECK_MESSAGE(said.find("w1") == std::string::npos, said);
-  CHECK(fiber::testing::eventually([&] { return events.Count("die", cleanup.run_id) == 1; }));
-  events.Stop();
-  CHECK(events.Count("start", cleanup.run_id) == 1);
+  // The engine's own count of started containers: Docker's event stream
+  // reports them with their labels; Podman's Docker-compatible stream (4.3)
+  // did not report this run's containers at all (seen in test/run's Podman
+  // phase), so there the worker ids above are the evidence.
+  if (fiber::testing::TestEngineName() == std::string("docker")) {
+    CHECK(fiber::testing::eventually([&] { return events.Count("die", cleanup.run_id) == 1; }));
+    events.Stop();
+    CHECK(events.Count("start", cleanup.run_id) == 1);
+  }
 }
