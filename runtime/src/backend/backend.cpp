@@ -43,14 +43,11 @@ bool Backend::StartMany(const std::vector<Launch>& launches, std::string* err) {
   return true;
 }
 
-std::string DescribeExitCode(long code) {
-  if (IsSignal(code)) return "killed by " + SignalName(static_cast<int>(code - 128));
-  return "exit status " + std::to_string(code);
-}
-
 int ExitStatusOfCode(long code) {
   return static_cast<int>(IsSignal(code) ? -(code - 128) : code);
 }
+
+std::string DescribeExitCode(long code) { return DescribeStatus(ExitStatusOfCode(code)); }
 
 bool CheckName(const std::string& name, std::string* err) {
   std::string known;

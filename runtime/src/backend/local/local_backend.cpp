@@ -21,8 +21,7 @@ int ExitStatusOf(int status) {
 }
 
 std::string DescribeWaitStatus(int status) {
-  if (WIFEXITED(status)) return "exit status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return "killed by " + SignalName(WTERMSIG(status));
+  if (WIFEXITED(status) || WIFSIGNALED(status)) return DescribeStatus(ExitStatusOf(status));
   return "wait status " + std::to_string(status);
 }
 

@@ -48,8 +48,7 @@ void ReadEnd(const std::string& state, long code, JobState* s) {
   s->ended = true;
   const int signal = static_cast<int>(code & 0x7f);
   s->status = signal != 0 ? -signal : static_cast<int>((code >> 8) & 0xff);
-  const std::string exit = signal != 0 ? "killed by " + SignalName(signal)
-                                       : "exit status " + std::to_string(s->status);
+  const std::string exit = DescribeStatus(s->status);
   s->ended_by_slurm = state != "COMPLETED" && state != "FAILED";
   if (!s->ended_by_slurm) s->how = exit;
   else if (state == "CANCELLED") s->how = "its job was cancelled";
