@@ -19,6 +19,7 @@
 #include "demangle.hpp"
 #include "init_state.hpp"
 #include "log.hpp"
+#include "master/descriptor_limit.hpp"
 #include "runs/run_dir.hpp"
 #include "worker/bootstrap.hpp"
 #include "worker/scrub_environment.hpp"
@@ -112,6 +113,8 @@ void init(int argc, char** argv) {
   // forked, with that worker's environment.
   if (const char* fd = env(backend::kForkServerFd)) backend::RunForkServer(std::atoi(fd));
   if (worker::IsWorkerProcess(env)) ServeAsWorker(env);
+  // The master: every connection to the run's port takes a descriptor.
+  master::RaiseDescriptorLimit();
   // The same files and variables as the fiber command reads, so a program
   // started without it behaves the same. A removed current directory only
   // means there is no project file to look for.

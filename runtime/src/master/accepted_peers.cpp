@@ -76,6 +76,12 @@ bool ClosedFrom(const std::vector<PeerEvent>& events, std::size_t i, std::size_t
 
 }  // namespace
 
+void ShutDown(const PeerEvent& accepted) {
+  const int fd = static_cast<int>(accepted.event.value);
+  if (!accepted.peer.empty() && PeerOf(fd, accepted.event.address) == accepted.peer)
+    ::shutdown(fd, SHUT_RDWR);
+}
+
 std::vector<PeerEvent> ReadWithPeers(wire::SocketMonitor& monitor) {
   std::vector<PeerEvent> events;
   std::vector<std::size_t> unchecked;  // ACCEPTED events read, not yet checked

@@ -26,4 +26,11 @@ struct PeerEvent {
 /// read after it are checked too. Call as soon as monitor is readable.
 std::vector<PeerEvent> ReadWithPeers(wire::SocketMonitor& monitor);
 
+/// Ends the connection of accepted (an ACCEPTED event, its peer known) if
+/// its fd still is that connection: shutdown(2), after which libzmq reads
+/// the end of the stream and closes the fd itself (it owns it). Only the
+/// bound socket's connections have its port as theirs, so a number reused
+/// by any other descriptor is left alone.
+void ShutDown(const PeerEvent& accepted);
+
 }  // namespace fiber::master

@@ -3,11 +3,14 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "background_thread.hpp"
 #include "log.hpp"
 #include "master/accepted_peers.hpp"
+#include "master/descriptor_limit.hpp"
+#include "wire/limits.hpp"
 #include "wire/poll.hpp"
 
 namespace fiber::master {
@@ -15,11 +18,31 @@ namespace fiber::master {
 namespace {
 constexpr int kEvents = ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED |
                         ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL;
+
+// A place is given back once libzmq has surely closed a connection that did
+// not prove the key: its timer starts a little after the ACCEPTED event.
+constexpr auto kPlaceHeld = wire::kHandshakeTimeout + std::chrono::seconds(1);
+// Places past their time are looked for at most this often, so that a flood
+// at the cap costs no scan of every place per connection.
+constexpr auto kExpiryInterval = std::chrono::milliseconds(100);
+
+std::size_t MaxUnproven() { return std::clamp<std::size_t>(DescriptorLimit() / 4, 16, 8192); }
+
+// The address of "ip:port" or "[ip]:port"; "" for "".
+std::string AddressOf(const std::string& peer) {
+  const auto colon = peer.rfind(':');
+  return colon == std::string::npos ? "" : peer.substr(0, colon);
+}
 }  // namespace
 
 Admission::Admission(zmq::context_t& context, zmq::socket_t& router,
                      std::function<void(int fd)> on_closed)
-    : monitor_(context, router, kEvents), on_closed_(std::move(on_closed)) {
+    : monitor_(context, router, kEvents),
+      max_unproven_(MaxUnproven()),
+      max_unproven_per_address_(max_unproven_ / 2),
+      on_closed_(std::move(on_closed)) {
+  router.set(zmq::sockopt::handshake_ivl,
+             static_cast<int>(std::chrono::milliseconds(wire::kHandshakeTimeout).count()));
   stop_fd_ = eventfd(0, EFD_CLOEXEC);
   if (stop_fd_ < 0) throw zmq::error_t();
   thread_ = StartBackgroundThread([this] { Run(); });
@@ -56,7 +79,18 @@ void Admission::HandleMonitor() {
     if (e.event.id == ZMQ_EVENT_ACCEPTED) {
       peers_[fd] = e.peer;
       if (!e.peer.empty()) log::Info("connection from " + e.peer);
+      std::string why;
+      if (!Hold(e, &why)) {
+        // An unknown peer may be gone, its fd another's: not ours to end.
+        if (!e.peer.empty()) ShutDown(e);
+        LogRefusal("from " + (e.peer.empty() ? std::string("a peer gone already") : e.peer) +
+                   ": " + why);
+      }
     } else if (e.event.id == ZMQ_EVENT_DISCONNECTED) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        Forget(fd);
+      }
       on_closed_(static_cast<int>(fd));
       auto peer = peers_.extract(fd);
       const int failed = std::exchange(handshake_failed_, 0);
@@ -73,6 +107,56 @@ void Admission::HandleMonitor() {
       handshake_failed_ = static_cast<int>(e.event.id);
     }
   }
+}
+
+void Admission::Proven(int fd) {
+  if (fd < 0) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  Forget(static_cast<std::uint32_t>(fd));
+}
+
+// The newest connection is the one closed: those held already may be
+// workers halfway through their handshake, and a worker closed connects
+// again.
+bool Admission::Hold(const PeerEvent& accepted, std::string* why) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto now = Clock::now();
+  Forget(accepted.event.value);  // a number whose connection closed unseen
+  ForgetExpired(now);
+  const std::string address = AddressOf(accepted.peer);
+  std::size_t& from_address = unproven_from_[address];
+  if (from_address >= max_unproven_per_address_) {
+    *why = std::to_string(from_address) + " connections from " +
+           (address.empty() ? std::string("peers gone already") : address) +
+           " have not finished their handshake";
+    return false;
+  }
+  if (unproven_.size() >= max_unproven_) {
+    if (from_address == 0) unproven_from_.erase(address);
+    *why = std::to_string(unproven_.size()) + " connections have not finished their handshake";
+    return false;
+  }
+  unproven_[accepted.event.value] = {address, now};
+  ++from_address;
+  return true;
+}
+
+void Admission::ForgetExpired(Clock::time_point now) {
+  if (now - last_expiry_ < kExpiryInterval) return;
+  last_expiry_ = now;
+  for (auto it = unproven_.begin(); it != unproven_.end();) {
+    const auto next = std::next(it);
+    if (now - it->second.accepted >= kPlaceHeld) Forget(it->first);
+    it = next;
+  }
+}
+
+void Admission::Forget(std::uint32_t fd) {
+  const auto it = unproven_.find(fd);
+  if (it == unproven_.end()) return;
+  const auto from = unproven_from_.find(it->second.address);
+  if (from != unproven_from_.end() && --from->second == 0) unproven_from_.erase(from);
+  unproven_.erase(it);
 }
 
 void Admission::LogRefusal(const std::string& what) {

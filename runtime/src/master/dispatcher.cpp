@@ -273,6 +273,10 @@ void Dispatcher::Route(const std::string& id, const zmq::message_t& message) {
   wire::Header header;
   std::string err;
   if (!wire::ParseHeader(message, &header, &err)) return Drop(id, err);
+  // A connection's first message (a worker's HELLO, a client's REQUEST)
+  // shows its handshake done.
+  if (header.type == Type::kHello || header.type == Type::kRequest)
+    admission_->Proven(zmq_msg_get(message.handle(), ZMQ_SRCFD));
   if (header.type == Type::kHello) return OnHello(id, header, message);
   if (header.type == Type::kRequest && header.version == wire::kProtocolVersion)
     return OnRequest(id, message);

@@ -16,6 +16,9 @@ SocketMonitor::SocketMonitor(zmq::context_t& context, zmq::socket_t& socket, int
   if (zmq_socket_monitor(socket.handle(), endpoint.c_str(), events) != 0) throw zmq::error_t();
   events_ = zmq::socket_t(context, zmq::socket_type::pair);
   events_.set(zmq::sockopt::linger, 0);
+  // No limit on waiting events: past one, libzmq drops them, and a burst of
+  // accepts would leave master::Admission counting connections long closed.
+  events_.set(zmq::sockopt::rcvhwm, 0);
   events_.connect(endpoint);
 }
 

@@ -1,0 +1,23 @@
+#include "master/descriptor_limit.hpp"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+
+namespace fiber::master {
+
+void RaiseDescriptorLimit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  // Fails only for a hard limit above the kernel's nr_open; the old one then serves.
+  (void)::setrlimit(RLIMIT_NOFILE, &limit);
+}
+
+std::size_t DescriptorLimit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return 1024;  // glibc's default soft limit
+  return static_cast<std::size_t>(std::min<rlim_t>(limit.rlim_cur, rlim_t{1} << 30));
+}
+
+}  // namespace fiber::master
