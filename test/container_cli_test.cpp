@@ -17,12 +17,14 @@
 
 #include "backend/container/run_containers.hpp"
 #include "runs/run_dir.hpp"
+#include "support/count.hpp"
 #include "support/fiber_command.hpp"
 #include "support/packaged_images.hpp"
 #include "support/test_containers.hpp"
 #include "support/test_image.hpp"  // TestEngine
 
 using fiber::testing::ContainersRemoved;
+using fiber::testing::Count;
 using fiber::testing::eventually;
 using fiber::testing::Fiber;
 
@@ -85,12 +87,6 @@ bool ReadUntil(int fd, const std::string& text, std::string* seen, int seconds =
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::size_t Count(const std::string& text, const std::string& part) {
-  std::size_t n = 0;
-  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-  return n;
 }
 
 }  // namespace

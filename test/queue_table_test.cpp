@@ -1,14 +1,17 @@
 // The master's queues without sockets or processes: who gets an item, what
-// happens to one whose answer cannot be sent, timeouts and close, driven
-// with answers that record what they were told and a clock of our own.
+// happens to one whose answer cannot be sent, timeouts and close, what a
+// worker may make them hold, driven with answers that record what they
+// were told and a clock of our own.
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <initializer_list>
 #include <string>
 #include <vector>
 
 #include "master/queue_table.hpp"
 
+using fiber::master::PeerBudget;
 using fiber::master::QueueTable;
 using fiber::wire::Op;
 using fiber::wire::Request;
@@ -17,6 +20,8 @@ using fiber::wire::Status;
 namespace {
 
 struct Told {
+  explicit Told(std::string who = "") : peer(std::move(who)) {}
+  std::string peer;  // who asks: "" the master, else a worker
   std::vector<std::pair<Status, std::string>> answers;
   bool reachable = true;
   QueueTable::Answer answer() {
@@ -40,18 +45,30 @@ const auto t0 = QueueTable::Clock::time_point{};
 
 // Each of who asks q for an item, in turn.
 void Get(QueueTable& table, std::uint64_t q, std::initializer_list<Told*> who) {
-  for (Told* t : who) table.Handle(Ask(Op::kQueueGet, q), t->answer(), t0);
+  for (Told* t : who) table.Handle(t->peer, Ask(Op::kQueueGet, q), t->answer(), t0);
 }
 // Each item put into q, in turn.
 void Put(QueueTable& table, std::uint64_t q, std::initializer_list<const char*> items, Told& who) {
-  for (const char* item : items) table.Handle(Ask(Op::kQueuePut, q, item), who.answer(), t0);
+  for (const char* item : items) table.Handle(who.peer, Ask(Op::kQueuePut, q, item), who.answer(), t0);
+}
+// A new queue made by who; 0 when refused.
+std::uint64_t New(QueueTable& table, Told& who) {
+  table.Handle(who.peer, Ask(Op::kQueueNew, 0), who.answer(), t0);
+  const auto& [status, body] = who.answers.back();
+  std::uint64_t id = 0;
+  if (status == Status::kOk && body.size() == sizeof id) std::memcpy(&id, body.data(), sizeof id);
+  return id;
+}
+std::uint64_t New(QueueTable& table) {
+  Told master;
+  return New(table, master);
 }
 
 }  // namespace
 
 TEST_CASE("waiting consumers get items in the order they asked, each item once") {
-  QueueTable table;
-  const auto q = table.Create();
+  QueueTable table(PeerBudget::Make({}));
+  const auto q = New(table);
   Told a, b, producer;
   Get(table, q, {&a, &b});
   Put(table, q, {"1", "2", "3"}, producer);
@@ -63,8 +80,8 @@ TEST_CASE("waiting consumers get items in the order they asked, each item once")
 }
 
 TEST_CASE("an item whose answer cannot be sent goes to the next in line") {
-  QueueTable table;
-  const auto q = table.Create();
+  QueueTable table(PeerBudget::Make({}));
+  const auto q = New(table);
   Told dead, alive, producer;
   Get(table, q, {&dead, &alive});
   dead.reachable = false;
@@ -75,29 +92,29 @@ TEST_CASE("an item whose answer cannot be sent goes to the next in line") {
 }
 
 TEST_CASE("a get times out at its deadline, and a zero timeout asks only about now") {
-  QueueTable table;
-  const auto q = table.Create();
+  QueueTable table(PeerBudget::Make({}));
+  const auto q = New(table);
   Told waiter, now_only;
   Request get = Ask(Op::kQueueGet, q);
   get.timeout_ms = 100;
-  table.Handle(get, waiter.answer(), t0);
+  table.Handle("", get, waiter.answer(), t0);
   table.Tick(t0 + std::chrono::milliseconds(99));
   CHECK(waiter.answers.empty());
   table.Tick(t0 + std::chrono::milliseconds(100));
   REQUIRE(waiter.answers.size() == 1);
   CHECK(waiter.answers[0].first == Status::kTimeout);
   get.timeout_ms = 0;
-  table.Handle(get, now_only.answer(), t0);
+  table.Handle("", get, now_only.answer(), t0);
   REQUIRE(now_only.answers.size() == 1);
   CHECK(now_only.answers[0].first == Status::kTimeout);
 }
 
 TEST_CASE("close: puts are refused, gets drain the items, then waiters hear Closed") {
-  QueueTable table;
-  const auto q = table.Create();
+  QueueTable table(PeerBudget::Make({}));
+  const auto q = New(table);
   Told producer, consumer, late;
   Put(table, q, {"last"}, producer);
-  table.Handle(Ask(Op::kQueueClose, q), producer.answer(), t0);
+  table.Handle("", Ask(Op::kQueueClose, q), producer.answer(), t0);
   Put(table, q, {"more"}, producer);
   CHECK(producer.answers.back().first == Status::kClosed);
   Get(table, q, {&consumer, &late});
@@ -106,10 +123,10 @@ TEST_CASE("close: puts are refused, gets drain the items, then waiters hear Clos
 }
 
 TEST_CASE("a poll answers once an item is there and takes nothing; an unknown queue is named") {
-  QueueTable table;
-  const auto q = table.Create();
+  QueueTable table(PeerBudget::Make({}));
+  const auto q = New(table);
   Told poller, producer, stranger;
-  table.Handle(Ask(Op::kQueuePoll, q), poller.answer(), t0);
+  table.Handle("", Ask(Op::kQueuePoll, q), poller.answer(), t0);
   CHECK(poller.answers.empty());
   Put(table, q, {"x"}, producer);
   CHECK(poller.answers.size() == 1);
@@ -117,4 +134,70 @@ TEST_CASE("a poll answers once an item is there and takes nothing; an unknown qu
   Get(table, 999, {&stranger});
   CHECK(stranger.answers.at(0).first == Status::kNoSuchObject);
   CHECK(stranger.answers.at(0).second.find("999") != std::string::npos);
+}
+
+TEST_CASE("a worker's items count against its bytes until taken; beyond its bound a put is refused") {
+  auto budget = PeerBudget::Make({.bytes = 10});
+  QueueTable bounded(budget);
+  const auto q = New(bounded);
+  Told worker("w0"), consumer;
+  Put(bounded, q, {"12345", "67890", "x"}, worker);
+  REQUIRE(worker.answers.size() == 3);
+  CHECK(worker.answers[1].first == Status::kOk);
+  CHECK(worker.answers[2].first == Status::kRefused);
+  CHECK(worker.answers[2].second.find("bytes") != std::string::npos);
+  CHECK(bounded.items() == 2);
+  CHECK(budget->Of("w0").bytes == 10);
+  Get(bounded, q, {&consumer});  // taken: no longer the master's to hold
+  CHECK(budget->Of("w0").bytes == 5);
+  Put(bounded, q, {"x"}, worker);
+  CHECK(worker.answers.back().first == Status::kOk);
+  // The master's own puts are not bounded.
+  Told master;
+  Put(bounded, q, {"a long item of the master's own"}, master);
+  CHECK(master.answers.back().first == Status::kOk);
+}
+
+TEST_CASE("a worker may hold a bounded number of open queues; a closed, drained queue is freed") {
+  auto budget = PeerBudget::Make({.queues = 2});
+  QueueTable table(budget);
+  Told worker("w0");
+  const auto a = New(table, worker);
+  const auto b = New(table, worker);
+  CHECK(a != 0);
+  CHECK(b != 0);
+  CHECK(New(table, worker) == 0);
+  CHECK(worker.answers.back().first == Status::kRefused);
+  CHECK(table.queues() == 2);
+  Put(table, a, {"last"}, worker);
+  table.Handle("w0", Ask(Op::kQueueClose, a), worker.answer(), t0);
+  CHECK(table.queues() == 2);  // it still holds an item
+  Told consumer;
+  Get(table, a, {&consumer, &consumer});
+  CHECK(consumer.answers.at(0).second == "last");
+  CHECK(consumer.answers.at(1).first == Status::kClosed);
+  CHECK(table.queues() == 1);  // closed and drained: freed
+  CHECK(budget->Of("w0").queues == 1);
+  CHECK(New(table, worker) != 0);
+  // Its id answers as a closed, empty queue, not as one the run never had.
+  Told late;
+  Put(table, a, {"more"}, late);
+  Get(table, a, {&late});
+  table.Handle("", Ask(Op::kQueueEmpty, a), late.answer(), t0);
+  CHECK(late.answers.at(0).first == Status::kClosed);
+  CHECK(late.answers.at(1).first == Status::kClosed);
+  CHECK(late.answers.at(2) == std::pair<Status, std::string>{Status::kOk, "1"});
+}
+
+TEST_CASE("the waits of a peer that left are dropped; others' stay") {
+  QueueTable table(PeerBudget::Make({}));
+  const auto q = New(table);
+  Told gone("w0"), staying("w1"), producer;
+  Get(table, q, {&gone, &gone, &staying});
+  table.DropWaitersOf("w0");
+  Put(table, q, {"1", "2"}, producer);
+  CHECK(gone.answers.empty());
+  REQUIRE(staying.answers.size() == 1);
+  CHECK(staying.answers[0].second == "1");
+  CHECK(table.items() == 1);
 }

@@ -1,6 +1,7 @@
 // fiber::Queue across real processes: producers and consumers in Processes,
 // in Pool tasks and in the master; fair delivery; a consumer killed while
-// it waits; big items; and the errors of misuse.
+// it waits; big items; what a worker may leave in the master; and the
+// errors of misuse.
 #include <doctest/doctest.h>
 #include <signal.h>
 
@@ -46,6 +47,26 @@ void put_big(fiber::Queue<std::string> q, int mb) {
   q.put(big);
 }
 FIBER_TASK(put_big);
+
+// Makes queues until one is refused (at most n), then closes them, which
+// frees them, and makes one more: how many it made, and the refusal.
+std::string make_queues(int n) {
+  std::vector<fiber::Queue<int>> made;
+  try {
+    for (int i = 0; i < n; ++i) {
+      made.emplace_back();
+      (void)made.back().empty();  // made in the master on first use
+    }
+  } catch (const fiber::Error& e) {
+    made.pop_back();
+    for (auto& q : made) q.close();
+    fiber::Queue<int> another;
+    another.put(1);
+    return std::to_string(made.size()) + ": " + e.what();
+  }
+  return std::to_string(made.size());
+}
+FIBER_TASK(make_queues);
 
 }  // namespace
 
@@ -151,4 +172,16 @@ TEST_CASE("a handle from another run is refused by name") {
   const std::string bytes = fiber::detail::to_bytes(fiber::detail::QueueRef{"another-run", 1});
   auto q = fiber::detail::from_bytes<fiber::Queue<int>>(bytes);
   CHECK_THROWS_WITH_AS(q.put(1), doctest::Contains("belongs to run another-run"), fiber::Error);
+}
+
+TEST_CASE("a worker making queues without end is refused by name at its bound; closed ones free room") {
+  fiber::Pool pool(1);
+  const std::string said = pool.apply(make_queues, 2000);
+  CHECK_MESSAGE(said.rfind("1024: ", 0) == 0, said);
+  CHECK_MESSAGE(said.find("1024 open queues") != std::string::npos, said);
+  // The master and the worker are unharmed.
+  fiber::Queue<int> q;
+  q.put(1);
+  CHECK(q.get() == 1);
+  CHECK(pool.apply(make_queues, 3) == "3");
 }

@@ -229,6 +229,20 @@ TEST_CASE("a message larger than a frame crosses a socket in pieces and arrives 
   CHECK(err.find("frame 1 holds 10 bytes") != std::string::npos);
 }
 
+TEST_CASE("a socket of the run queues a worker's whole credit and every request in flight, but not without end") {
+  zmq::context_t ctx;
+  zmq::socket_t a(ctx, zmq::socket_type::pair), b(ctx, zmq::socket_type::pair);
+  LimitFrames(a);
+  LimitFrames(b);
+  a.bind("inproc://hwm");
+  b.connect("inproc://hwm");
+  // b reads nothing: what a queues for it is bounded by the high-water marks.
+  std::size_t queued = 0;
+  while (queued < 100000 && SendMessage(a, {}, zmq::message_t(std::string("m")))) ++queued;
+  CHECK(queued >= kMaxCredit + kMaxPeerRequests);
+  CHECK(queued < 100000);
+}
+
 TEST_CASE("a key with a character outside Z85 is refused, even a NUL that libzmq would stop at") {
   Credentials c;
   std::string err;

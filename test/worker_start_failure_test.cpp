@@ -13,11 +13,13 @@
 #include <vector>
 
 #include "backend/labels.hpp"
+#include "support/count.hpp"
 #include "support/fiber_command.hpp"
 #include "support/test_containers.hpp"
 #include "support/test_image.hpp"
 
 using fiber::testing::ContainersRemoved;
+using fiber::testing::Count;
 using fiber::testing::Fiber;
 
 namespace {
@@ -25,12 +27,6 @@ namespace {
 const fiber::engine::Client& Engine() {
   static const fiber::engine::Client engine = fiber::testing::TestEngine();
   return engine;
-}
-
-std::size_t Count(const std::string& text, const std::string& part) {
-  std::size_t n = 0;
-  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-  return n;
 }
 
 // The engine's container events for fiber's runs from the moment this is

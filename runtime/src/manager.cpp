@@ -252,7 +252,11 @@ Manager::Manager(ProcessOptions options) : state_(std::make_unique<State>()) {
   master::Run& run = master::Run::Get();
   state_->run_id = run.id();
   state_->handle = std::make_unique<master::PoolHandle>(
-      run, pool, [](master::PoolService::Options* o) { o->replace_lost_workers = false; });
+      run, pool, [](master::PoolService::Options* o) {
+        o->replace_lost_workers = false;
+        o->manager_functions = {detail::task_name(detail::key_of(&detail::fiber_manager_make), "Manager"),
+                                detail::task_name(detail::key_of(&detail::fiber_manager_call), "Manager")};
+      });
   state_->channel = state_->handle->channel();
 }
 

@@ -41,7 +41,8 @@ wire::Reply Ask(const QueueRef& q, Op op, std::string body, const Timeout& timeo
     case Status::kNoSuchObject:
     case Status::kLost:
     case Status::kRaised:
-    case Status::kNotRegistered: break;
+    case Status::kNotRegistered:
+    case Status::kRefused: break;
   }
   throw Error(std::string(where) + ": " + reply.body);
 }

@@ -29,9 +29,10 @@ wire::Credentials KeysOf(const backend::Launch& launch) {
 }
 }  // namespace
 
-ScriptedPeer::ScriptedPeer(zmq::context_t& ctx, const backend::Launch& launch) {
+ScriptedPeer::ScriptedPeer(zmq::context_t& ctx, const backend::Launch& launch,
+                           const std::string& suffix) {
   const wire::Credentials keys = KeysOf(launch);
-  *this = ScriptedPeer(ctx, launch.bootstrap.master, launch.bootstrap.worker_id, &keys);
+  *this = ScriptedPeer(ctx, launch.bootstrap.master, launch.bootstrap.worker_id + suffix, &keys);
 }
 
 void ScriptedPeer::Send(zmq::message_t message) {
@@ -79,6 +80,19 @@ void ScriptedPeer::Answer(wire::Channel channel, std::uint64_t task,
   wire::AppendResultHead(w, task, static_cast<std::uint32_t>(values.size()));
   for (const auto& v : values) wire::AppendOutcome(w, {wire::OutcomeKind::kValue, v, {}});
   Send(w.Finish());
+}
+
+wire::Reply ScriptedPeer::Ask(wire::Request request) {
+  request.id = next_request_++;
+  Send(wire::Encode(request));
+  for (int i = 0; i < 100; ++i) {
+    const zmq::message_t m = Receive(10000);
+    if (m.size() == 0) break;
+    wire::Reply reply;
+    std::string err;
+    if (wire::Decode(m, &reply, &err) && reply.id == request.id) return reply;
+  }
+  return {request.id, wire::Status::kLost, "no reply"};
 }
 
 std::string RefusalIn(const zmq::message_t& message) {

@@ -10,14 +10,16 @@
 #include "backend/backend.hpp"
 #include "wire/credentials.hpp"
 #include "wire/message.hpp"
+#include "wire/request.hpp"
 #include "wire/task_batch.hpp"
 
 namespace fiber::testing {
 
 class ScriptedPeer {
  public:
-  /// Connects as the worker a backend was asked to start.
-  ScriptedPeer(zmq::context_t& ctx, const backend::Launch& launch);
+  /// Connects as the worker a backend was asked to start, or with suffix
+  /// ".client" as that worker's client connection (client/run_client.hpp).
+  ScriptedPeer(zmq::context_t& ctx, const backend::Launch& launch, const std::string& suffix = "");
   /// Connects to endpoint with routing id id: with the run's keys, with
   /// another run's (own_keys), or without CURVE (keys null).
   ScriptedPeer(zmq::context_t& ctx, const std::string& endpoint, const std::string& id,
@@ -34,7 +36,14 @@ class ScriptedPeer {
   /// RESULT for one task whose calls each return value.
   void Answer(wire::Channel channel, std::uint64_t task, const std::vector<std::string>& values);
 
+  /// Sends REQUEST and returns the REPLY to it (other messages skipped);
+  /// status kLost with body "no reply" when none came within 10 s.
+  wire::Reply Ask(wire::Request request);
+
   zmq::socket_t socket;
+
+ private:
+  std::uint64_t next_request_ = 1;
 };
 
 /// The reason of a REFUSE, or "" for any other message.

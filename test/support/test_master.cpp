@@ -6,10 +6,10 @@
 
 namespace fiber::testing {
 
-TestMaster::TestMaster() {
+TestMaster::TestMaster(wire::PeerLimits limits) {
   std::string err;
   REQUIRE(wire::Credentials::Generate(&keys, &err));
-  dispatcher = std::make_unique<master::Dispatcher>(config::Settings{}, keys);
+  dispatcher = std::make_unique<master::Dispatcher>(config::Settings{}, keys, limits);
   REQUIRE_MESSAGE(dispatcher->Start(&err), err);
 }
 

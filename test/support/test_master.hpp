@@ -11,7 +11,8 @@
 namespace fiber::testing {
 
 struct TestMaster {
-  TestMaster();
+  /// limits: what each worker may make the master hold.
+  explicit TestMaster(wire::PeerLimits limits = {});
   /// Adds a pool of processes scripted workers; returns its channel.
   wire::Channel AddPool(int processes, std::shared_ptr<ScriptedBackend::State> state,
                         int max_task_retries = 3);

@@ -3,7 +3,8 @@
 // request the master answers when an item is there, so delivery is fair
 // and load-aware (an item goes to a consumer that is waiting for one, in
 // the order they asked), no item is delivered twice, and a consumer that
-// dies loses nothing it had not taken. Unbounded (no maxsize).
+// dies loses nothing it had not taken. Unbounded (no maxsize), but a
+// worker may leave only so much in queues (README, Security).
 //
 // A Queue is a handle: copies, and copies passed to a Process or a Pool
 // task as an ordinary argument, all name the same queue.

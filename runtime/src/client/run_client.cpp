@@ -117,7 +117,11 @@ class RemoteClient : public RunClient {
         }
         for (auto& o : out) {
           pending_[o.request.id] = std::move(o.on_reply);
-          if (!wire::SendMessage(dealer_, {}, wire::Encode(o.request)))
+          zmq::message_t message = wire::Encode(o.request);
+          // The master would drop it unanswered.
+          if (const std::string fault = wire::MessageSizeFault(message.size()); !fault.empty())
+            Answer(Reply{o.request.id, Status::kRefused, "cannot send " + fault});
+          else if (!wire::SendMessage(dealer_, {}, std::move(message)))
             Answer(Reply{o.request.id, Status::kLost, "cannot reach the run's master"});
         }
       }
@@ -203,7 +207,8 @@ detail::Outcome OutcomeOf(const Reply& reply) {
     case Status::kLost:
     case Status::kTimeout:
     case Status::kClosed:
-    case Status::kNoSuchObject: break;
+    case Status::kNoSuchObject:
+    case Status::kRefused: break;
   }
   return {Kind::kWorkerLost, reply.body, {}};
 }

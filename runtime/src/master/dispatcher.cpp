@@ -18,8 +18,13 @@ namespace fiber::master {
 
 using wire::Type;
 
-Dispatcher::Dispatcher(config::Settings settings, wire::Credentials credentials)
-    : settings_(std::move(settings)), credentials_(std::move(credentials)), context_(1) {}
+Dispatcher::Dispatcher(config::Settings settings, wire::Credentials credentials,
+                       wire::PeerLimits limits)
+    : settings_(std::move(settings)),
+      credentials_(std::move(credentials)),
+      context_(1),
+      requests_([this](wire::Channel channel) { return FindPool(channel); },
+                [this](const std::string& id) { return Connected(id); }, limits) {}
 
 Dispatcher::~Dispatcher() {
   {
@@ -299,13 +304,14 @@ void Dispatcher::Route(const std::string& id, const zmq::message_t& message) {
                         Clock::now());
 }
 
-// Any admitted connection may ask: it holds the run's key, as a worker does.
+// A worker that has said HELLO may ask, on its own connection or its
+// client's (RequestService checks).
 void Dispatcher::OnRequest(const std::string& id, const zmq::message_t& message) {
   wire::Request request;
   std::string err;
   if (!wire::Decode(message, &request, &err)) return Drop(id, err);
   requests_.Handle(
-      request,
+      id, request,
       [this, id, rid = request.id](wire::Status status, const std::string& body) {
         return Send(id, wire::Encode(wire::Reply{rid, status, body}));
       },
@@ -355,6 +361,12 @@ void Dispatcher::ProbeSuspects(Clock::time_point now) {
         if (pool->Probe(it->first, now)) keep = true;
     it = keep ? std::next(it) : suspects_.erase(it);
   }
+}
+
+bool Dispatcher::Connected(const std::string& id) const {
+  for (const auto& [channel, pool] : pools_)
+    if (pool->HasConnected(id)) return true;
+  return false;
 }
 
 void Dispatcher::Refuse(const std::string& id, std::uint8_t version, const std::string& reason) {

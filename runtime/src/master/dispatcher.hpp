@@ -31,7 +31,9 @@ namespace fiber::master {
 
 class Dispatcher : public Outbox {
  public:
-  Dispatcher(config::Settings settings, wire::Credentials credentials);
+  /// limits: what each worker may make the master hold (tests lower them).
+  Dispatcher(config::Settings settings, wire::Credentials credentials,
+             wire::PeerLimits limits = {});
   /// Stops the I/O thread; pools still there kill their workers.
   ~Dispatcher() override;
   Dispatcher(const Dispatcher&) = delete;
@@ -63,8 +65,9 @@ class Dispatcher : public Outbox {
   /// A request from this process (the master's own Queue, Pipe or Manager
   /// calls), answered as a peer's REQUEST would be.
   void Handle(const wire::Request& request, QueueTable::Answer answer) {
-    requests_.Handle(request, std::move(answer), Clock::now());
+    requests_.Handle("", request, std::move(answer), Clock::now());
   }
+  const RequestService& requests() const { return requests_; }
 
  private:
   void Run();
@@ -76,6 +79,8 @@ class Dispatcher : public Outbox {
   void OnHello(const std::string& id, const wire::Header& header, const zmq::message_t& message);
   void Refuse(const std::string& id, std::uint8_t version, const std::string& reason);
   void Drop(const std::string& id, const std::string& why);
+  /// True when worker id has said HELLO and is still there.
+  bool Connected(const std::string& id) const;
   /// A connection closed: its worker, if any, is probed until a HEARTBEAT
   /// to it fails (lost) or the heartbeat timeout passes (the descriptor
   /// was reused by a new connection).
@@ -109,7 +114,7 @@ class Dispatcher : public Outbox {
   // I/O thread only.
   std::map<wire::Channel, std::unique_ptr<PoolService>> pools_;
   std::size_t gone_tasks_done_ = 0, gone_tasks_failed_ = 0;  // of removed pools
-  RequestService requests_{[this](wire::Channel channel) { return FindPool(channel); }};
+  RequestService requests_;
   std::atomic<wire::Channel> next_channel_{1};
   std::uint64_t next_worker_ = 0;
   log::RateLimit dropped_;

@@ -6,6 +6,7 @@
 // socket, process or sleep.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -55,6 +56,9 @@ class PoolService {
     bool replace_lost_workers = true;
     /// Called with every exit the backend reports for a worker of the pool.
     std::function<void(const backend::Exit&)> on_exit;
+    /// The functions a MANAGER_CALL may run in this pool: a Manager's
+    /// built-ins; empty for any other pool, which takes none.
+    std::vector<std::string> manager_functions;
     /// Called when a worker has said HELLO: its id and pid.
     std::function<void(const std::string&, long)> on_connected;
   };
@@ -95,6 +99,12 @@ class PoolService {
   /// The run cannot go on (its I/O thread failed): every call, pending or
   /// new, fails with why, and the workers are killed.
   void Fail(const std::string& why, Clock::time_point now);
+
+  /// True when a MANAGER_CALL of function may run here (a Manager's pool).
+  bool TakesManagerCall(const std::string& function) const {
+    return std::find(options_.manager_functions.begin(), options_.manager_functions.end(),
+                     function) != options_.manager_functions.end();
+  }
 
   // From the workers (through the dispatcher's socket).
   bool Owns(const std::string& worker_id) const { return workers_.Find(worker_id) != nullptr; }

@@ -4,8 +4,11 @@
 // last item is not asking), waiting consumers are served in the order they
 // asked, and a consumer that dies loses nothing it had not taken: an item
 // whose answer cannot be sent (the asker's connection is gone) goes back to
-// the front. Pipes are pairs of these queues. Not thread-safe: owned by the
-// dispatcher's I/O thread; the time comes in as an argument.
+// the front. Pipes are pairs of these queues. Each item and queue is charged
+// to the peer that put or made it (PeerBudget) until it is taken or freed;
+// a queue closed and drained is freed, its id answering as closed and empty
+// from then on. Not thread-safe: owned by the dispatcher's I/O thread; the
+// time comes in as an argument.
 #pragma once
 
 #include <chrono>
@@ -13,9 +16,11 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "master/peer_budget.hpp"
 #include "wire/request.hpp"
 
 namespace fiber::master {
@@ -26,32 +31,51 @@ class QueueTable {
   /// Answers one request; false when the asker cannot be reached.
   using Answer = std::function<bool(wire::Status, const std::string& body)>;
 
-  std::uint64_t Create();
-  /// A queue request (every Op but kManagerCall), answered now or later.
-  void Handle(const wire::Request& request, Answer answer, Clock::time_point now);
+  explicit QueueTable(std::shared_ptr<PeerBudget> budget) : budget_(std::move(budget)) {}
+
+  /// A queue request (every Op but kManagerCall) from peer ("" for the
+  /// master itself), answered now or later.
+  void Handle(const std::string& peer, const wire::Request& request, Answer answer,
+              Clock::time_point now);
   /// Answers the waits whose time is up with kTimeout.
   void Tick(Clock::time_point now);
+  /// Forgets the waits of peer, gone: nobody is left to answer.
+  void DropWaitersOf(const std::string& peer);
   /// Items held, over all queues (for tests and status).
   std::size_t items() const;
+  /// Queues held (made, not yet closed and drained).
+  std::size_t queues() const { return queues_.size(); }
 
  private:
+  struct Item {
+    std::string bytes;
+    PeerBudget::Hold hold;
+  };
   struct Waiter {
+    std::string peer;
     bool take = true;  // a get (else a poll)
     std::optional<Clock::time_point> deadline;
     Answer answer;
   };
   struct Queue {
-    std::deque<std::string> items;
+    std::deque<Item> items;
     std::deque<Waiter> waiters;
     bool closed = false;
+    PeerBudget::Hold hold;
   };
-  void Put(Queue& q, std::string item);
-  void Wait(Queue& q, bool take, const wire::Request& request, Answer answer,
-            Clock::time_point now);
-  /// Serves waiters in order while there are items (or, closed, tells them).
-  void Serve(Queue& q);
+  using Queues = std::map<std::uint64_t, Queue>;
+  void Create(const std::string& peer, const Answer& answer);
+  /// The answer for a queue freed once closed and drained.
+  static void AnswerFreed(const wire::Request& request, const Answer& answer);
+  void Put(const std::string& peer, Queue& q, const wire::Request& request, const Answer& answer);
+  void Wait(const std::string& peer, Queue& q, bool take, const wire::Request& request,
+            Answer answer, Clock::time_point now);
+  /// Serves waiters in order while there are items (or, closed, tells
+  /// them), then frees the queue if it is closed and drained.
+  void Serve(Queues::iterator it);
 
-  std::map<std::uint64_t, Queue> queues_;
+  std::shared_ptr<PeerBudget> budget_;
+  Queues queues_;
   std::uint64_t next_id_ = 1;
 };
 

@@ -23,10 +23,37 @@ void AnswerWith(const Outcome& outcome, const QueueTable::Answer& answer) {
 
 }  // namespace
 
-void RequestService::Handle(const wire::Request& request, QueueTable::Answer answer,
-                            Clock::time_point now) {
+void RequestService::Handle(const std::string& routing_id, const wire::Request& request,
+                            QueueTable::Answer answer, Clock::time_point now) {
+  const std::string peer = PeerBudget::PeerOf(routing_id);
+  if (!peer.empty()) {
+    if (!connected_(peer)) {
+      const std::string why = "no worker of this run with the id '" + peer + "' has said HELLO";
+      if (unknown_askers_.Allow()) log::Warning("refused a request from '" + routing_id + "': " + why);
+      (void)answer(Status::kRefused, why);
+      return;
+    }
+    // Held as long as the master can still answer: a waiting get, a
+    // manager call (and its arguments) until its outcome is in.
+    auto hold = std::make_shared<PeerBudget::Hold>();
+    std::string err;
+    const std::size_t bytes = request.op == wire::Op::kManagerCall ? request.body.size() : 0;
+    if (!budget_->Take(peer, {.requests = 1, .bytes = bytes}, hold.get(), &err)) {
+      (void)answer(Status::kRefused, err);
+      return;
+    }
+    answer = [hold, inner = std::move(answer)](Status status, const std::string& body) {
+      return inner(status, body);
+    };
+  }
   if (request.op == wire::Op::kManagerCall) return CallManager(request, std::move(answer), now);
-  queues_.Handle(request, std::move(answer), now);
+  queues_.Handle(peer, request, std::move(answer), now);
+}
+
+void RequestService::Tick(Clock::time_point now) {
+  queues_.Tick(now);
+  for (const std::string& peer : budget_->Waiting())
+    if (!connected_(peer)) queues_.DropWaitersOf(peer);
 }
 
 void RequestService::CallManager(const wire::Request& request, QueueTable::Answer answer,
@@ -40,6 +67,12 @@ void RequestService::CallManager(const wire::Request& request, QueueTable::Answe
       request.object > 0xFFFFFFFF ? nullptr : find_pool_(static_cast<wire::Channel>(request.object));
   if (!manager) {
     (void)answer(Status::kLost, "the manager has shut down");
+    return;
+  }
+  // Else a peer could run any task in any pool of the run, Processes' too.
+  if (!manager->TakesManagerCall(function)) {
+    (void)answer(Status::kRefused, "pool " + std::to_string(request.object) +
+                                       " is not a manager that runs " + function);
     return;
   }
   auto batch = std::make_shared<detail::Batch>(1);

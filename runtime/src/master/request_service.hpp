@@ -1,11 +1,16 @@
 // What the master does with a REQUEST from any process of the run: a queue
 // request goes to the run's QueueTable; a call to a manager's object
 // becomes a task of that manager's pool, answered when its outcome is in.
-// Driven by the dispatcher's I/O thread only, like the pools.
+// Only a worker that has said HELLO (or its client connection) may ask,
+// and only within its PeerBudget. Driven by the dispatcher's I/O thread
+// only, like the pools.
 #pragma once
 
 #include <functional>
+#include <memory>
 
+#include "log.hpp"
+#include "master/peer_budget.hpp"
 #include "master/pool_service.hpp"
 #include "master/queue_table.hpp"
 #include "wire/request.hpp"
@@ -15,17 +20,32 @@ namespace fiber::master {
 class RequestService {
  public:
   using FindPool = std::function<PoolService*(wire::Channel)>;
-  explicit RequestService(FindPool find_pool) : find_pool_(std::move(find_pool)) {}
+  /// True when a worker with this id has said HELLO and is still there.
+  using Connected = std::function<bool(const std::string& worker_id)>;
+  RequestService(FindPool find_pool, Connected connected, wire::PeerLimits limits)
+      : find_pool_(std::move(find_pool)), connected_(std::move(connected)),
+        budget_(PeerBudget::Make(limits)) {}
 
-  void Handle(const wire::Request& request, QueueTable::Answer answer, Clock::time_point now);
-  void Tick(Clock::time_point now) { queues_.Tick(now); }
+  /// A request from the connection with this routing id ("" for the master
+  /// itself), answered now or later.
+  void Handle(const std::string& routing_id, const wire::Request& request,
+              QueueTable::Answer answer, Clock::time_point now);
+  /// Answers waits whose time is up; forgets those of workers gone.
+  void Tick(Clock::time_point now);
+
+  const QueueTable& queues() const { return queues_; }
+  /// What the master holds for a worker (and its client connection).
+  PeerBudget::Usage HeldFor(const std::string& worker_id) const { return budget_->Of(worker_id); }
 
  private:
   void CallManager(const wire::Request& request, QueueTable::Answer answer,
                    Clock::time_point now);
 
-  QueueTable queues_;
   FindPool find_pool_;
+  Connected connected_;
+  std::shared_ptr<PeerBudget> budget_;
+  QueueTable queues_{budget_};
+  log::RateLimit unknown_askers_;
 };
 
 }  // namespace fiber::master

@@ -10,8 +10,14 @@ namespace fiber::wire {
 
 void LimitFrames(zmq::socket_t& socket) {
   socket.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(kMaxFrameBytes + kFrameOverheadBytes));
-  socket.set(zmq::sockopt::sndhwm, 0);
-  socket.set(zmq::sockopt::rcvhwm, 0);
+  socket.set(zmq::sockopt::sndhwm, kHighWaterMark);
+  socket.set(zmq::sockopt::rcvhwm, kHighWaterMark);
+}
+
+std::string MessageSizeFault(std::size_t bytes) {
+  if (bytes <= kMaxMessageBytes) return "";
+  return "a message of " + std::to_string(bytes) + " bytes, more than the " +
+         std::to_string(kMaxMessageBytes >> 20) + " MiB any message may hold";
 }
 
 bool SendMessage(zmq::socket_t& socket, std::string_view routing_id, zmq::message_t&& message) {
@@ -81,6 +87,10 @@ Receipt ReceiveMessage(zmq::socket_t& socket, bool routed, std::string* routing_
       return Receipt::kMalformed;
     }
     total += n;
+  }
+  if (total > kMaxMessageBytes) {
+    *err = MessageSizeFault(total);
+    return Receipt::kMalformed;
   }
   zmq::message_t joined(total);
   auto* out = static_cast<char*>(joined.data());

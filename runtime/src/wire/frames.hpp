@@ -11,8 +11,13 @@
 
 namespace fiber::wire {
 
-/// Sets the frame bound (and no high-water marks) on a socket of the run.
+/// Sets the frame bound and the high-water marks (limits.hpp) on a socket of
+/// the run.
 void LimitFrames(zmq::socket_t& socket);
+
+/// Why a message of this many bytes may not travel (more than
+/// kMaxMessageBytes); "" when it may.
+std::string MessageSizeFault(std::size_t bytes);
 
 /// Sends message, after a routing-id frame when routing_id is not empty
 /// (ROUTER). Never blocks; false when it could not be sent (peer gone).
@@ -24,7 +29,8 @@ enum class Receipt { kNone, kMessage, kMalformed };
 /// Receives one message and joins its frames into *message; with routed,
 /// the first frame is the sender's routing id, into *routing_id. kNone when
 /// nothing arrived (flags dontwait, the socket's receive timeout, or a signal);
-/// kMalformed with *err when its frames are not laid out as above.
+/// kMalformed with *err when its frames are not laid out as above or hold
+/// more than kMaxMessageBytes in all.
 [[nodiscard]] Receipt ReceiveMessage(zmq::socket_t& socket, bool routed, std::string* routing_id,
                                      zmq::message_t* message, std::string* err,
                                      zmq::recv_flags flags = zmq::recv_flags::none);

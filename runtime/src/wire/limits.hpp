@@ -30,5 +30,36 @@ constexpr std::chrono::seconds kHandshakeTimeout{5};
 constexpr std::size_t kFrameOverheadBytes = 256;
 /// A worker id is a ZeroMQ routing id: at most 255 bytes.
 constexpr std::size_t kMaxWorkerIdBytes = 255;
+/// The most a whole message (all its frames) may hold: above the largest
+/// payload users send (hundreds of MB), below what would let one message
+/// take the master's memory. A larger one is malformed, and its sender
+/// faulty; a client refuses to send one.
+constexpr std::size_t kMaxMessageBytes = std::size_t{1} << 30;
+
+/// What one admitted peer may have the master hold for it at once: a
+/// worker and its client connection (ID.client) count as one. Beyond it a
+/// request gets REFUSED (master/peer_budget.hpp). The master's own
+/// requests are not bounded.
+/// Requests waiting for their answer: gets and polls, manager calls.
+constexpr std::size_t kMaxPeerRequests = 1024;
+/// Bytes of queue items it put that nobody has taken yet, and of the
+/// arguments of its manager calls in flight.
+constexpr std::size_t kMaxPeerBytes = std::size_t{256} << 20;
+/// Queues it made that are not yet closed and drained.
+constexpr std::size_t kMaxPeerQueues = 1024;
+
+struct PeerLimits {
+  std::size_t requests = kMaxPeerRequests;
+  std::size_t bytes = kMaxPeerBytes;
+  std::size_t queues = kMaxPeerQueues;
+};
+
+/// Messages a socket queues for (or from) one peer before sending (or
+/// reading) waits. Legitimate traffic never comes near: to a worker, one
+/// TASK per task it holds at most (kMaxCredit) and a few control messages;
+/// from it, one RESULT per task; to and from a client connection, a
+/// REQUEST and a REPLY per request in flight (kMaxPeerRequests). A peer
+/// that floods past it is read no faster than the master serves it.
+constexpr int kHighWaterMark = 4 * (kMaxCredit + kMaxPeerRequests);
 
 }  // namespace fiber::wire

@@ -42,8 +42,9 @@ enum class Status : std::uint8_t {
   kRaised = 4,         // a manager call threw; body: type bytes, message bytes
   kLost = 5,           // body: why (the manager process is gone, the run ended)
   kNotRegistered = 6,  // body: why
+  kRefused = 7,        // body: why (the asker is over a bound, or may not ask this)
 };
-constexpr std::uint8_t kLastStatus = static_cast<std::uint8_t>(Status::kNotRegistered);
+constexpr std::uint8_t kLastStatus = static_cast<std::uint8_t>(Status::kRefused);
 
 struct Reply {
   std::uint64_t id = 0;

@@ -1,0 +1,75 @@
+// What the master holds for each admitted peer (requests waiting for their
+// answer, bytes of queue items and manager-call arguments, queues it made),
+// kept within wire::PeerLimits so that no worker, buggy or hostile, can make
+// the master grow without bound. A worker and its client connection
+// (ID.client) are one peer; the master's own requests (peer "") are not
+// bounded. Not thread-safe: the dispatcher's I/O thread's.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "log.hpp"
+#include "wire/limits.hpp"
+
+namespace fiber::master {
+
+class PeerBudget : public std::enable_shared_from_this<PeerBudget> {
+ public:
+  struct Usage {
+    std::size_t requests = 0, bytes = 0, queues = 0;
+  };
+
+  /// A charge against a peer, returned when the Hold is destroyed: it lives
+  /// as long as what it pays for (a waiting answer, a queued item, a queue).
+  class Hold {
+   public:
+    Hold() = default;
+    Hold(Hold&& other) noexcept { *this = std::move(other); }
+    Hold& operator=(Hold&& other) noexcept;
+    ~Hold();
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
+
+   private:
+    friend class PeerBudget;
+    std::shared_ptr<PeerBudget> budget_;
+    std::string peer_;
+    Usage usage_;
+  };
+
+  /// Made shared: a Hold keeps its budget alive.
+  static std::shared_ptr<PeerBudget> Make(wire::PeerLimits limits) {
+    return std::shared_ptr<PeerBudget>(new PeerBudget(limits));
+  }
+
+  /// The peer a connection's routing id stands for: ID for ID.client.
+  static std::string PeerOf(const std::string& routing_id);
+
+  /// Charges usage to peer; false, with *err naming the bound it would
+  /// pass, when it would hold more than its limits allow. The first refusal
+  /// while a peer holds anything is logged, naming the worker.
+  [[nodiscard]] bool Take(const std::string& peer, Usage usage, Hold* hold, std::string* err);
+
+  /// What peer holds now.
+  Usage Of(const std::string& peer) const;
+  /// The peers holding a request (a waiting answer) now.
+  std::vector<std::string> Waiting() const;
+
+ private:
+  explicit PeerBudget(wire::PeerLimits limits) : limits_(limits) {}
+  void Return(const std::string& peer, const Usage& usage);
+
+  struct Held {
+    Usage usage;
+    bool warned = false;  // its refusal is logged; again once it held nothing
+  };
+  wire::PeerLimits limits_;
+  std::map<std::string, Held> held_;  // peers holding something
+  log::RateLimit unheld_refusals_;
+};
+
+}  // namespace fiber::master
