@@ -204,8 +204,7 @@ int SuperviseClusterMaster(const ClusterMasterOptions& o, std::string* err) {
 
   // Signals are taken from here on, so none ends fiber run with the pod made.
   const int signals = TakeStopSignals(false);
-  const int master_log = ::open(runs::MasterLogPath(o.run_dir).c_str(),
-                                O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  const int master_log = runs::OpenToAppend(runs::MasterLogPath(o.run_dir));
   if (signals < 0 || master_log < 0) {
     *err = std::string("cannot set up the run: ") + std::strerror(errno);
     if (signals >= 0) ::close(signals);
