@@ -67,7 +67,6 @@ class Dispatcher : public Outbox {
   }
 
  private:
-  void Run();
   void Loop();
   void FailRun(const std::string& why);
   void RunPosted();
