@@ -19,6 +19,7 @@
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/labels.hpp"
 #include "background_thread.hpp"
+#include "commands.hpp"
 #include "config/setting_table.hpp"
 #include "runs/run_dir.hpp"
 #include "supervisor.hpp"
@@ -48,7 +49,9 @@ void WriteAll(int fd, std::string_view text) {
 class PodWatch {
  public:
   PodWatch(const kube::ApiClient& api, const std::string& run_id) : api_(api), run_id_(run_id) {
-    thread_ = StartBackgroundThread([this] { Watch(); });
+    thread_ = StartBackgroundThread([this] { Watch(); }, [this](const std::string& what) {
+      Failed("an internal error (" + what + ")");
+    });
   }
   ~PodWatch() {
     stop_ = true;
@@ -81,16 +84,16 @@ class PodWatch {
       news_ = true;
       changed_.notify_all();
     };
-    const auto on_failure = [this](const std::string& why) {
-      std::lock_guard<std::mutex> lock(mu_);
-      seen_.error = why;
-      news_ = true;
-      changed_.notify_all();
-    };
     backend::WatchPods(api_,
                        backend::LabelIs(backend::kRunLabel, run_id_) + "," +
                            backend::LabelIs(backend::kRoleLabel, backend::kMasterRole),
-                       on_event, on_failure, stop_);
+                       on_event, [this](const std::string& why) { Failed(why); }, stop_);
+  }
+  void Failed(const std::string& why) {
+    std::lock_guard<std::mutex> lock(mu_);
+    seen_.error = why;
+    news_ = true;
+    changed_.notify_all();
   }
 
   const kube::ApiClient& api_;
@@ -109,15 +112,20 @@ class OutputFollower {
  public:
   OutputFollower(const kube::ApiClient& api, const std::string& pod, int master_log, bool to_stdout)
       : api_(api), pod_(pod), master_log_(master_log), to_stdout_(to_stdout) {
-    thread_ = StartBackgroundThread([this] {
-      kube::ApiError e;
-      (void)api_.FollowPodLog(pod_, backend::kMasterRole, [this](std::string_view chunk) {
-        if (to_stdout_) WriteAll(1, chunk);
-        WriteAll(master_log_, chunk);
-        return true;
-      }, &stop_, &e);
-      done_ = true;
-    });
+    thread_ = StartBackgroundThread(
+        [this] {
+          kube::ApiError e;
+          (void)api_.FollowPodLog(pod_, backend::kMasterRole, [this](std::string_view chunk) {
+            if (to_stdout_) WriteAll(1, chunk);
+            WriteAll(master_log_, chunk);
+            return true;
+          }, &stop_, &e);
+          done_ = true;
+        },
+        [this](const std::string& what) {
+          Error("stopped following the master's output: an internal error (" + what + ")");
+          done_ = true;
+        });
   }
   ~OutputFollower() {
     stop_ = true;
@@ -204,8 +212,7 @@ int SuperviseClusterMaster(const ClusterMasterOptions& o, std::string* err) {
 
   // Signals are taken from here on, so none ends fiber run with the pod made.
   const int signals = TakeStopSignals(false);
-  const int master_log = ::open(runs::MasterLogPath(o.run_dir).c_str(),
-                                O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  const int master_log = runs::OpenToAppend(runs::MasterLogPath(o.run_dir));
   if (signals < 0 || master_log < 0) {
     *err = std::string("cannot set up the run: ") + std::strerror(errno);
     if (signals >= 0) ::close(signals);

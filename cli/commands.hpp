@@ -48,7 +48,9 @@ struct SettingsFlags {
   [[nodiscard]] bool Resolve(config::Resolved* out, std::string* err) const;
 };
 
-/// The runs directory of this user ($XDG_STATE_HOME/fiber/runs).
+/// The runs directory of this user ($XDG_STATE_HOME/fiber/runs). When
+/// there is none (no HOME, no home in the user database), says so and exits
+/// 125: every command that asks has started nothing yet.
 std::string RunsRoot();
 
 }  // namespace fiber::cli

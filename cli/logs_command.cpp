@@ -28,6 +28,13 @@ struct LogsOptions {
   bool follow = false, all = false;
 };
 
+// Writes a piece of a worker's log to stdout at once.
+bool ShowChunk(std::string_view chunk) {
+  std::fwrite(chunk.data(), 1, chunk.size(), stdout);
+  std::fflush(stdout);
+  return true;
+}
+
 // The worker's log from its container, when it has one: true once shown
 // (or on an error, said); false when there is no such container.
 bool FromContainer(const RunRecord& run, const LogsOptions& o, int* status) {
@@ -41,14 +48,8 @@ bool FromContainer(const RunRecord& run, const LogsOptions& o, int* status) {
       found.empty())
     return false;
   const std::string id = found.front().value("Id", "");
-  std::string text;
-  const bool ok = o.follow ? engine.FollowLogs(id, [](std::string_view chunk) {
-                              std::fwrite(chunk.data(), 1, chunk.size(), stdout);
-                              std::fflush(stdout);
-                              return true;
-                            }, &err)
-                           : engine.Logs(id, 0, &text, &err);
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  const bool ok = o.follow ? engine.FollowLogs(id, ShowChunk, &err)
+                           : engine.Logs(id, 0, [](std::string_view chunk) { ShowChunk(chunk); }, &err);
   if (!ok) Error("cannot read worker " + o.worker + "'s log from its container: " + err);
   *status = ok ? 0 : 1;
   return true;
@@ -66,14 +67,8 @@ bool FromPod(const RunRecord& run, const LogsOptions& o, int* status) {
                                 [&](const backend::RunPod& p) { return p.state.worker_id == o.worker && !p.deleting; });
   if (pod == pods.end()) return false;
   kube::ApiError e;
-  std::string text;
-  const bool ok = o.follow ? api->FollowPodLog(pod->name, backend::kWorkerRole, [](std::string_view chunk) {
-                              std::fwrite(chunk.data(), 1, chunk.size(), stdout);
-                              std::fflush(stdout);
-                              return true;
-                            }, nullptr, &e)
-                           : api->PodLog(pod->name, backend::kWorkerRole, &text, &e);
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  const bool ok = o.follow ? api->FollowPodLog(pod->name, backend::kWorkerRole, ShowChunk, nullptr, &e)
+                           : api->PodLog(pod->name, backend::kWorkerRole, ShowChunk, &e);
   if (!ok) Error("cannot read worker " + o.worker + "'s log from its pod: " + e.message);
   *status = ok ? 0 : 1;
   return true;

@@ -18,7 +18,11 @@ namespace fiber::cli {
 void Error(const std::string& message) { std::fprintf(stderr, "fiber: error: %s\n", message.c_str()); }
 
 std::string RunsRoot() {
-  return runs::RunsRoot([](const char* name) -> const char* { return std::getenv(name); });
+  std::string root, err;
+  if (runs::RunsRoot([](const char* name) -> const char* { return std::getenv(name); }, &root, &err))
+    return root;
+  Error(err);
+  std::exit(kFiberError);
 }
 
 void SettingsFlags::AddTo(CLI::App& command) {

@@ -118,8 +118,7 @@ int TakeStopSignals(bool with_children) {
 
 int Supervise(const Program& p, const SuperviseOptions& o, std::string* err) {
   const int signals = TakeStopSignals(true);
-  const int master_log = ::open(runs::MasterLogPath(o.run_dir).c_str(),
-                                O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  const int master_log = runs::OpenToAppend(runs::MasterLogPath(o.run_dir));
   int out[2] = {-1, -1}, report[2];
   if (signals < 0 || master_log < 0 || ::pipe2(report, O_CLOEXEC) != 0 ||
       (!o.detached && ::pipe2(out, O_CLOEXEC) != 0)) {

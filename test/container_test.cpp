@@ -190,7 +190,7 @@ TEST_CASE("the run's secret is in neither a worker container's inspect output no
   CHECK(inspect.body.find(std::string(fiber::worker::kSecretFileVariable) + "=") != std::string::npos);
   CHECK(inspect.body.find(std::string(fiber::worker::kSecretVariable) + "=") == std::string::npos);
   std::string log;
-  REQUIRE_MESSAGE(Engine().Logs(id, 0, &log, &err), err);
+  REQUIRE_MESSAGE(Engine().Logs(id, 0, [&](std::string_view text) { log.append(text); }, &err), err);
   CHECK(log.find(secret) == std::string::npos);
   // The worker removed the key's file once it had read it.
   bool exists = true;

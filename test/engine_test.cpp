@@ -38,6 +38,17 @@ TEST_CASE("the log stream gives each frame's text and stream, however its bytes 
   }
 }
 
+TEST_CASE("a frame that claims gigabytes is handed on as it arrives, not held") {
+  std::string header = {1, 0, 0, 0, '\xff', '\xff', '\xff', '\xff'};
+  std::size_t handed = 0;
+  fiber::engine::LogStream stream([&](int, std::string_view text) { handed += text.size(); });
+  stream.Feed(header);
+  const std::string piece(1 << 20, 'x');
+  for (int i = 0; i < 8; ++i) stream.Feed(piece);
+  CHECK(handed == 8 * piece.size());
+  CHECK_FALSE(stream.complete());
+}
+
 TEST_CASE("an engine's error answer becomes its message") {
   fiber::http::Response r;
   r.status = 404;

@@ -7,29 +7,16 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "engine/engine_client.hpp"
 #include "http/client.hpp"
+#include "http/line_stream.hpp"
 #include "subprocess.hpp"
+#include "support/echo_server.hpp"
 #include "support/temp_dir.hpp"
 
-namespace {
+using fiber::testing::EchoServer;
 
-/// The echo server, stopped when the test ends.
-struct EchoServer {
-  Child child;
-  int port = 0;
-  explicit EchoServer(const std::string& unix_socket = "") {
-    std::vector<std::string> argv{ECHO_HTTP};
-    if (!unix_socket.empty()) argv.push_back(unix_socket);
-    child = spawn(argv, {});
-    const std::string line = read_line(child.stdout_fd, 30);
-    REQUIRE(line.rfind("ready ", 0) == 0);
-    port = std::stoi(line.substr(6));
-  }
-  ~EchoServer() {
-    kill(child.pid, SIGKILL);
-    wait_exit(child, 10);
-  }
-};
+namespace {
 
 nlohmann::json Echoed(const fiber::http::Response& r) { return nlohmann::json::parse(r.body); }
 
@@ -122,6 +109,50 @@ TEST_CASE("a stream the server holds open is seen to begin before any of its bod
   REQUIRE_MESSAGE(fiber::http::Perform(req, &resp, &err), err);
   CHECK(status_seen == 200);
   CHECK(resp.header("content-type") == "application/vnd.docker.raw-stream");
+}
+
+TEST_CASE("an answer with no end is one error naming the service, not all of memory") {
+  EchoServer server;
+  fiber::http::Request req;
+  req.url = "http://127.0.0.1:" + std::to_string(server.port) + "/endless";
+  req.timeout_ms = 0;  // only the bound ends it
+  fiber::http::Response resp;
+  std::string err;
+  CHECK_FALSE(fiber::http::Perform(req, &resp, &err));
+  CHECK(err == req.url + ": the answer is larger than 64 MiB, more than fiber reads of one answer");
+  CHECK(resp.body.size() <= fiber::http::kMaxAnswerBytes);
+}
+
+TEST_CASE("an engine event stream whose line never ends is one error naming the engine") {
+  fiber::testing::TempDir dir;
+  const std::string socket = dir.path() + "/engine.sock";
+  EchoServer server(socket);
+  const fiber::engine::Client engine(socket);
+  int events = 0;
+  std::string err;
+  CHECK_FALSE(engine.ContainerEvents({"fiber.run=x"}, "0", [&](const nlohmann::json&) { ++events; },
+                                     nullptr, &err));
+  CHECK(err == "the container engine at " + socket + " sent an event of more than 64 MiB");
+  CHECK(events == 0);
+}
+
+TEST_CASE("a streamed line with no end stops at the bound; whole lines pass") {
+  fiber::http::LineStream lines;
+  std::vector<std::string> got;
+  const auto keep = [&](std::string_view line) {
+    got.emplace_back(line);
+    return true;
+  };
+  CHECK(lines.Feed("{\"a\":1}\n{\"b\"", keep));
+  CHECK(lines.Feed(":2}\n", keep));
+  CHECK(got == std::vector<std::string>{"{\"a\":1}", "{\"b\":2}"});
+  const std::string piece(1 << 20, 'x');
+  bool fed = true;
+  for (std::size_t sent = 0; fed && sent <= 2 * fiber::http::kMaxAnswerBytes; sent += piece.size())
+    fed = lines.Feed(piece, keep);
+  CHECK_FALSE(fed);
+  CHECK(lines.overflowed());
+  CHECK(lines.rest().size() <= fiber::http::kMaxAnswerBytes);
 }
 
 TEST_CASE("no server: one error that names where fiber tried to connect") {

@@ -9,11 +9,17 @@
 #include <string>
 #include <vector>
 
+#include "backend/container/container_events.hpp"
 #include "fiber/async_result.hpp"
+#include "support/echo_server.hpp"
+#include "support/fiber_command.hpp"
 #include "support/stderr_capture.hpp"
+#include "support/temp_dir.hpp"
 #include "support/test_master.hpp"
 #include "tasks.hpp"
 
+using fiber::testing::EchoServer;
+using fiber::testing::eventually;
 using fiber::testing::ScriptedBackend;
 using fiber::testing::StderrCapture;
 using fiber::testing::TestMaster;
@@ -44,4 +50,14 @@ TEST_CASE("an exception on the run's I/O thread fails every call of its pools wi
   // The run is over: nothing more is taken, and no one waits on it.
   CHECK_FALSE(master.dispatcher->running());
   CHECK_FALSE(master.dispatcher->Post([] {}));
+}
+
+TEST_CASE("an engine event of the wrong types is one error of the events' watch, not the program's end") {
+  fiber::testing::TempDir dir;
+  const std::string socket = dir.path() + "/engine.sock";
+  EchoServer engine(socket);  // its events for the run "garbage": {"Action":5,...}
+  fiber::backend::ContainerEvents events(fiber::engine::Client(socket), "garbage");
+  REQUIRE(eventually([&] { return !events.error().empty(); }, 60));
+  CHECK_MESSAGE(events.error().rfind("an internal error (nlohmann::", 0) == 0, events.error());
+  CHECK(events.error().find("type_error") != std::string::npos);
 }

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <vector>
 
 #include "http/client.hpp"
 #include "base64.hpp"
@@ -71,6 +72,25 @@ struct Pushing {
     return image::Push(img, At(registry.address() + "/" + name), credentials, report, err);
   }
 };
+
+// What the other host of token_registry.py MODE was sent: one
+// Authorization header ("-": none) a request.
+std::vector<std::string> PushedWithElsewhere(const std::string& mode, bool* pushed, std::string* err) {
+  Child server = spawn({TOKEN_REGISTRY, "fiber", "tok-pass", mode}, {});
+  const std::string line = read_line(server.stdout_fd, 30);
+  REQUIRE(line.rfind("ready ", 0) == 0);
+  ProbeProject project;
+  image::PushReport report;
+  *pushed = image::Push(Packaged(project), At("127.0.0.1:" + line.substr(6) + "/probe:v1"),
+                        {"fiber", "tok-pass", "test"}, &report, err);
+  ::kill(server.pid, SIGKILL);
+  const std::string printed = read_all(server.stdout_fd, 30);
+  wait_exit(server, 10);
+  std::vector<std::string> sent;
+  for (std::size_t at = 0, end; (end = printed.find('\n', at)) != std::string::npos; at = end + 1)
+    if (printed.compare(at, 10, "elsewhere ") == 0) sent.push_back(printed.substr(at + 10, end - at - 10));
+  return sent;
+}
 
 }  // namespace
 
@@ -152,6 +172,47 @@ TEST_CASE("a registry asking for a Bearer token gets one from its realm with the
   CHECK_MESSAGE(pushed, err);
   CHECK_FALSE(refused);
   CHECK(err == address + " refused the credentials of fiber (from test)");
+}
+
+TEST_CASE("a registry that redirects an upload to another host gets no credentials sent there") {
+  bool pushed = false;
+  std::string err;
+  const auto sent = PushedWithElsewhere("upload-elsewhere", &pushed, &err);
+  CHECK_MESSAGE(pushed, err);  // the other host took the blobs without them
+  CHECK(sent == std::vector<std::string>{"-", "-"});
+}
+
+TEST_CASE("a token realm on another host is asked without the credentials") {
+  bool pushed = false;
+  std::string err;
+  const auto sent = PushedWithElsewhere("realm-elsewhere", &pushed, &err);
+  CHECK_MESSAGE(pushed, err);  // its token came without them
+  REQUIRE_FALSE(sent.empty());
+  for (const auto& authorization : sent) CHECK(authorization == "-");
+}
+
+TEST_CASE("credentials go only to the registry itself: its scheme, host and port") {
+  const image::RegistryReference remote = At("registry.example/team/train");
+  CHECK(remote.Owns("https://registry.example/v2/team/train/blobs/uploads/1"));
+  CHECK(remote.Owns("https://registry.example"));
+  CHECK_FALSE(remote.Owns("http://registry.example/token"));  // plain HTTP
+  CHECK_FALSE(remote.Owns("https://auth.example/token"));
+  CHECK_FALSE(remote.Owns("https://registry.example.attacker.example/token"));
+  CHECK_FALSE(remote.Owns("https://registry.example:8443/token"));
+  const image::RegistryReference local = At("127.0.0.1:5000/train");
+  CHECK(local.Owns("http://127.0.0.1:5000/upload/1"));
+  CHECK_FALSE(local.Owns("http://127.0.0.1:5001/upload/1"));
+  CHECK_FALSE(local.Owns("http://127.0.0.2:5000/upload/1"));
+}
+
+TEST_CASE("only loopback registries are spoken to in plain HTTP; 127.example.com is not loopback") {
+  CHECK(At("127.example.com/train").BaseUrl() == "https://127.example.com");
+  CHECK(At("127.example.com:5000/train").BaseUrl() == "https://127.example.com:5000");
+  CHECK(At("127.0.0.1:5000/train").BaseUrl() == "http://127.0.0.1:5000");
+  CHECK(At("127.1.2.3:5000/train").BaseUrl() == "http://127.1.2.3:5000");
+  CHECK(At("[::1]:5000/train").BaseUrl() == "http://[::1]:5000");
+  CHECK(At("localhost:5000/train").BaseUrl() == "http://localhost:5000");
+  CHECK(At("localhost.example.com/train").BaseUrl() == "https://localhost.example.com");
 }
 
 TEST_CASE("credentials are read from Podman's auth file and from a credential helper") {

@@ -2,6 +2,10 @@
 
 #include <pthread.h>
 
+#include <exception>
+
+#include "demangle.hpp"
+
 namespace fiber {
 
 AsyncSignalsBlocked::AsyncSignalsBlocked() {
@@ -14,6 +18,20 @@ AsyncSignalsBlocked::AsyncSignalsBlocked() {
 }
 
 AsyncSignalsBlocked::~AsyncSignalsBlocked() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+
+void ReportEscaped(const std::function<void(const std::string& what)>& on_error) noexcept {
+  try {
+    std::string what = CurrentExceptionType();
+    try {
+      throw;
+    } catch (const std::exception& e) {
+      what += std::string(": ") + e.what();
+    } catch (...) {
+    }
+    on_error(what);
+  } catch (...) {
+  }
+}
 
 void UnblockSignalsOnSpawn(posix_spawnattr_t* attr) {
   sigset_t none;

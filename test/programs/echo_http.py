@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""An HTTP server for http_test: answers every request with a JSON echo of
+"""An HTTP server for http_test (and an engine for io_thread_errors_test): answers every request with a JSON echo of
 its method, path, body and X-Test header; /hold answers with headers only and
-holds the stream open, as an engine's attach or events endpoint does. Listens
-on a Unix socket (argument) or on a free loopback port; prints "ready PORT"
-(0 for the socket) once up."""
+holds the stream open, as an engine's attach or events endpoint does;
+/endless (and an engine's /v1.41/events) sends a body with no end, as a
+broken or hostile service might;
+events for a run named "garbage" are one event of the wrong types, then
+the stream is held open.
+Listens on a Unix socket (argument) or on a free loopback port; prints
+"ready PORT" (0 for the socket) once up."""
 import http.server, json, os, socketserver, sys, time
 
 
@@ -11,6 +15,22 @@ class Echo(http.server.BaseHTTPRequestHandler):
     def _answer(self):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length).decode("latin-1")
+        if self.path.startswith("/v1.41/events") and "garbage" in self.path:
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b'{"Action":5,"Actor":{"ID":7},"timeNano":"soon"}\n')
+            self.wfile.flush()
+            time.sleep(600)
+            return
+        if self.path.startswith(("/endless", "/v1.41/events")):
+            self.send_response(200)
+            piece = b"x" * 65536
+            try:
+                self.end_headers()
+                while True:
+                    self.wfile.write(piece)
+            except (BrokenPipeError, ConnectionResetError):
+                return
         if self.path == "/hold":
             self.send_response(200)
             self.send_header("Content-Type", "application/vnd.docker.raw-stream")

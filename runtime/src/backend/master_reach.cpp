@@ -1,5 +1,7 @@
 #include "backend/master_reach.hpp"
 
+#include "http/loopback_host.hpp"
+
 namespace fiber::backend {
 
 std::string EndpointHost(const std::string& endpoint) {
@@ -10,8 +12,8 @@ std::string EndpointHost(const std::string& endpoint) {
 }
 
 bool ThisMachineOnly(const std::string& host) {
-  return host.rfind("127.", 0) == 0 || host == "localhost" || host == "::1" || host == "[::1]" ||
-         host == "0.0.0.0" || host == "*" || host == "[::]" || host == "::";
+  return http::IsLoopbackHost(host) || host == "0.0.0.0" || host == "*" || host == "[::]" ||
+         host == "::";
 }
 
 }  // namespace fiber::backend

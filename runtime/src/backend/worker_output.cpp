@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "runs/run_dir.hpp"
+
 namespace fiber::backend {
 
 namespace {
@@ -30,7 +32,7 @@ WorkerOutput::WorkerOutput(std::string worker_id, const std::string& log_file)
       to_stderr_(log_file.empty()),
       lines_([this](std::string_view line) { headed_ += HeadedLine(worker_id_, line); }) {
   if (to_stderr_) return;
-  fd_ = ::open(log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  fd_ = runs::OpenToAppend(log_file);
   struct stat st {};
   if (fd_ >= 0 && ::fstat(fd_, &st) == 0) kept_ = st.st_size;
   // A log file that cannot be opened loses the output, as a full disk

@@ -62,7 +62,9 @@ class RemoteClient : public RunClient {
     wire::LimitFrames(dealer_);
     wire::MakeCurveClient(dealer_, b.client_secret);
     dealer_.connect(b.master);
-    thread_ = StartBackgroundThread([this] { Run(); });
+    thread_ = StartBackgroundThread([this] { Run(); }, [this](const std::string& what) {
+      Fail("an internal error on the connection to the run's master (" + what + ")");
+    });
   }
   ~RemoteClient() override {
     {
@@ -78,7 +80,13 @@ class RemoteClient : public RunClient {
 
   void Send(Request request, std::function<void(Reply)> on_reply) override {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      std::unique_lock<std::mutex> lock(mu_);
+      if (!failed_.empty()) {
+        const std::string why = failed_;
+        lock.unlock();
+        on_reply(Reply{0, Status::kLost, why});
+        return;
+      }
       request.id = next_id_++;
       outbox_.push_back({std::move(request), std::move(on_reply)});
       if (outbox_.size() > 1) return;  // the wake for the first is pending
@@ -145,6 +153,21 @@ class RemoteClient : public RunClient {
     }
   }
 
+  // The thread has ended: every call waiting, and every later one, fails
+  // with why.
+  void Fail(const std::string& why) {
+    std::vector<Outgoing> out;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      failed_ = why;
+      out.swap(outbox_);
+    }
+    log::Error(why);
+    for (auto& [id, on_reply] : pending_) on_reply(Reply{id, Status::kLost, why});
+    pending_.clear();
+    for (auto& o : out) o.on_reply(Reply{o.request.id, Status::kLost, why});
+  }
+
   void Answer(Reply reply) {
     auto it = pending_.find(reply.id);
     if (it == pending_.end()) return;
@@ -163,6 +186,7 @@ class RemoteClient : public RunClient {
   std::vector<Outgoing> outbox_;
   std::uint64_t next_id_ = 1;
   bool stopping_ = false;
+  std::string failed_;  // why the thread ended early; "" while it runs
 
   std::map<std::uint64_t, std::function<void(Reply)>> pending_;  // the thread's only
 };

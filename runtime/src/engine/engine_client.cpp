@@ -2,6 +2,7 @@
 
 #include "engine/engine_socket.hpp"
 #include "engine/log_stream.hpp"
+#include "http/line_stream.hpp"
 
 namespace fiber::engine {
 
@@ -167,29 +168,25 @@ bool Client::List(const std::vector<std::string>& labels, std::vector<nlohmann::
   return true;
 }
 
-bool Client::Logs(const std::string& id, int tail, std::string* out, std::string* err) const {
-  http::Request q =
-      NewRequest("GET",
-                 "/containers/" + id + "/logs?stdout=1&stderr=1&tail=" +
-                     (tail > 0 ? std::to_string(tail) : std::string("all")),
-                 kShortCallMs);
-  http::Response r;
-  if (!http::Perform(q, &r, err)) return false;
-  if (!Success(r.status)) {
-    *err = ErrorMessage(r);
-    return false;
-  }
-  out->clear();
-  LogStream stream([out](int, std::string_view text) { out->append(text); });
-  stream.Feed(r.body);
-  return true;
+bool Client::Logs(const std::string& id, int tail,
+                  const std::function<void(std::string_view)>& on_output, std::string* err) const {
+  LogStream stream([&](int, std::string_view text) { on_output(text); });
+  return Stream("GET",
+                "/containers/" + id + "/logs?stdout=1&stderr=1&tail=" +
+                    (tail > 0 ? std::to_string(tail) : std::string("all")),
+                kLongCallMs, nullptr,
+                [&](std::string_view chunk) {
+                  stream.Feed(chunk);
+                  return true;
+                },
+                nullptr, err);
 }
 
-bool Client::Stream(const std::string& method, const std::string& path,
+bool Client::Stream(const std::string& method, const std::string& path, long timeout_ms,
                     const std::function<void()>& on_started,
                     const std::function<bool(std::string_view)>& on_chunk,
                     const std::atomic<bool>* cancel, std::string* err) const {
-  http::Request q = NewRequest(method, path, 0);
+  http::Request q = NewRequest(method, path, timeout_ms);
   q.cancel = cancel;
   bool ok = false;
   std::string error_body;
@@ -217,7 +214,7 @@ bool Client::FollowLogs(const std::string& id,
   LogStream stream([&](int, std::string_view text) {
     if (go_on) go_on = on_output(text);
   });
-  return Stream("GET", "/containers/" + id + "/logs?stdout=1&stderr=1&follow=1", nullptr,
+  return Stream("GET", "/containers/" + id + "/logs?stdout=1&stderr=1&follow=1", 0, nullptr,
                 [&](std::string_view chunk) {
                   stream.Feed(chunk);
                   return go_on;
@@ -229,7 +226,7 @@ bool Client::Attach(const std::string& id, const std::function<void()>& on_attac
                     const std::function<void(std::string_view)>& on_output,
                     const std::atomic<bool>* cancel, std::string* err) const {
   LogStream stream([&](int, std::string_view text) { on_output(text); });
-  return Stream("POST", "/containers/" + id + "/attach?stream=1&stdout=1&stderr=1", on_attached,
+  return Stream("POST", "/containers/" + id + "/attach?stream=1&stdout=1&stderr=1", 0, on_attached,
                 [&](std::string_view chunk) {
                   stream.Feed(chunk);
                   return true;
@@ -243,21 +240,23 @@ bool Client::ContainerEvents(const std::vector<std::string>& labels, const std::
   // Filtered by type and label only: Podman filters event names by its own
   // ("died"), Docker by its ("die"); both report "die".
   const nlohmann::json filters = {{"type", {"container"}}, {"label", labels}};
-  std::string pending;  // one JSON object a line; a chunk may end mid-line
-  return Stream("GET", "/events?since=" + http::Escape(since) + "&filters=" + http::Escape(filters.dump()),
-                nullptr,
-                [&](std::string_view chunk) {
-                  pending.append(chunk);
-                  std::size_t at = 0;
-                  for (std::size_t end; (end = pending.find('\n', at)) != std::string::npos; at = end + 1) {
-                    const auto event = nlohmann::json::parse(pending.begin() + at, pending.begin() + end,
-                                                             nullptr, false);
-                    if (event.is_object()) on_event(event);
-                  }
-                  pending.erase(0, at);
-                  return true;
-                },
-                cancel, err);
+  http::LineStream lines;  // one JSON object a line; a chunk may end mid-line
+  const bool ok = Stream("GET", "/events?since=" + http::Escape(since) + "&filters=" + http::Escape(filters.dump()),
+                         0, nullptr,
+                         [&](std::string_view chunk) {
+                           return lines.Feed(chunk, [&](std::string_view line) {
+                             const auto event = nlohmann::json::parse(line, nullptr, false);
+                             if (event.is_object()) on_event(event);
+                             return true;
+                           });
+                         },
+                         cancel, err);
+  if (ok && lines.overflowed()) {
+    *err = "the container engine at " + socket_ + " sent an event of more than " +
+           std::to_string(http::kMaxAnswerBytes >> 20) + " MiB";
+    return false;
+  }
+  return ok;
 }
 
 }  // namespace fiber::engine

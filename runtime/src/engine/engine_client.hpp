@@ -66,9 +66,11 @@ class Client {
   /// Containers (running or not) carrying every label ("key=value").
   [[nodiscard]] bool List(const std::vector<std::string>& labels, std::vector<nlohmann::json>* out,
                           std::string* err) const;
-  /// Its output so far, stdout and stderr in the order written; tail > 0
+  /// Its output so far, stdout and stderr in the order written, handed
+  /// over in pieces as it is read (a long log is never held whole); tail > 0
   /// keeps only the last tail lines.
-  [[nodiscard]] bool Logs(const std::string& id, int tail, std::string* out,
+  [[nodiscard]] bool Logs(const std::string& id, int tail,
+                          const std::function<void(std::string_view)>& on_output,
                           std::string* err) const;
   /// Its output from the start, handed over as it comes until the container
   /// stops, on_output returns false, or *cancel is set (when given).
@@ -94,10 +96,10 @@ class Client {
  private:
   http::Request NewRequest(const std::string& method, const std::string& path,
                            long timeout_ms) const;
-  /// A call whose successful answer is a stream with no end of its own:
-  /// each chunk to on_chunk (false stops it), on_started first. The error
-  /// answer's message in *err.
-  [[nodiscard]] bool Stream(const std::string& method, const std::string& path,
+  /// A call whose successful answer is streamed (followed ones with no end
+  /// of their own, timeout_ms 0): each chunk to on_chunk (false stops it),
+  /// on_started first. The error answer's message in *err.
+  [[nodiscard]] bool Stream(const std::string& method, const std::string& path, long timeout_ms,
                             const std::function<void()>& on_started,
                             const std::function<bool(std::string_view)>& on_chunk,
                             const std::atomic<bool>* cancel, std::string* err) const;

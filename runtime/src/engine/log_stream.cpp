@@ -1,5 +1,6 @@
 #include "engine/log_stream.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace fiber::engine {
@@ -15,17 +16,22 @@ std::size_t PayloadSize(std::string_view header) {
 }  // namespace
 
 void LogStream::Feed(std::string_view chunk) {
-  pending_.append(chunk);
-  std::size_t at = 0;
-  while (pending_.size() - at >= kHeader) {
-    const std::string_view header(pending_.data() + at, kHeader);
-    const std::size_t size = PayloadSize(header);
-    if (pending_.size() - at - kHeader < size) break;
-    on_output_(static_cast<std::uint8_t>(header[0]),
-               std::string_view(pending_.data() + at + kHeader, size));
-    at += kHeader + size;
+  while (!chunk.empty()) {
+    if (left_ == 0) {
+      const std::size_t take = std::min(kHeader - header_.size(), chunk.size());
+      header_.append(chunk.substr(0, take));
+      chunk.remove_prefix(take);
+      if (header_.size() < kHeader) return;
+      stream_ = static_cast<std::uint8_t>(header_[0]);
+      left_ = PayloadSize(header_);
+      header_.clear();
+      continue;
+    }
+    const std::size_t take = std::min(left_, chunk.size());
+    on_output_(stream_, chunk.substr(0, take));
+    left_ -= take;
+    chunk.remove_prefix(take);
   }
-  pending_.erase(0, at);
 }
 
 }  // namespace fiber::engine

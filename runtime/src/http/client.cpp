@@ -103,6 +103,8 @@ struct Exchange {
   const Request* request;
   Response* response;
   bool stopped = false;
+  std::size_t header_bytes = 0;
+  bool too_large = false;  // passed kMaxAnswerBytes
 };
 
 size_t OnBody(char* data, size_t size, size_t count, void* user) {
@@ -113,6 +115,9 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
       ex->stopped = true;
       return 0;  // makes curl end the exchange
     }
+  } else if (ex->response->body.size() + n > kMaxAnswerBytes) {
+    ex->too_large = true;
+    return 0;
   } else {
     ex->response->body.append(data, n);
   }
@@ -122,6 +127,12 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
 size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   auto* ex = static_cast<Exchange*>(user);
   const std::string_view line(data, size * count);
+  // libcurl 7.84 and later stop at 300 KiB of headers themselves.
+  ex->header_bytes += line.size();
+  if (ex->header_bytes > kMaxAnswerBytes) {
+    ex->too_large = true;
+    return 0;
+  }
   if (line.rfind("HTTP/", 0) == 0) {
     ex->response->headers.clear();  // a new response (after 100 Continue or a redirect)
     // "HTTP/1.1 403 Forbidden": known before the body, for on_body.
@@ -245,6 +256,11 @@ bool Perform(const Request& request, Response* response, std::string* err) {
   if (rc == CURLE_OK || ((rc == CURLE_WRITE_ERROR || rc == CURLE_ABORTED_BY_CALLBACK) && ex.stopped))
     return true;
   const std::string where = request.unix_socket.empty() ? request.url : request.unix_socket;
+  if (ex.too_large) {
+    *err = where + ": the answer is larger than " + std::to_string(kMaxAnswerBytes >> 20) +
+           " MiB, more than fiber reads of one answer";
+    return false;
+  }
   *err = where + ": " + (reason[0] ? reason : cu->easy_strerror(rc));
   return false;
 }

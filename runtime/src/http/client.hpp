@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <string>
@@ -12,6 +13,13 @@
 #include <vector>
 
 namespace fiber::http {
+
+/// The most fiber keeps of one answer (its body, its headers) or of one line
+/// of a stream (a watch event, an engine event): far beyond any honest
+/// answer of a registry, token service, API server or engine (lists come in
+/// pages), and small enough that a broken or hostile service cannot make
+/// fiber run out of memory. More is an error naming the service.
+inline constexpr std::size_t kMaxAnswerBytes = 64 << 20;
 
 struct Response;
 
@@ -58,7 +66,9 @@ struct Response {
 };
 
 /// Performs the exchange. False with *err (curl's reason, naming the host
-/// or socket) when no HTTP answer came at all; any HTTP status is true.
+/// or socket) when no HTTP answer came at all, or when its headers or its
+/// body (unless on_body takes it) pass kMaxAnswerBytes; any HTTP status is
+/// true.
 [[nodiscard]] bool Perform(const Request& request, Response* response, std::string* err);
 
 /// Percent-encodes text for a URL's path segment or query value.

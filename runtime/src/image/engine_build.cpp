@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "http/client.hpp"
+#include "http/line_stream.hpp"
 #include "image/byte_sinks.hpp"
 #include "image/dockerignore.hpp"
 #include "image/engine_api.hpp"
@@ -82,13 +83,12 @@ struct ContextWalk {
 // Splits the build's stream of JSON lines as it arrives.
 struct BuildStream {
   const std::function<void(const std::string&)>* on_step;
-  std::string pending, id, error;
-  void Take(std::string_view chunk) {
-    pending.append(chunk);
-    for (auto nl = pending.find('\n'); nl != std::string::npos; nl = pending.find('\n')) {
-      const auto msg = nlohmann::json::parse(pending.substr(0, nl), nullptr, false);
-      pending.erase(0, nl + 1);
-      if (!msg.is_object()) continue;
+  http::LineStream lines;
+  std::string id, error;
+  bool Take(std::string_view chunk) {
+    return lines.Feed(chunk, [this](std::string_view text) {
+      const auto msg = nlohmann::json::parse(text, nullptr, false);
+      if (!msg.is_object()) return true;
       if (msg.contains("error") && msg["error"].is_string()) error = msg["error"].get<std::string>();
       if (msg.contains("aux") && msg["aux"].is_object()) id = msg["aux"].value("ID", id);
       if (msg.contains("stream") && msg["stream"].is_string() && *on_step) {
@@ -96,7 +96,8 @@ struct BuildStream {
         while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
         if (!line.empty()) (*on_step)(line);
       }
-    }
+      return true;
+    });
   }
 };
 
@@ -130,21 +131,24 @@ bool BuildDockerfile(const std::string& context_dir, const std::string& reposito
   build.headers = {"Content-Type: application/x-tar"};
   build.body_file = archive;
   build.timeout_ms = 0;
-  BuildStream stream{&on_step, "", "", ""};
-  build.on_body = [&stream](std::string_view chunk) {
-    stream.Take(chunk);
-    return true;
-  };
+  BuildStream stream{&on_step, {}, "", ""};
+  build.on_body = [&stream](std::string_view chunk) { return stream.Take(chunk); };
   http::Response response;
   const bool answered = AskEngine(build, socket, &response, err);
   ::unlink(archive.c_str());
   if (!answered) return false;
-  stream.Take("\n");
+  if (stream.lines.overflowed()) {
+    *err = "the container engine sent a build message of more than " +
+           std::to_string(http::kMaxAnswerBytes >> 20) + " MiB";
+    return false;
+  }
+  const std::string rest = stream.lines.rest();
+  (void)stream.Take("\n");
   if (response.status != 200 || !stream.error.empty() || stream.id.empty()) {
     std::string why = stream.error;
     while (!why.empty() && why.back() == '\n') why.pop_back();
     *err = "the Dockerfile in " + context_dir + " did not build: " +
-           (why.empty() ? "HTTP " + std::to_string(response.status) + " " + stream.pending : why);
+           (why.empty() ? "HTTP " + std::to_string(response.status) + " " + rest : why);
     return false;
   }
   const std::string tag = std::string(HexOf(stream.id).substr(0, 12));

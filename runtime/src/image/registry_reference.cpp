@@ -2,15 +2,16 @@
 
 #include <cctype>
 
+#include "http/loopback_host.hpp"
+
 namespace fiber::image {
 
 namespace {
 
-bool Loopback(const std::string& registry) {
-  std::string host = registry;
-  if (host.rfind("[::1]", 0) == 0) return true;
-  host = host.substr(0, host.find(':'));
-  return host == "localhost" || host.rfind("127.", 0) == 0;
+// "host:port", "[::1]:5000" or "host" without its port.
+std::string_view HostOf(std::string_view registry) {
+  if (registry.rfind('[', 0) == 0) return registry.substr(0, registry.find(']') + 1);
+  return registry.substr(0, registry.find(':'));
 }
 
 // Lower-case letters and digits, joined by '.', '_', '__', '-' or '/'.
@@ -34,8 +35,13 @@ bool ValidTag(const std::string& tag) {
 
 }  // namespace
 
+bool RegistryReference::Owns(std::string_view url) const {
+  const std::string base = BaseUrl();
+  return url.rfind(base, 0) == 0 && (url.size() == base.size() || url[base.size()] == '/');
+}
+
 std::string RegistryReference::BaseUrl() const {
-  return (Loopback(registry) ? "http://" : "https://") + registry;
+  return (http::IsLoopbackHost(HostOf(registry)) ? "http://" : "https://") + registry;
 }
 
 bool ParseRegistryReference(const std::string& text, RegistryReference* out, std::string* err) {

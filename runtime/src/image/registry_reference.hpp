@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace fiber::image {
 
@@ -14,6 +15,10 @@ struct RegistryReference {
   std::string tag;         // empty: none was given
   /// "http://127.0.0.1:5000" or "https://registry.example".
   std::string BaseUrl() const;
+  /// Whether url is on the registry itself: BaseUrl's scheme, host and
+  /// port. Only there do its credentials go (not to an upload Location or a
+  /// token realm elsewhere, nor over plain HTTP to a registry on HTTPS).
+  bool Owns(std::string_view url) const;
 };
 
 /// Parses text; false with *err saying what a reference looks like.

@@ -49,6 +49,13 @@ bool RegistrySession::Refused(std::string* err) const {
   return false;
 }
 
+bool RegistrySession::Withheld(const std::string& url, std::string* err) const {
+  *err = where_.registry + " sent fiber to " + url.substr(0, url.find('/', url.find("://") + 3)) +
+         ", which asks for credentials; fiber sends the credentials of " + where_.registry +
+         " only to " + where_.BaseUrl() + " itself";
+  return false;
+}
+
 bool RegistrySession::Authorize(const std::string& challenge, std::string* err) {
   std::map<std::string, std::string> params;
   const std::string scheme = ParseChallenge(challenge, &params);
@@ -66,14 +73,18 @@ bool RegistrySession::Authorize(const std::string& challenge, std::string* err) 
   http::Request ask;
   // Pushing needs both, whatever the first challenge (a HEAD's) asked.
   const std::string scope = "repository:" + where_.repository + ":pull,push";
-  ask.url = params["realm"] + (params["realm"].find('?') == std::string::npos ? "?" : "&") +
+  const std::string& realm = params["realm"];
+  ask.url = realm + (realm.find('?') == std::string::npos ? "?" : "&") +
             "service=" + http::Escape(params["service"]) + "&scope=" + http::Escape(scope);
-  if (!basic.empty()) ask.headers.push_back("Authorization: " + basic);
+  // A realm elsewhere is asked without them: the registry's answer named it.
+  const bool withheld = !basic.empty() && !where_.Owns(realm);
+  if (!basic.empty() && !withheld) ask.headers.push_back("Authorization: " + basic);
   http::Response answer;
   if (!http::Perform(ask, &answer, err)) {
     *err = "cannot reach the token service of " + where_.registry + ": " + *err;
     return false;
   }
+  if ((answer.status == 401 || answer.status == 403) && withheld) return Withheld(realm, err);
   if (answer.status == 401 || answer.status == 403) return Refused(err);
   const auto body = nlohmann::json::parse(answer.body, nullptr, false);
   std::string token;
@@ -92,12 +103,14 @@ bool RegistrySession::Send(http::Request request, http::Response* response, std:
   const std::vector<std::string> headers = request.headers;
   for (int attempt = 0; attempt < 2; ++attempt) {
     request.headers = headers;
-    if (!authorization_.empty()) request.headers.push_back("Authorization: " + authorization_);
+    const bool own = where_.Owns(request.url);
+    if (own && !authorization_.empty()) request.headers.push_back("Authorization: " + authorization_);
     if (!http::Perform(request, response, err)) {
       *err = "cannot reach the registry " + where_.registry + ": " + *err;
       return false;
     }
     if (response->status != 401) return true;
+    if (!own) return Withheld(request.url, err);
     if (attempt == 1 || !authorization_.empty()) return Refused(err);
     if (!Authorize(response->header("WWW-Authenticate"), err)) return false;
   }

@@ -2,7 +2,10 @@
 // v2), authenticated as the registry asks in its 401's WWW-Authenticate:
 // HTTP Basic with the credentials, or a Bearer token from the realm it
 // names (asked for with the credentials, when there are any). The
-// credentials go only into headers; no message here holds them.
+// credentials and the token go only into headers, and only to the registry
+// itself (RegistryReference::Owns): an upload Location or a token realm on
+// another host, or over plain HTTP, is asked without them. No message here
+// holds them.
 // Not thread-safe.
 #pragma once
 
@@ -29,6 +32,8 @@ class RegistrySession {
  private:
   bool Authorize(const std::string& challenge, std::string* err);
   bool Refused(std::string* err) const;
+  /// The error for url, on another host, asking for credentials.
+  bool Withheld(const std::string& url, std::string* err) const;
 
   RegistryReference where_;
   Credentials credentials_;

@@ -1,14 +1,15 @@
 #include "kube/api_client.hpp"
 
+#include "http/line_stream.hpp"
+
 namespace fiber::kube {
 
 namespace {
 
 using json = nlohmann::json;
 
-// A watch's answer kept for its error message, and one event's line, at most.
+// A watch's answer kept for its error message, at most.
 constexpr std::size_t kMaxErrorBody = 1 << 20;
-constexpr std::size_t kMaxEventLine = 64 << 20;
 // Objects a list asks for at once.
 constexpr int kListPage = 500;
 
@@ -144,25 +145,25 @@ bool ApiClient::Delete(const ApiResource& resource, std::string_view name, ApiEr
               Subject("delete", resource, name), nullptr, err);
 }
 
-bool ApiClient::PodLog(std::string_view pod, std::string_view container, std::string* text,
-                       ApiError* err) const {
-  http::Request request;
-  request.url = Url(kPods, pod, "") + "/log?container=" + http::Escape(container);
-  request.connect_timeout_ms = kApiConnectTimeoutMs;
-  request.timeout_ms = kApiRequestTimeoutMs;
-  http::Response response;
-  if (!Exchange(request, Subject("get", kPodLogs, pod), &response, err)) return false;
-  *text = std::move(response.body);
-  return true;
+bool ApiClient::PodLog(std::string_view pod, std::string_view container,
+                       const std::function<bool(std::string_view)>& on_chunk, ApiError* err) const {
+  return ReadPodLog(pod, container, false, on_chunk, nullptr, err);
 }
 
 bool ApiClient::FollowPodLog(std::string_view pod, std::string_view container,
                              const std::function<bool(std::string_view)>& on_chunk,
                              const std::atomic<bool>* cancel, ApiError* err) const {
+  return ReadPodLog(pod, container, true, on_chunk, cancel, err);
+}
+
+bool ApiClient::ReadPodLog(std::string_view pod, std::string_view container, bool follow,
+                           const std::function<bool(std::string_view)>& on_chunk,
+                           const std::atomic<bool>* cancel, ApiError* err) const {
   http::Request request;
-  request.url = Url(kPods, pod, "") + "/log?follow=true&container=" + http::Escape(container);
+  request.url = Url(kPods, pod, "") + "/log?" + (follow ? "follow=true&" : "") +
+                "container=" + http::Escape(container);
   request.connect_timeout_ms = kApiConnectTimeoutMs;
-  request.timeout_ms = 0;  // as long as the container runs
+  request.timeout_ms = follow ? 0 : kApiRequestTimeoutMs;  // followed: as long as the container runs
   request.cancel = cancel;
   http::Response response;
   std::string error_body;
@@ -241,19 +242,16 @@ bool ApiClient::Watch(const ApiResource& resource, const WatchOptions& options,
   request.cancel = options.cancel;
 
   http::Response response;
-  std::string error_body, pending;
+  std::string error_body;
+  http::LineStream lines;
   ApiError failure;  // set by an ERROR event or a line that is no event
   request.on_body = [&](std::string_view chunk) {
     if (response.status != 200) {
       if (error_body.size() < kMaxErrorBody) error_body.append(chunk);
       return true;
     }
-    pending.append(chunk);
-    std::size_t start = 0;
-    for (std::size_t newline; (newline = pending.find('\n', start)) != std::string::npos;
-         start = newline + 1) {
-      const std::string_view line(pending.data() + start, newline - start);
-      if (line.find_first_not_of(" \r\t") == std::string_view::npos) continue;
+    const bool go_on = lines.Feed(chunk, [&](std::string_view line) {
+      if (line.find_first_not_of(" \r\t") == std::string_view::npos) return true;
       json event = json::parse(line, nullptr, false);
       if (!event.is_object() || !event.contains("type") || !event["type"].is_string() ||
           !event.contains("object")) {
@@ -270,17 +268,13 @@ bool ApiClient::Watch(const ApiResource& resource, const WatchOptions& options,
       }
       if (const std::string version = ResourceVersion(e.object); !version.empty())
         *resource_version = version;
-      if (e.type == "BOOKMARK") continue;
-      if (!on_event(e)) return false;
-    }
-    pending.erase(0, start);
-    if (pending.size() > kMaxEventLine) {
+      return e.type == "BOOKMARK" || on_event(e);
+    });
+    if (lines.overflowed())
       failure = {ApiErrorKind::kOther, 200,
-                 "the watch of " + subject.resource + " at " + access_.server +
-                     " sent an event of more than 64 MiB"};
-      return false;
-    }
-    return true;
+                 "the watch of " + subject.resource + " at " + access_.server + " sent an event of more than " +
+                     std::to_string(http::kMaxAnswerBytes >> 20) + " MiB"};
+    return go_on;
   };
   if (!Exchange(request, subject, &response, err, &error_body)) return false;
   if (failure.kind != ApiErrorKind::kNone) {

@@ -93,11 +93,12 @@ class ApiClient {
                            const std::function<bool(const WatchEvent&)>& on_event,
                            std::string* resource_version, ApiError* err) const;
 
-  /// A pod's container's output (the pods/log subresource): the whole of
-  /// it in *text; with on_chunk, handed over as it comes until the
-  /// container ends, on_chunk returns false or *cancel is set.
-  [[nodiscard]] bool PodLog(std::string_view pod, std::string_view container, std::string* text,
-                            ApiError* err) const;
+  /// A pod's container's output (the pods/log subresource), handed over
+  /// to on_chunk as it is read (a long log is never held whole): so far;
+  /// followed, as it comes until the container ends, on_chunk returns false
+  /// or *cancel is set.
+  [[nodiscard]] bool PodLog(std::string_view pod, std::string_view container,
+                            const std::function<bool(std::string_view)>& on_chunk, ApiError* err) const;
   [[nodiscard]] bool FollowPodLog(std::string_view pod, std::string_view container,
                                   const std::function<bool(std::string_view)>& on_chunk,
                                   const std::atomic<bool>* cancel, ApiError* err) const;
@@ -116,6 +117,10 @@ class ApiClient {
   [[nodiscard]] bool Call(const char* method, const std::string& url, const char* content_type,
                           std::string body, const ApiRequestSubject& subject,
                           nlohmann::json* object, ApiError* err) const;
+  // PodLog and FollowPodLog.
+  [[nodiscard]] bool ReadPodLog(std::string_view pod, std::string_view container, bool follow,
+                                const std::function<bool(std::string_view)>& on_chunk,
+                                const std::atomic<bool>* cancel, ApiError* err) const;
   ApiRequestSubject Subject(const char* verb, const ApiResource& resource,
                             std::string_view name) const;
 

@@ -45,7 +45,9 @@ Admission::Admission(zmq::context_t& context, zmq::socket_t& router,
              static_cast<int>(std::chrono::milliseconds(wire::kHandshakeTimeout).count()));
   stop_fd_ = eventfd(0, EFD_CLOEXEC);
   if (stop_fd_ < 0) throw zmq::error_t();
-  thread_ = StartBackgroundThread([this] { Run(); });
+  thread_ = StartBackgroundThread([this] { Run(); }, [](const std::string& what) {
+    log::Error("stopped watching the run's connections: an internal error (" + what + ")");
+  });
 }
 
 Admission::~Admission() {

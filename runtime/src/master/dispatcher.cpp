@@ -7,7 +7,6 @@
 #include <nlohmann/json.hpp>
 
 #include "background_thread.hpp"
-#include "demangle.hpp"
 #include "wire/codec.hpp"
 #include "wire/frames.hpp"
 #include "wire/keepalive.hpp"
@@ -80,7 +79,12 @@ bool Dispatcher::Start(std::string* err) {
       control_.reset();
     }
   }
-  thread_ = StartBackgroundThread([this] { Run(); });
+  thread_ = StartBackgroundThread(
+      [this] {
+        Loop();
+        RunPosted();  // work posted before the stop still runs
+      },
+      [this](const std::string& what) { FailRun("an internal error on the run's I/O thread (" + what + ")"); });
   return true;
 }
 
@@ -191,17 +195,6 @@ PoolService* Dispatcher::FindPool(wire::Channel channel) {
 
 bool Dispatcher::Send(const std::string& worker_id, zmq::message_t message) {
   return wire::SendMessage(router_, worker_id, std::move(message));
-}
-
-void Dispatcher::Run() {
-  try {
-    Loop();
-    RunPosted();  // work posted before the stop still runs
-  } catch (const std::exception& e) {
-    FailRun("an internal error on the run's I/O thread (" + CurrentExceptionType() + ": " + e.what() + ")");
-  } catch (...) {
-    FailRun("an internal error on the run's I/O thread (" + CurrentExceptionType() + ")");
-  }
 }
 
 // Whatever it was (an engine's or API server's answer fiber did not expect,

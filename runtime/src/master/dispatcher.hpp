@@ -70,7 +70,6 @@ class Dispatcher : public Outbox {
   const RequestService& requests() const { return requests_; }
 
  private:
-  void Run();
   void Loop();
   void FailRun(const std::string& why);
   void RunPosted();

@@ -1,12 +1,17 @@
 #include "runs/run_dir.hpp"
 
+#include <fcntl.h>
+#include <pwd.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <random>
 #include <cstring>
+
+#include "config/trusted_file.hpp"
 
 namespace fiber::runs {
 
@@ -19,22 +24,46 @@ std::string NewRunId() {
   return buf;
 }
 
-std::string RunsRoot(const char* (*getenv)(const char*)) {
+bool RunsRoot(const char* (*getenv)(const char*), std::string* root, std::string* err) {
   const char* state = getenv("XDG_STATE_HOME");
-  if (state && *state == '/') return std::string(state) + "/fiber/runs";
-  const char* home = getenv("HOME");
-  return std::string(home && *home ? home : "/tmp") + "/.local/state/fiber/runs";
+  if (state && *state == '/') {
+    *root = std::string(state) + "/fiber/runs";
+    return true;
+  }
+  std::string home;
+  if (const char* env = getenv("HOME"); env && *env) home = env;
+  else if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir && *pw->pw_dir) home = pw->pw_dir;
+  if (home.empty()) {
+    // Not a shared directory such as /tmp, where others could plant links.
+    *err = "cannot tell where to keep runs: HOME is unset and uid " + std::to_string(::getuid()) +
+           " has no home directory in the user database; set HOME or XDG_STATE_HOME";
+    return false;
+  }
+  *root = home + "/.local/state/fiber/runs";
+  return true;
 }
 
 bool MakePrivateDirs(const std::string& path, std::string* err) {
   for (std::size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
     const std::string part = path.substr(0, slash);
-    if (::mkdir(part.c_str(), 0700) != 0 && errno != EEXIST) {
-      *err = "cannot make " + part + ": " + std::strerror(errno);
-      return false;
+    if (::mkdir(part.c_str(), 0700) != 0) {
+      if (errno != EEXIST) {
+        *err = "cannot make " + part + ": " + std::strerror(errno);
+        return false;
+      }
+      // One that was there already: another user's, or one others can
+      // write, could have links planted where a run writes.
+      if (const std::string why = config::NotSafeParent(part, ::geteuid()); !why.empty()) {
+        *err = "cannot keep runs under " + part + ": it is " + why;
+        return false;
+      }
     }
     if (slash == std::string::npos) return true;
   }
+}
+
+int OpenToAppend(const std::string& path) {
+  return ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 }
 
 }  // namespace fiber::runs

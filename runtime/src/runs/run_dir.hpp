@@ -22,8 +22,9 @@ inline constexpr const char* kRunKeyFileVariable = "FIBER_RUN_KEY_FILE";
 std::string NewRunId();
 
 /// The directory that holds every run's directory; getenv is the process's
-/// environment reader (XDG_STATE_HOME, HOME).
-std::string RunsRoot(const char* (*getenv)(const char*));
+/// environment reader (XDG_STATE_HOME, else HOME, else the user database's
+/// home of this uid). False with *err when none names one.
+[[nodiscard]] bool RunsRoot(const char* (*getenv)(const char*), std::string* root, std::string* err);
 
 /// Files of one run, given its directory.
 inline std::string RecordPath(const std::string& dir) { return dir + "/run.json"; }
@@ -40,7 +41,13 @@ inline std::string SlurmDir(const std::string& dir) { return dir + "/slurm"; }
 /// A Unix socket (ZeroMQ ipc) on which the master answers "status".
 inline std::string ControlSocketPath(const std::string& dir) { return dir + "/control"; }
 
-/// Makes path and its missing parents, mode 0700; false with *err.
+/// Makes path and its missing parents, mode 0700; false with *err, also
+/// when a parent that exists is another user's or others can write to it
+/// (config/trusted_file.hpp's NotSafeParent), naming it.
 [[nodiscard]] bool MakePrivateDirs(const std::string& path, std::string* err);
+
+/// Opens a file of a run's directory (a log) to append to, made 0600 when
+/// missing; never through a symbolic link planted at path (-1, ELOOP).
+int OpenToAppend(const std::string& path);
 
 }  // namespace fiber::runs

@@ -19,7 +19,10 @@ MasterWatch::MasterWatch(zmq::context_t& context, zmq::socket_t& dealer, std::st
       timeout_ms_(timeout.count()),
       wake_fd_(::eventfd(0, EFD_CLOEXEC)) {
   if (wake_fd_ < 0) throw zmq::error_t();
-  thread_ = StartBackgroundThread([this] { Run(); });
+  thread_ = StartBackgroundThread([this] { Run(); }, [this](const std::string& what) {
+    log::Error("stopped watching the connection to the master at " + master_ + ": an internal error (" +
+               what + ")");
+  });
 }
 
 MasterWatch::~MasterWatch() {

@@ -27,9 +27,12 @@ long long NowNanos() {
 }  // namespace
 
 ContainerEvents::ContainerEvents(engine::Client engine, std::string run_id) {
-  thread_ = StartBackgroundThread([this, engine = std::move(engine), run_id = std::move(run_id)] {
-    Follow(engine, run_id);
-  });
+  thread_ = StartBackgroundThread(
+      [this, engine = std::move(engine), run_id = std::move(run_id)] { Follow(engine, run_id); },
+      [this](const std::string& what) {
+        std::lock_guard<std::mutex> lock(mu_);
+        error_ = "an internal error (" + what + ")";
+      });
 }
 
 ContainerEvents::~ContainerEvents() {

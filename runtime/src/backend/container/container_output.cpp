@@ -17,9 +17,14 @@ std::unique_ptr<ContainerOutput> ContainerOutput::Attach(const engine::Client& e
                                                          std::string* err) {
   std::unique_ptr<ContainerOutput> out(new ContainerOutput);
   ContainerOutput* self = out.get();
-  out->thread_ = StartBackgroundThread([self, engine, id, worker_id, log_file] {
-    self->Follow(engine, id, worker_id, log_file);
-  });
+  out->thread_ = StartBackgroundThread(
+      [self, engine, id, worker_id, log_file] { self->Follow(engine, id, worker_id, log_file); },
+      [self](const std::string& what) {
+        std::lock_guard<std::mutex> lock(self->mu_);
+        if (self->state_ == State::kAttaching) self->error_ = "an internal error (" + what + ")";
+        self->state_ = State::kEnded;
+        self->changed_.notify_all();
+      });
   std::unique_lock<std::mutex> lock(out->mu_);
   const bool answered = out->changed_.wait_for(lock, std::chrono::milliseconds(engine::kLongCallMs),
                                                [&] { return out->state_ != State::kAttaching; });

@@ -1,5 +1,7 @@
 #include "backend/container/run_containers.hpp"
 
+#include <algorithm>
+
 #include "backend/labels.hpp"
 #include "backend/worker_output.hpp"
 #include "runs/run_dir.hpp"
@@ -12,12 +14,16 @@ namespace {
 // the file holds, then removes the container, running or not.
 bool SaveLogAndRemove(const engine::Client& engine, const RunContainer& c,
                       const std::string& log_file, std::string* err) {
-  std::string output;
-  if (!log_file.empty() && engine.Logs(c.id, 0, &output, err)) {
-    // The master copied its output as it came, until the master ended.
+  if (!log_file.empty()) {
+    // The master copied its output as it came, until the master ended:
+    // what the file holds is skipped, the rest appended as it is read.
     WorkerOutput file(c.worker_id, log_file);
-    const auto kept = static_cast<std::size_t>(file.kept());
-    if (kept < output.size()) file.Write(std::string_view(output).substr(kept));
+    auto skip = static_cast<std::size_t>(file.kept());
+    (void)engine.Logs(c.id, 0, [&](std::string_view text) {
+      const std::size_t skipped = std::min(skip, text.size());
+      skip -= skipped;
+      if (skipped < text.size()) file.Write(text.substr(skipped));
+    }, err);
   }
   return engine.Remove(c.id, err);
 }

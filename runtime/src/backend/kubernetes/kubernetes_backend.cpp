@@ -85,7 +85,10 @@ bool KubernetesBackend::Connect(const Launch& launch, std::string* err) {
   if (!secret_) return false;
   api_ = std::move(api);
   run_id_ = launch.bootstrap.run_id;
-  watcher_ = StartBackgroundThread([this] { Watch(); });
+  watcher_ = StartBackgroundThread([this] { Watch(); }, [this](const std::string& what) {
+    std::lock_guard<std::mutex> lock(mu_);
+    watch_error_ = "an internal error (" + what + ")";
+  });
   return true;
 }
 

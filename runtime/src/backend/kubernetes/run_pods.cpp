@@ -90,10 +90,12 @@ bool MakeRunSecret(const kube::ApiClient& api, const std::string& templates_dir,
 
 void SavePodLog(const kube::ApiClient& api, const std::string& pod, const std::string& container,
                 const std::string& worker_id, const std::string& log_file) {
-  std::string text;
+  WorkerOutput file(worker_id, log_file);
   kube::ApiError e;
-  if (!api.PodLog(pod, container, &text, &e)) return;
-  WorkerOutput(worker_id, log_file).Write(text);
+  (void)api.PodLog(pod, container, [&](std::string_view text) {
+    file.Write(text);
+    return true;
+  }, &e);
 }
 
 bool RemoveRun(const kube::ApiClient& api, const std::string& run_id, const std::string& run_dir,

@@ -23,6 +23,7 @@
 #include "backend/command_line.hpp"
 #include "backend/local/output_relay.hpp"
 #include "background_thread.hpp"
+#include "runs/run_dir.hpp"
 
 extern char** environ;
 
@@ -123,7 +124,7 @@ std::string Prepare(const Start& start, OutputRelay* relay, int* output_fd) {
     *output_fd = relay->Open(start.worker_id, &err);
     return err;
   }
-  *output_fd = ::open(start.log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  *output_fd = runs::OpenToAppend(start.log_file);
   if (*output_fd < 0)
     return "cannot open the worker's log " + start.log_file + ": " + std::strerror(errno);
   return "";

@@ -25,7 +25,11 @@ std::shared_ptr<JobWatch> JobWatch::For(const std::string& run_id) {
 }
 
 JobWatch::JobWatch(std::string run_id) : run_id_(std::move(run_id)) {
-  thread_ = StartBackgroundThread([this] { Loop(); });
+  thread_ = StartBackgroundThread([this] { Loop(); }, [this](const std::string& what) {
+    std::lock_guard<std::mutex> lock(mu_);
+    latest_.error = "an internal error watching the run's jobs (" + what + ")";
+    changed_.notify_all();
+  });
 }
 
 JobWatch::~JobWatch() {

@@ -65,11 +65,12 @@ bool SlurmBackend::Prepare(const Launch& launch, std::string* err) {
   if (!NodesReachMaster(launch.bootstrap.master, err)) return false;
   // Without fiber run, a directory of the run's id where fiber run would
   // have made one: under the user's home, which the nodes share.
-  const std::string run_dir =
-      !settings_.run_dir.empty()
-          ? settings_.run_dir
-          : runs::RunsRoot([](const char* name) -> const char* { return std::getenv(name); }) + "/" +
-                launch.bootstrap.run_id;
+  std::string run_dir = settings_.run_dir;
+  if (run_dir.empty()) {
+    if (!runs::RunsRoot([](const char* name) -> const char* { return std::getenv(name); }, &run_dir, err))
+      return false;
+    run_dir += "/" + launch.bootstrap.run_id;
+  }
   dir_ = runs::SlurmDir(run_dir);
   if (!runs::MakePrivateDirs(dir_, err)) return false;
   if (!launch.log_file.empty() && !runs::MakePrivateDirs(runs::WorkersDir(run_dir), err)) return false;
@@ -145,7 +146,7 @@ bool SlurmBackend::StartMany(const std::vector<Launch>& launches, std::string* e
     if (!job.log_file.empty()) {
       // The worker's log is its job's output file (made here, appended to
       // by Slurm), for fiber logs and the run's log followers.
-      const int fd = ::open(job.output.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+      const int fd = runs::OpenToAppend(job.output);
       if (fd >= 0) ::close(fd);
       (void)::unlink(job.log_file.c_str());
       if (::symlink(job.output.c_str(), job.log_file.c_str()) != 0)
