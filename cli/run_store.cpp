@@ -25,22 +25,8 @@ using nlohmann::json;
 
 namespace {
 
-// Written whole or not at all: a reader never sees half a file.
 bool WriteJson(const std::string& path, const json& value, std::string* err) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << value.dump(2) << "\n";
-    if (!out) {
-      *err = "cannot write " + tmp;
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    *err = "cannot write " + path;
-    return false;
-  }
-  return true;
+  return runs::WriteWhole(path, value.dump(2) + "\n", err);
 }
 
 bool ReadRecord(const std::string& dir, RunRecord* r) {

@@ -8,6 +8,7 @@
 
 #include "background_thread.hpp"
 #include "demangle.hpp"
+#include "runs/run_dir.hpp"
 #include "wire/codec.hpp"
 #include "wire/frames.hpp"
 #include "wire/keepalive.hpp"
@@ -32,6 +33,13 @@ Dispatcher::~Dispatcher() {
       // The counter can only saturate; the loop wakes all the same.
     }
     thread_.join();
+  }
+  if (control_) {
+    // Once the I/O thread is gone the numbers are final; written only here,
+    // so the file says the master ended normally.
+    std::string err;
+    if (!runs::WriteWhole(runs::FinalNumbersPath(settings_.run_dir), StatusJson(), &err))
+      log::Warning(err + "; fiber ps will not show this run's final numbers");
   }
   pools_.clear();  // each kills its workers
   control_.reset();
@@ -106,9 +114,11 @@ PoolService::Status Dispatcher::Totals() const {
 
 namespace {
 
-nlohmann::json StatusOf(const PoolService::Status& total, std::size_t pools) {
+nlohmann::json StatusOf(const PoolService::Status& total, std::size_t pools,
+                        std::uint64_t workers_started) {
   return {{"pid", ::getpid()},
           {"pools", pools},
+          {"workers_started", workers_started},
           {"workers_wanted", total.workers_wanted},
           {"workers_ready", total.workers_ready},
           {"tasks_running", total.tasks_running},
@@ -119,10 +129,12 @@ nlohmann::json StatusOf(const PoolService::Status& total, std::size_t pools) {
 
 }  // namespace
 
-std::string Dispatcher::StatusJson() const { return StatusOf(Totals(), pools_.size()).dump(); }
+std::string Dispatcher::StatusJson() const {
+  return StatusOf(Totals(), pools_.size(), next_worker_).dump();
+}
 
 std::string Dispatcher::DetailJson() const {
-  nlohmann::json j = StatusOf(Totals(), pools_.size());
+  nlohmann::json j = StatusOf(Totals(), pools_.size(), next_worker_);
   nlohmann::json workers = nlohmann::json::array();
   std::size_t total = 0;
   for (const auto& [channel, pool] : pools_)

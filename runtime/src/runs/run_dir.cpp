@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <random>
 #include <cstring>
+#include <fstream>
 
 namespace fiber::runs {
 
@@ -35,6 +36,23 @@ bool MakePrivateDirs(const std::string& path, std::string* err) {
     }
     if (slash == std::string::npos) return true;
   }
+}
+
+bool WriteWhole(const std::string& path, const std::string& text, std::string* err) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << text;
+    if (!out) {
+      *err = "cannot write " + tmp;
+      return false;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    *err = "cannot write " + path;
+    return false;
+  }
+  return true;
 }
 
 }  // namespace fiber::runs
