@@ -86,7 +86,7 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r,
   nlohmann::json j = {{"id", r.id},       {"name", r.name},   {"backend", r.backend},
                       {"state", to_string(state)}, {"program", r.program}, {"created", r.created},
                       {"age", Age(r.created)},     {"exit_status", nullptr},
-                      {"counts_unknown", nullptr}};
+                      {"counts_as_of", nullptr},   {"counts_unknown", nullptr}};
   for (const char* key : kMasterNumbers) j[key] = nullptr;
   if (r.exit_status) j["exit_status"] = *r.exit_status;
   std::string err;
@@ -143,6 +143,9 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r,
   }
   for (const char* key : kMasterNumbers)
     if (numbers.contains(key)) j[key] = numbers[key];
+  // now: the running master's; end: those it wrote as it ended; stop:
+  // those it had when fiber run forwarded the stop that ended it.
+  j["counts_as_of"] = state == RunState::kRunning ? "now" : numbers.value("as_of", "end");
   if (numbers.contains("workers") && numbers["workers"].is_array()) {
     // The workers of the same moment as the numbers.
     j["workers"] = numbers["workers"];
@@ -268,6 +271,8 @@ int PsOne(const std::string& key, bool json) {
               number("workers_wanted").c_str(), number("workers_started").c_str());
   std::printf("Tasks:    %s done, %s failed, %s running, %s queued\n", number("tasks_done").c_str(),
               number("tasks_failed").c_str(), number("tasks_running").c_str(), number("tasks_queued").c_str());
+  if (row["counts_as_of"] == "stop")
+    std::printf("          counts as of the stop, which ended the program before its master wrote its own\n");
   if (row["counts_unknown"].is_string())
     std::printf("          counts unknown: %s\n", row["counts_unknown"].get<std::string>().c_str());
   PrintWaiting(row);

@@ -143,6 +143,7 @@ TEST_CASE("ps RUN of a run that ended shows its final numbers: tasks done, faile
   CHECK(run["workers_started"] == 2);
   CHECK(run["elapsed"].is_number_integer());
   CHECK(run["counts_unknown"].is_null());
+  CHECK(run["counts_as_of"] == "end");
   auto [table_status, table, table_err] = fiber.Run({"ps", "finished"});
   CHECK(table_status == 0);
   CHECK(table.find("Tasks:    6 done, 0 failed, 0 running, 0 queued\n") != std::string::npos);
@@ -151,6 +152,30 @@ TEST_CASE("ps RUN of a run that ended shows its final numbers: tasks done, faile
   // The list shows the same numbers.
   auto [list_status, list, list_err] = fiber.Run({"ps", "-a", "--json"});
   CHECK(nlohmann::json::parse(list)[0]["tasks_done"] == 6);
+}
+
+TEST_CASE("ps RUN of a run ended by fiber stop shows its counts as of the stop") {
+  Fiber fiber;
+  const std::string id = DetachedId(fiber, {"--name", "stopped", built_program("slow_squares"), "2", "200"});
+  REQUIRE(eventually([&] {
+    const nlohmann::json run = RunOf(fiber, id);
+    return !run.is_null() && run["tasks_done"].is_number_integer() && run["tasks_done"].get<int>() >= 2;
+  }));
+  // SIGTERM ends slow_squares at once: its master writes nothing itself.
+  auto [stop_status, stop_out, stop_err] = fiber.Run({"stop", "stopped"});
+  REQUIRE_MESSAGE(stop_status == 0, stop_err);
+  auto [status, out, err] = fiber.Run({"ps", "--json", "stopped"});
+  REQUIRE_MESSAGE(status == 0, err);
+  nlohmann::json run = nlohmann::json::parse(out);
+  CHECK(run["exit_status"] == 128 + SIGTERM);
+  CHECK(run["counts_as_of"] == "stop");
+  CHECK(run["counts_unknown"].is_null());
+  REQUIRE(run["tasks_done"].is_number_integer());
+  CHECK(run["tasks_done"].get<int>() >= 2);
+  CHECK(run["tasks_queued"].get<int>() > 0);  // never run
+  CHECK(run["workers_started"] == 2);
+  auto [table_status, table, table_err] = fiber.Run({"ps", "stopped"});
+  CHECK(table.find("counts as of the stop") != std::string::npos);
 }
 
 TEST_CASE("ps RUN of a run whose launcher was killed says its counts are unknown, not the last running ones") {
@@ -167,6 +192,7 @@ TEST_CASE("ps RUN of a run whose launcher was killed says its counts are unknown
   REQUIRE_MESSAGE(status == 0, err);
   nlohmann::json run = nlohmann::json::parse(out);
   CHECK(run["counts_unknown"] == "the launcher was killed");
+  CHECK(run["counts_as_of"].is_null());
   for (const char* number : {"tasks_done", "tasks_failed", "tasks_queued", "tasks_running", "workers_started"})
     CHECK_MESSAGE(run[number].is_null(), number);
   auto [table_status, table, table_err] = fiber.Run({"ps", "cut"});

@@ -41,7 +41,8 @@ inline std::string SlurmDir(const std::string& dir) { return dir + "/slurm"; }
 /// A Unix socket (ZeroMQ ipc) on which the master answers "status".
 inline std::string ControlSocketPath(const std::string& dir) { return dir + "/control"; }
 /// The master's numbers as it ended ("status"'s, and the workers it
-/// started); written only by a master that ends normally, never while it runs.
+/// started); written by a master that ends normally, else by fiber run with
+/// those it had at the stop that ended it ("as_of": "stop"); never while it runs.
 inline std::string FinalNumbersPath(const std::string& dir) { return dir + "/final.json"; }
 
 /// Writes text to path whole or not at all: a reader never sees half a
