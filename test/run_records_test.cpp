@@ -35,6 +35,17 @@ std::string StateOf(Fiber& fiber, const std::string& id) {
   return run.is_null() ? "" : run["state"].get<std::string>();
 }
 
+// fiber run --detach --name name of slow_squares, 2 workers and 200 tasks
+// (half a minute), once 2 tasks are done; its id.
+std::string SquaresUnderWay(Fiber& fiber, const std::string& name) {
+  const std::string id = DetachedId(fiber, {"--name", name, built_program("slow_squares"), "2", "200"});
+  REQUIRE(eventually([&] {
+    const nlohmann::json run = RunOf(fiber, id);
+    return !run.is_null() && run["tasks_done"].is_number_integer() && run["tasks_done"].get<int>() >= 2;
+  }));
+  return id;
+}
+
 std::string RunsDir(Fiber& fiber) { return fiber.state.path() + "/fiber/runs"; }
 
 }  // namespace
@@ -156,11 +167,7 @@ TEST_CASE("ps RUN of a run that ended shows its final numbers: tasks done, faile
 
 TEST_CASE("ps RUN of a run ended by fiber stop shows its counts as of the stop") {
   Fiber fiber;
-  const std::string id = DetachedId(fiber, {"--name", "stopped", built_program("slow_squares"), "2", "200"});
-  REQUIRE(eventually([&] {
-    const nlohmann::json run = RunOf(fiber, id);
-    return !run.is_null() && run["tasks_done"].is_number_integer() && run["tasks_done"].get<int>() >= 2;
-  }));
+  const std::string id = SquaresUnderWay(fiber, "stopped");
   // SIGTERM ends slow_squares at once: its master writes nothing itself.
   auto [stop_status, stop_out, stop_err] = fiber.Run({"stop", "stopped"});
   REQUIRE_MESSAGE(stop_status == 0, stop_err);
@@ -180,11 +187,7 @@ TEST_CASE("ps RUN of a run ended by fiber stop shows its counts as of the stop")
 
 TEST_CASE("ps RUN of a run whose launcher was killed says its counts are unknown, not the last running ones") {
   Fiber fiber;
-  const std::string id = DetachedId(fiber, {"--name", "cut", built_program("slow_squares"), "2", "200"});
-  REQUIRE(eventually([&] {
-    const nlohmann::json run = RunOf(fiber, id);
-    return !run.is_null() && run["tasks_done"].is_number_integer() && run["tasks_done"].get<int>() >= 2;
-  }));
+  const std::string id = SquaresUnderWay(fiber, "cut");
   // No status.json: the launcher never saw the end; its program dies with it.
   ::kill(static_cast<pid_t>(fiber.Record(id)["supervisor_pid"].get<long>()), SIGKILL);
   REQUIRE(eventually([&] { return StateOf(fiber, id) == "master died"; }));
