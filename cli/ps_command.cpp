@@ -72,8 +72,11 @@ bool MasterNumbers(ControlClient& control, const RunRecord& r, RunState state,
   if (numbers->is_object()) return true;
   // Without status.json the launcher did not see the end: it was killed
   // (its program dies with it), and no running numbers are the final ones.
-  *unknown = state == RunState::kMasterDied
-                 ? "the launcher was killed"
+  // A master in a pod (master: cluster) has no run directory to write to.
+  const auto master = r.settings.find("master");
+  *unknown = state == RunState::kMasterDied ? "the launcher was killed"
+             : master != r.settings.end() && master->second == "cluster"
+                 ? "its master ran in the cluster and left none here"
                  : "the program ended without its master writing them (killed, or it made no pool)";
   return false;
 }
