@@ -35,8 +35,8 @@ Dispatcher::~Dispatcher() {
     thread_.join();
   }
   if (control_) {
-    // Once the I/O thread is gone the numbers are final; written only here,
-    // so the file says the master ended normally.
+    // Once the I/O thread is gone the numbers are final. Only a master that
+    // ends normally gets here; fiber run writes the file only when it did not.
     std::string err;
     if (!runs::WriteWhole(runs::FinalNumbersPath(settings_.run_dir), StatusJson(), &err))
       log::Warning(err + "; fiber ps will not show this run's final numbers");
