@@ -254,7 +254,10 @@ int PsOne(const std::string& key, bool json) {
   ControlClient control;
   const std::optional<SlurmJobs> slurm_jobs = ListSlurmJobs({r});
   nlohmann::json row = Describe(control, r, slurm_jobs, "detail");
-  row["elapsed"] = std::max(0LL, (r.ended ? r.ended : Now()) - r.created);
+  // Until it ended; of a run whose launcher was killed, the end is unknown.
+  row["elapsed"] = nullptr;
+  if (r.ended || row["state"] == "running")
+    row["elapsed"] = std::max(0LL, (r.ended ? r.ended : Now()) - r.created);
   if (!row.contains("workers")) row["workers"] = nullptr;  // null: no master to ask
   if (json) {
     std::printf("%s\n", row.dump(2).c_str());
@@ -269,7 +272,7 @@ int PsOne(const std::string& key, bool json) {
   std::printf("Backend:  %s\n", r.backend.c_str());
   std::printf("State:    %s%s\n", row["state"].get<std::string>().c_str(),
               r.exit_status ? (", exit status " + std::to_string(*r.exit_status)).c_str() : "");
-  std::printf("Elapsed:  %s\n", Elapsed(row["elapsed"].get<long long>()).c_str());
+  std::printf("Elapsed:  %s\n", row["elapsed"].is_null() ? "-" : Elapsed(row["elapsed"].get<long long>()).c_str());
   std::printf("Workers:  %s ready, %s wanted, %s started\n", number("workers_ready").c_str(),
               number("workers_wanted").c_str(), number("workers_started").c_str());
   std::printf("Tasks:    %s done, %s failed, %s running, %s queued\n", number("tasks_done").c_str(),

@@ -196,6 +196,7 @@ TEST_CASE("ps RUN of a run whose launcher was killed says its counts are unknown
   nlohmann::json run = nlohmann::json::parse(out);
   CHECK(run["counts_unknown"] == "the launcher was killed");
   CHECK(run["counts_as_of"].is_null());
+  CHECK(run["elapsed"].is_null());  // when it ended is not known either
   for (const char* number : {"tasks_done", "tasks_failed", "tasks_queued", "tasks_running", "workers_started"})
     CHECK_MESSAGE(run[number].is_null(), number);
   auto [table_status, table, table_err] = fiber.Run({"ps", "cut"});
