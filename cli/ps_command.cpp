@@ -4,9 +4,11 @@
 // cluster lists them by label, and the Slurm jobs of Slurm runs as squeue
 // lists them by name (right after a crash of fiber run or the master too),
 // with why pods and jobs wait. With RUN, that one run in detail: its
-// workers with their state and task, its tasks done, failed and queued.
+// workers with their state and task, its tasks done, failed and queued;
+// of a run that ended, the numbers its master wrote as it ended.
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -19,14 +21,17 @@
 #include "control_client.hpp"
 #include "run_engine.hpp"
 #include "run_store.hpp"
+#include "runs/run_dir.hpp"
 
 namespace fiber::cli {
 
 namespace {
 
-// The numbers a running master answers with (master/control.hpp).
-constexpr const char* kMasterNumbers[] = {"workers_ready", "workers_wanted", "tasks_running",
-                                          "tasks_queued",  "tasks_done",     "tasks_failed"};
+// The numbers a running master answers with (master/control.hpp), and
+// writes as it ends (runs::FinalNumbersPath).
+constexpr const char* kMasterNumbers[] = {"workers_ready", "workers_wanted", "workers_started",
+                                          "tasks_running", "tasks_queued",   "tasks_done",
+                                          "tasks_failed"};
 
 long long Now() {
   return std::chrono::duration_cast<std::chrono::seconds>(
@@ -56,16 +61,36 @@ std::optional<SlurmJobs> ListSlurmJobs(const std::vector<RunRecord>& runs) {
   return jobs;
 }
 
-// slurm_jobs: every Slurm run's jobs, or nullopt when squeue could not say.
+// The master's answer to request ("status" or "detail") while the run
+// runs, or the numbers it wrote as it ended; false with *unknown saying
+// why there are none.
+bool MasterNumbers(ControlClient& control, const RunRecord& r, RunState state,
+                   const std::string& request, nlohmann::json* numbers, std::string* unknown) {
+  if (state == RunState::kRunning) return control.Query(r.dir, request, numbers, unknown);
+  std::ifstream in(runs::FinalNumbersPath(r.dir));
+  *numbers = nlohmann::json::parse(in, nullptr, false);
+  if (numbers->is_object()) return true;
+  // Without status.json the launcher did not see the end: it was killed
+  // (its program dies with it), and no running numbers are the final ones.
+  // A master in a pod (master: cluster) has no run directory to write to.
+  const auto master = r.settings.find("master");
+  *unknown = state == RunState::kMasterDied ? "the launcher was killed"
+             : master != r.settings.end() && master->second == "cluster"
+                 ? "its master ran in the cluster and left none here"
+                 : "the program ended without its master writing them (killed, or it made no pool)";
+  return false;
+}
+
+// slurm_jobs: every Slurm run's jobs, or nullopt when squeue could not say;
+// request: what to ask a running master ("detail" adds its workers).
 nlohmann::json Describe(ControlClient& control, const RunRecord& r,
-                        const std::optional<SlurmJobs>& slurm_jobs) {
+                        const std::optional<SlurmJobs>& slurm_jobs, const std::string& request) {
   const RunState state = RunStore::StateOf(r);
   nlohmann::json j = {{"id", r.id},       {"name", r.name},   {"backend", r.backend},
                       {"state", to_string(state)}, {"program", r.program}, {"created", r.created},
                       {"age", Age(r.created)},     {"exit_status", nullptr},
-                      {"workers_ready", nullptr},  {"workers_wanted", nullptr},
-                      {"tasks_running", nullptr},  {"tasks_queued", nullptr},
-                      {"tasks_done", nullptr},     {"tasks_failed", nullptr}};
+                      {"counts_as_of", nullptr},   {"counts_unknown", nullptr}};
+  for (const char* key : kMasterNumbers) j[key] = nullptr;
   if (r.exit_status) j["exit_status"] = *r.exit_status;
   std::string err;
   if (RunsInContainers(r)) {
@@ -113,10 +138,21 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r,
                                  {"waiting", job.waiting}});
     }
   }
-  nlohmann::json status;
-  if (state == RunState::kRunning && control.Query(r.dir, "status", &status, &err)) {
-    for (const char* key : kMasterNumbers)
-      if (status.contains(key)) j[key] = status[key];
+  nlohmann::json numbers;
+  std::string unknown;
+  if (!MasterNumbers(control, r, state, request, &numbers, &unknown)) {
+    j["counts_unknown"] = unknown;
+    return j;
+  }
+  for (const char* key : kMasterNumbers)
+    if (numbers.contains(key)) j[key] = numbers[key];
+  // now: the running master's; end: those it wrote as it ended; stop:
+  // those it had when fiber run forwarded the stop that ended it.
+  j["counts_as_of"] = state == RunState::kRunning ? "now" : numbers.value("as_of", "end");
+  if (numbers.contains("workers") && numbers["workers"].is_array()) {
+    // The workers of the same moment as the numbers.
+    j["workers"] = numbers["workers"];
+    j["workers_total"] = numbers.value("workers_total", numbers["workers"].size());
   }
   return j;
 }
@@ -166,7 +202,7 @@ int Ps(bool all, bool json) {
   const std::vector<RunRecord> runs = store.List();
   const std::optional<SlurmJobs> slurm_jobs = ListSlurmJobs(runs);
   for (const RunRecord& r : runs) {
-    nlohmann::json row = Describe(control, r, slurm_jobs);
+    nlohmann::json row = Describe(control, r, slurm_jobs, "status");
     // A run whose containers or pods outlived it shows until they are removed.
     const bool containers_left = !Placed(row).is_null() && !Placed(row).empty();
     if (all || row["state"] == "running" || containers_left) rows.push_back(std::move(row));
@@ -205,7 +241,8 @@ std::string Elapsed(long long s) {
 }
 
 // One run in detail: the list's fields, its elapsed seconds, and from a
-// running master its workers, each with its state and task.
+// running master its workers, each with its state and task. The same
+// fields and layout for a run that ended, with its final numbers.
 int PsOne(const std::string& key, bool json) {
   RunStore store(RunsRoot());
   RunRecord r;
@@ -216,18 +253,12 @@ int PsOne(const std::string& key, bool json) {
   }
   ControlClient control;
   const std::optional<SlurmJobs> slurm_jobs = ListSlurmJobs({r});
-  nlohmann::json row = Describe(control, r, slurm_jobs);
-  row["elapsed"] = std::max(0LL, (r.ended ? r.ended : Now()) - r.created);
-  row["workers"] = nullptr;  // null: no master to ask
-  nlohmann::json detail;
-  if (row["state"] == "running" && control.Query(r.dir, "detail", &detail, &err) &&
-      detail.contains("workers") && detail["workers"].is_array()) {
-    // The numbers of the same moment as the workers.
-    for (const char* key : kMasterNumbers)
-      if (detail.contains(key)) row[key] = detail[key];
-    row["workers"] = detail["workers"];
-    row["workers_total"] = detail.value("workers_total", detail["workers"].size());
-  }
+  nlohmann::json row = Describe(control, r, slurm_jobs, "detail");
+  // Until it ended; of a run whose launcher was killed, the end is unknown.
+  row["elapsed"] = nullptr;
+  if (r.ended || row["state"] == "running")
+    row["elapsed"] = std::max(0LL, (r.ended ? r.ended : Now()) - r.created);
+  if (!row.contains("workers")) row["workers"] = nullptr;  // null: no master to ask
   if (json) {
     std::printf("%s\n", row.dump(2).c_str());
     return 0;
@@ -241,10 +272,15 @@ int PsOne(const std::string& key, bool json) {
   std::printf("Backend:  %s\n", r.backend.c_str());
   std::printf("State:    %s%s\n", row["state"].get<std::string>().c_str(),
               r.exit_status ? (", exit status " + std::to_string(*r.exit_status)).c_str() : "");
-  std::printf("Elapsed:  %s\n", Elapsed(row["elapsed"].get<long long>()).c_str());
-  std::printf("Workers:  %s ready, %s wanted\n", number("workers_ready").c_str(), number("workers_wanted").c_str());
+  std::printf("Elapsed:  %s\n", row["elapsed"].is_null() ? "-" : Elapsed(row["elapsed"].get<long long>()).c_str());
+  std::printf("Workers:  %s ready, %s wanted, %s started\n", number("workers_ready").c_str(),
+              number("workers_wanted").c_str(), number("workers_started").c_str());
   std::printf("Tasks:    %s done, %s failed, %s running, %s queued\n", number("tasks_done").c_str(),
               number("tasks_failed").c_str(), number("tasks_running").c_str(), number("tasks_queued").c_str());
+  if (row["counts_as_of"] == "stop")
+    std::printf("          counts as of the stop, which ended the program before its master wrote its own\n");
+  if (row["counts_unknown"].is_string())
+    std::printf("          counts unknown: %s\n", row["counts_unknown"].get<std::string>().c_str());
   PrintWaiting(row);
   if (!row["workers"].is_array()) return 0;
   std::printf("\n%-10s  %-8s  %-8s  %s\n", "WORKER", "PID", "STATE", "TASK");

@@ -26,23 +26,8 @@ using nlohmann::json;
 
 namespace {
 
-// Written whole or not at all: a reader never sees half a file.
 bool WriteJson(const std::string& path, const json& value, std::string* err) {
-  const std::string tmp = path + ".tmp";
-  const std::string text = value.dump(2) + "\n";
-  // Never through a link planted at tmp; rename replaces one at path.
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  const bool written = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  if (fd >= 0) ::close(fd);
-  if (!written) {
-    *err = "cannot write " + tmp;
-    return false;
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    *err = "cannot write " + path;
-    return false;
-  }
-  return true;
+  return runs::WriteWhole(path, value.dump(2) + "\n", err);
 }
 
 bool ReadRecord(const std::string& dir, RunRecord* r) {

@@ -50,6 +50,16 @@ void Say(const SuperviseOptions& o, const std::string& line) {
   WriteAll(2, text.data(), text.size());
 }
 
+// Writes the master's numbers at the stop (numbers, unless null) as the
+// run's final ones, marked so, when its master wrote none as it ended.
+void KeepNumbersAtStop(const std::string& run_dir, nlohmann::json numbers) {
+  const std::string path = runs::FinalNumbersPath(run_dir);
+  if (!numbers.is_object() || ::access(path.c_str(), F_OK) == 0) return;
+  numbers["as_of"] = "stop";
+  std::string unused;  // without them ps says the counts are unknown
+  (void)runs::WriteWhole(path, numbers.dump(), &unused);
+}
+
 int StatusOf(int wait_status) {
   if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
   if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
@@ -174,6 +184,9 @@ int Supervise(const Program& p, const SuperviseOptions& o, std::string* err) {
     const std::string text = backend::HeadedLine(id, line);
     WriteAll(2, text.data(), text.size());
   });
+  // The master's numbers as the first stop reached it: kept as the run's
+  // final numbers if the stop ends the program before its master writes its own.
+  nlohmann::json at_stop;
   std::optional<int> status;
   int killed_by = 0;  // the signal that ended the program, unless fiber forwarded it
   int stops = 0;
@@ -190,6 +203,8 @@ int Supervise(const Program& p, const SuperviseOptions& o, std::string* err) {
       if (sig == SIGCHLD) continue;
       if (status) continue;
       if (++stops == 1) {
+        std::string unused;
+        if (!control.Query(o.run_dir, "status", &at_stop, &unused)) at_stop = nullptr;
         ::kill(pid, sig);
         deadline = Clock::now() + o.grace;
         Say(o, std::string("stopping the run (") + strsignal(sig) + " again to force)");
@@ -235,6 +250,7 @@ int Supervise(const Program& p, const SuperviseOptions& o, std::string* err) {
   }
   workers.Flush();
   clear_progress();
+  KeepNumbersAtStop(o.run_dir, std::move(at_stop));
   // Its status alone (139) makes one look up what happened; said after the
   // program's own last words.
   if (killed_by != 0) Say(o, p.argv.front() + " was killed by " + SignalName(killed_by));

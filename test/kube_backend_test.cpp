@@ -275,6 +275,9 @@ TEST_CASE("master: cluster runs the program in a pod: its output is fiber run's 
   const json run = fiber.Ps()[0];
   check.run_id = run["id"];
   CHECK(run["exit_status"] == 3);
+  // Its numbers stayed in the pod: ps says so rather than showing none.
+  auto [shown, detail, shown_err] = fiber.Run({"ps", "--json", check.run_id});
+  CHECK(json::parse(detail)["counts_unknown"] == "its master ran in the cluster and left none here");
   // The master's output is the run's master log, as for a master here.
   auto [logged, master_log, log_err] = fiber.Run({"logs", check.run_id});
   CHECK_MESSAGE(master_log.find("result 40") != std::string::npos, master_log);

@@ -35,6 +35,17 @@ std::string StateOf(Fiber& fiber, const std::string& id) {
   return run.is_null() ? "" : run["state"].get<std::string>();
 }
 
+// fiber run --detach --name name of slow_squares, 2 workers and 200 tasks
+// (half a minute), once 2 tasks are done; its id.
+std::string SquaresUnderWay(Fiber& fiber, const std::string& name) {
+  const std::string id = DetachedId(fiber, {"--name", name, built_program("slow_squares"), "2", "200"});
+  REQUIRE(eventually([&] {
+    const nlohmann::json run = RunOf(fiber, id);
+    return !run.is_null() && run["tasks_done"].is_number_integer() && run["tasks_done"].get<int>() >= 2;
+  }));
+  return id;
+}
+
 std::string RunsDir(Fiber& fiber) { return fiber.state.path() + "/fiber/runs"; }
 
 }  // namespace
@@ -123,6 +134,74 @@ TEST_CASE("ps RUN shows one run's workers with their tasks, and its tasks done, 
   CHECK(list.find("TASKS RUN/QUEUED") != std::string::npos);
   auto [stop_status, stop_out, stop_err] = fiber.Run({"stop", "squares"});
   CHECK(stop_status == 0);
+}
+
+TEST_CASE("ps RUN of a run that ended shows its final numbers: tasks done, failed and queued, workers started") {
+  Fiber fiber;
+  auto [run_status, run_out, run_err] =
+      fiber.Run({"run", "--name", "finished", built_program("slow_squares"), "2", "6"});
+  REQUIRE_MESSAGE(run_status == 0, run_err);
+  CHECK(run_out == fiber::testing::SlowSquaresOutput(6));
+  auto [status, out, err] = fiber.Run({"ps", "--json", "finished"});
+  REQUIRE_MESSAGE(status == 0, err);
+  nlohmann::json run = nlohmann::json::parse(out);
+  CHECK(run["state"] == "exited");
+  CHECK(run["exit_status"] == 0);
+  CHECK(run["tasks_done"] == 6);
+  CHECK(run["tasks_failed"] == 0);
+  CHECK(run["tasks_queued"] == 0);
+  CHECK(run["tasks_running"] == 0);
+  CHECK(run["workers_started"] == 2);
+  CHECK(run["elapsed"].is_number_integer());
+  CHECK(run["counts_unknown"].is_null());
+  CHECK(run["counts_as_of"] == "end");
+  auto [table_status, table, table_err] = fiber.Run({"ps", "finished"});
+  CHECK(table_status == 0);
+  CHECK(table.find("Tasks:    6 done, 0 failed, 0 running, 0 queued\n") != std::string::npos);
+  CHECK(table.find(", 2 started\n") != std::string::npos);
+  CHECK(table.find("counts unknown") == std::string::npos);
+  // The list shows the same numbers.
+  auto [list_status, list, list_err] = fiber.Run({"ps", "-a", "--json"});
+  CHECK(nlohmann::json::parse(list)[0]["tasks_done"] == 6);
+}
+
+TEST_CASE("ps RUN of a run ended by fiber stop shows its counts as of the stop") {
+  Fiber fiber;
+  const std::string id = SquaresUnderWay(fiber, "stopped");
+  // SIGTERM ends slow_squares at once: its master writes nothing itself.
+  auto [stop_status, stop_out, stop_err] = fiber.Run({"stop", "stopped"});
+  REQUIRE_MESSAGE(stop_status == 0, stop_err);
+  auto [status, out, err] = fiber.Run({"ps", "--json", "stopped"});
+  REQUIRE_MESSAGE(status == 0, err);
+  nlohmann::json run = nlohmann::json::parse(out);
+  CHECK(run["exit_status"] == 128 + SIGTERM);
+  CHECK(run["counts_as_of"] == "stop");
+  CHECK(run["counts_unknown"].is_null());
+  REQUIRE(run["tasks_done"].is_number_integer());
+  CHECK(run["tasks_done"].get<int>() >= 2);
+  CHECK(run["tasks_queued"].get<int>() > 0);  // never run
+  CHECK(run["workers_started"] == 2);
+  auto [table_status, table, table_err] = fiber.Run({"ps", "stopped"});
+  CHECK(table.find("counts as of the stop") != std::string::npos);
+}
+
+TEST_CASE("ps RUN of a run whose launcher was killed says its counts are unknown, not the last running ones") {
+  Fiber fiber;
+  const std::string id = SquaresUnderWay(fiber, "cut");
+  // No status.json: the launcher never saw the end; its program dies with it.
+  ::kill(static_cast<pid_t>(fiber.Record(id)["supervisor_pid"].get<long>()), SIGKILL);
+  REQUIRE(eventually([&] { return StateOf(fiber, id) == "master died"; }));
+  auto [status, out, err] = fiber.Run({"ps", "--json", "cut"});
+  REQUIRE_MESSAGE(status == 0, err);
+  nlohmann::json run = nlohmann::json::parse(out);
+  CHECK(run["counts_unknown"] == "the launcher was killed");
+  CHECK(run["counts_as_of"].is_null());
+  CHECK(run["elapsed"].is_null());  // when it ended is not known either
+  for (const char* number : {"tasks_done", "tasks_failed", "tasks_queued", "tasks_running", "workers_started"})
+    CHECK_MESSAGE(run[number].is_null(), number);
+  auto [table_status, table, table_err] = fiber.Run({"ps", "cut"});
+  CHECK(table.find("Tasks:    - done, - failed, - running, - queued\n") != std::string::npos);
+  CHECK(table.find("counts unknown: the launcher was killed") != std::string::npos);
 }
 
 TEST_CASE("rm and prune remove ended runs' records, and refuse a running one") {

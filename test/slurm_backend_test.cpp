@@ -399,6 +399,11 @@ TEST_CASE("master: cluster runs the program as a Slurm job: its output is fiber 
   const json run = fiber.Ps()[0];
   check.run_id = run["id"];
   CHECK(run["exit_status"] == 3);
+  // Its final numbers, written by the master in its job to the run's
+  // directory on the filesystem the nodes share.
+  CHECK(run["counts_as_of"] == "end");
+  CHECK(run["tasks_done"] == 4);
+  CHECK(run["workers_started"] == 2);
   auto [logged, master_log, log_err] = fiber.Run({"logs", check.run_id});
   CHECK_MESSAGE(master_log.find("result 40") != std::string::npos, master_log);
 }

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "background_thread.hpp"
+#include "demangle.hpp"
+#include "runs/run_dir.hpp"
 #include "wire/codec.hpp"
 #include "wire/frames.hpp"
 #include "wire/keepalive.hpp"
@@ -36,6 +38,13 @@ Dispatcher::~Dispatcher() {
       // The counter can only saturate; the loop wakes all the same.
     }
     thread_.join();
+  }
+  if (control_) {
+    // Once the I/O thread is gone the numbers are final. Only a master that
+    // ends normally gets here; fiber run writes the file only when it did not.
+    std::string err;
+    if (!runs::WriteWhole(runs::FinalNumbersPath(settings_.run_dir), StatusJson(), &err))
+      log::Warning(err + "; fiber ps will not show this run's final numbers");
   }
   pools_.clear();  // each kills its workers
   control_.reset();
@@ -115,9 +124,11 @@ PoolService::Status Dispatcher::Totals() const {
 
 namespace {
 
-nlohmann::json StatusOf(const PoolService::Status& total, std::size_t pools) {
+nlohmann::json StatusOf(const PoolService::Status& total, std::size_t pools,
+                        std::uint64_t workers_started) {
   return {{"pid", ::getpid()},
           {"pools", pools},
+          {"workers_started", workers_started},
           {"workers_wanted", total.workers_wanted},
           {"workers_ready", total.workers_ready},
           {"tasks_running", total.tasks_running},
@@ -128,10 +139,12 @@ nlohmann::json StatusOf(const PoolService::Status& total, std::size_t pools) {
 
 }  // namespace
 
-std::string Dispatcher::StatusJson() const { return StatusOf(Totals(), pools_.size()).dump(); }
+std::string Dispatcher::StatusJson() const {
+  return StatusOf(Totals(), pools_.size(), next_worker_).dump();
+}
 
 std::string Dispatcher::DetailJson() const {
-  nlohmann::json j = StatusOf(Totals(), pools_.size());
+  nlohmann::json j = StatusOf(Totals(), pools_.size(), next_worker_);
   nlohmann::json workers = nlohmann::json::array();
   std::size_t total = 0;
   for (const auto& [channel, pool] : pools_)

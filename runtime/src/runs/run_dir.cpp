@@ -66,4 +66,22 @@ int OpenToAppend(const std::string& path) {
   return ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 }
 
+bool WriteWhole(const std::string& path, const std::string& text, std::string* err) {
+  const std::string tmp = path + ".tmp";
+  // Never through a link planted at tmp; rename replaces one at path.
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  const bool written =
+      fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  if (fd >= 0) ::close(fd);
+  if (!written) {
+    *err = "cannot write " + tmp;
+    return false;
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    *err = "cannot write " + path;
+    return false;
+  }
+  return true;
+}
+
 }  // namespace fiber::runs

@@ -1,8 +1,9 @@
 // Where a run keeps its records: one directory per run under
 // $XDG_STATE_HOME/fiber/runs (default ~/.local/state/fiber/runs), readable by
 // its owner only. The launcher (cli/) writes the record and the final status;
-// the runtime writes its workers' logs there and answers status queries on
-// the control socket. The one place that names these files.
+// the runtime writes its workers' logs and its final numbers there and
+// answers status queries on the control socket. The one place that names
+// these files.
 #pragma once
 
 #include <string>
@@ -40,6 +41,14 @@ inline std::string WorkerLogPath(const std::string& dir, const std::string& work
 inline std::string SlurmDir(const std::string& dir) { return dir + "/slurm"; }
 /// A Unix socket (ZeroMQ ipc) on which the master answers "status".
 inline std::string ControlSocketPath(const std::string& dir) { return dir + "/control"; }
+/// The master's numbers as it ended ("status"'s, and the workers it
+/// started); written by a master that ends normally, else by fiber run with
+/// those it had at the stop that ended it ("as_of": "stop"); never while it runs.
+inline std::string FinalNumbersPath(const std::string& dir) { return dir + "/final.json"; }
+
+/// Writes text to path whole or not at all: a reader never sees half a
+/// file. False with *err.
+[[nodiscard]] bool WriteWhole(const std::string& path, const std::string& text, std::string* err);
 
 /// Makes path and its missing parents, mode 0700; false with *err, also
 /// when a parent that exists is another user's or others can write to it
