@@ -3,7 +3,8 @@
 // of container runs and the pods of Kubernetes runs as the engine or the
 // cluster lists them by label, and the Slurm jobs of Slurm runs as squeue
 // lists them by name (right after a crash of fiber run or the master too),
-// with why pods and jobs wait. With RUN, that one run in detail: its
+// with why pods and jobs wait; of a run that no longer runs, what it left
+// there (its leftovers, which fiber stop and prune remove). With RUN, that one run in detail: its
 // workers with their state and task, its tasks done, failed and queued.
 #include <chrono>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/labels.hpp"
 #include "backend/slurm/run_jobs.hpp"
+#include "runs/run_dir.hpp"
 #include "commands.hpp"
 #include "control_client.hpp"
 #include "run_engine.hpp"
@@ -68,6 +70,14 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r,
                       {"tasks_done", nullptr},     {"tasks_failed", nullptr}};
   if (r.exit_status) j["exit_status"] = *r.exit_status;
   std::string err;
+  // What a run that no longer runs left, for fiber stop and prune to
+  // remove ("2 pods", "its Secret holding the key"); null when its engine
+  // cannot say, with why in leftovers_error.
+  std::vector<std::string> left;
+  std::string unknown;
+  const auto leave = [&](const std::string& what) {
+    if (!what.empty()) left.push_back(what);
+  };
   if (RunsInContainers(r)) {
     // [{"worker": "w1", "state": "running", "id": ...}], or null when the
     // engine cannot say.
@@ -78,6 +88,10 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r,
       j["containers"] = nlohmann::json::array();
       for (const auto& c : found)
         j["containers"].push_back({{"worker", c.worker_id}, {"state", c.state}, {"id", c.id.substr(0, 12)}});
+      // Created and never started, one still holds the key file.
+      leave(Counted(static_cast<int>(found.size()), "container"));
+    } else {
+      unknown = err;
     }
   }
   if (RunsOnKubernetes(r)) {
@@ -94,6 +108,15 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r,
                              {"pod", p.name},
                              {"phase", p.state.phase},
                              {"waiting", p.state.waiting}});
+      leave(Counted(static_cast<int>(pods.size()), "pod"));
+      // The Secret holding the workers' key outlives pods that ended or
+      // were never made.
+      bool secret = false;
+      if (state != RunState::kRunning && !backend::RunSecretExists(*api, r.id, &secret, &err))
+        unknown = err;
+      if (secret) leave("its Secret holding the key");
+    } else {
+      unknown = err;
     }
   }
   if (RunsOnSlurm(r)) {
@@ -111,7 +134,16 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r,
                                  {"job", job.job},
                                  {"state", job.state},
                                  {"waiting", job.waiting}});
+      leave(Counted(static_cast<int>(j["jobs"].size()), "Slurm job"));
+    } else {
+      unknown = "squeue cannot list the run's jobs";
     }
+    // Keys waiting for workers whose jobs never started, on the shared disk.
+    leave(Counted(static_cast<int>(backend::UnreadKeyFiles(runs::SlurmDir(r.dir)).size()), "key file"));
+  }
+  if (state != RunState::kRunning) {
+    j["leftovers"] = unknown.empty() ? nlohmann::json(left) : nlohmann::json();
+    if (!unknown.empty()) j["leftovers_error"] = unknown;
   }
   nlohmann::json status;
   if (state == RunState::kRunning && control.Query(r.dir, "status", &status, &err)) {
@@ -159,6 +191,26 @@ void PrintWaiting(const nlohmann::json& row) {
   for (const auto& [why, who] : waiting) std::printf("  %s: %s\n", who.c_str(), why.c_str());
 }
 
+// Whether the run, no longer running, left something, or its master died
+// and its engine cannot tell what it left.
+bool Left(const nlohmann::json& row) {
+  if (!row.contains("leftovers")) return false;
+  return row["leftovers"].is_null() ? row["state"] == to_string(RunState::kMasterDied) : !row["leftovers"].empty();
+}
+
+// "  left behind: 2 pods, its Secret holding the key; fiber stop RUN or fiber prune removes them".
+void PrintLeft(const nlohmann::json& row) {
+  if (!Left(row)) return;
+  const std::string id = row["id"].get<std::string>();
+  if (row["leftovers"].is_null()) {
+    std::printf("  cannot tell what it left: %s\n", row.value("leftovers_error", "").c_str());
+    return;
+  }
+  std::string what;
+  for (const auto& item : row["leftovers"]) what += (what.empty() ? "" : ", ") + item.get<std::string>();
+  std::printf("  left behind: %s; fiber stop %s or fiber prune removes them\n", what.c_str(), id.c_str());
+}
+
 int Ps(bool all, bool json) {
   RunStore store(RunsRoot());
   ControlClient control;
@@ -167,9 +219,9 @@ int Ps(bool all, bool json) {
   const std::optional<SlurmJobs> slurm_jobs = ListSlurmJobs(runs);
   for (const RunRecord& r : runs) {
     nlohmann::json row = Describe(control, r, slurm_jobs);
-    // A run whose containers or pods outlived it shows until they are removed.
-    const bool containers_left = !Placed(row).is_null() && !Placed(row).empty();
-    if (all || row["state"] == "running" || containers_left) rows.push_back(std::move(row));
+    // A run that left something shows until it is removed, or while its
+    // engine cannot say what it left.
+    if (all || row["state"] == "running" || Left(row)) rows.push_back(std::move(row));
   }
   if (json) {
     std::printf("%s\n", rows.dump(2).c_str());
@@ -188,6 +240,7 @@ int Ps(bool all, bool json) {
                 row["age"].get<std::string>().c_str(),
                 row["exit_status"].is_null() ? "" : row["exit_status"].dump().c_str());
     PrintWaiting(row);
+    PrintLeft(row);
   }
   return 0;
 }
@@ -246,6 +299,7 @@ int PsOne(const std::string& key, bool json) {
   std::printf("Tasks:    %s done, %s failed, %s running, %s queued\n", number("tasks_done").c_str(),
               number("tasks_failed").c_str(), number("tasks_running").c_str(), number("tasks_queued").c_str());
   PrintWaiting(row);
+  PrintLeft(row);
   if (!row["workers"].is_array()) return 0;
   std::printf("\n%-10s  %-8s  %-8s  %s\n", "WORKER", "PID", "STATE", "TASK");
   for (const auto& w : row["workers"]) {

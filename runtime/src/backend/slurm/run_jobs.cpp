@@ -1,5 +1,7 @@
 #include "backend/slurm/run_jobs.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -170,6 +172,15 @@ bool CancelJobs(const std::vector<std::string>& jobs, std::string* err) {
   return RunSlurm(argv, "", &out, err);
 }
 
+std::vector<std::string> UnreadKeyFiles(const std::string& key_dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  if (!key_dir.empty())
+    for (const auto& file : std::filesystem::directory_iterator(key_dir, ec))
+      if (file.path().extension() == kKeyExtension) files.push_back(file.path());
+  return files;
+}
+
 bool CancelRun(const std::string& run_id, const std::string& key_dir, int* cancelled, std::string* err) {
   *cancelled = 0;
   std::vector<JobState> jobs;
@@ -179,10 +190,7 @@ bool CancelRun(const std::string& run_id, const std::string& key_dir, int* cance
     if (!j.ended || j.hopeless) live.push_back(j.job);
   if (!CancelJobs(live, err)) return false;
   *cancelled = static_cast<int>(live.size());
-  std::error_code ec;
-  if (!key_dir.empty())
-    for (const auto& file : std::filesystem::directory_iterator(key_dir, ec))
-      if (file.path().extension() == kKeyExtension) std::filesystem::remove(file.path(), ec);
+  for (const std::string& file : UnreadKeyFiles(key_dir)) ::unlink(file.c_str());
   return true;
 }
 

@@ -76,9 +76,12 @@ std::string ArrayIndexes(const std::vector<long>& indexes);
 /// scancel of these jobs ("12", "12_3").
 [[nodiscard]] bool CancelJobs(const std::vector<std::string>& jobs, std::string* err);
 
+/// The keys in key_dir that no worker read (none when empty): a master
+/// that died leaves them.
+std::vector<std::string> UnreadKeyFiles(const std::string& key_dir);
+
 /// Cancels every job of the run that has not ended; *cancelled counts them.
-/// Then deletes the keys no worker read from key_dir (none when empty): a
-/// master that died leaves them.
+/// Then deletes its UnreadKeyFiles.
 [[nodiscard]] bool CancelRun(const std::string& run_id, const std::string& key_dir, int* cancelled,
                              std::string* err);
 
