@@ -46,15 +46,19 @@ std::string Age(long long created) {
 
 using SlurmJobs = std::map<std::string, std::vector<backend::JobState>>;
 
-// The jobs of the Slurm runs among runs, by run id, from one squeue;
-// nullopt when squeue cannot say.
+// The jobs of the Slurm runs among runs, by run id, from one squeue per
+// Slurm cluster they used; nullopt when squeue cannot say.
 std::optional<SlurmJobs> ListSlurmJobs(const std::vector<RunRecord>& runs) {
-  std::vector<std::string> ids;
+  std::map<std::vector<std::string>, std::vector<std::string>> ids;  // by SlurmEnvOf
   for (const RunRecord& r : runs)
-    if (RunsOnSlurm(r)) ids.push_back(r.id);
+    if (RunsOnSlurm(r)) ids[SlurmEnvOf(r)].push_back(r.id);
   SlurmJobs jobs;
-  std::string err;
-  if (!backend::ListRunsJobs(ids, &jobs, &err)) return std::nullopt;
+  for (const auto& [env, of_cluster] : ids) {
+    SlurmJobs found;
+    std::string err;
+    if (!backend::ListRunsJobs(of_cluster, &found, &err, env)) return std::nullopt;
+    jobs.merge(found);
+  }
   return jobs;
 }
 

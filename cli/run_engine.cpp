@@ -6,6 +6,7 @@
 #include "backend/container/run_containers.hpp"
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/slurm/run_jobs.hpp"
+#include "backend/slurm/slurm_command.hpp"
 #include "config/setting_table.hpp"
 #include "engine/engine_socket.hpp"
 #include "kube/kubeconfig.hpp"
@@ -51,6 +52,16 @@ std::map<std::string, std::string> EngineEnvironment(const config::Getenv& geten
   };
   for (const char* name : engine::kSocketVariables) keep(name);
   for (const char* name : kube::kSearchVariables) keep(name);
+  for (const char* name : backend::kSlurmVariables) keep(name);
+  return env;
+}
+
+std::vector<std::string> SlurmEnvOf(const RunRecord& run) {
+  std::vector<std::string> env;
+  if (run.engine_env)
+    for (const char* name : backend::kSlurmVariables)
+      if (const auto it = run.engine_env->find(name); it != run.engine_env->end())
+        env.push_back(std::string(name) + "=" + it->second);
   return env;
 }
 
@@ -91,7 +102,8 @@ bool RemoveRunWorkers(const RunRecord& run, std::string* removed, std::string* e
     return ok;
   }
   if (RunsOnSlurm(run)) {
-    const bool ok = backend::CancelRun(run.id, run.dir.empty() ? "" : runs::SlurmDir(run.dir), &n, err);
+    const bool ok = backend::CancelRun(run.id, run.dir.empty() ? "" : runs::SlurmDir(run.dir), &n, err,
+                                        SlurmEnvOf(run));
     *removed = Counted(n, "Slurm job");
     return ok;
   }

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/engine_client.hpp"
 #include "kube/api_client.hpp"
@@ -27,10 +28,15 @@ bool RunsOnKubernetes(const RunRecord& run);
 bool RunsOnSlurm(const RunRecord& run);
 
 /// The variables that say where engines and clusters are
-/// (engine::kSocketVariables, kube::kSearchVariables), those getenv has:
+/// (engine::kSocketVariables, kube::kSearchVariables,
+/// backend::kSlurmVariables), those getenv has:
 /// what fiber run records, so that stop, ps, logs and prune reach the
 /// run's own engine or cluster from any shell.
 std::map<std::string, std::string> EngineEnvironment(const config::Getenv& getenv);
+
+/// What the run's Slurm commands get on top of this process's environment
+/// (backend::RunSlurm's env): the Slurm variables it recorded.
+std::vector<std::string> SlurmEnvOf(const RunRecord& run);
 
 /// Connects to the run's engine; false with *err when it has none or the
 /// engine does not answer.

@@ -298,7 +298,7 @@ TEST_CASE("ps, logs and stop on a Slurm run whose launcher and master were kille
 }
 
 TEST_CASE("leftovers after kill -9 of a Slurm run: ps names its pending jobs and the key files waiting for them; "
-          "stop cancels and deletes them, prune removes the run, and another run is untouched") {
+          "stop cancels and deletes them from any shell, prune removes the run, and another run is untouched") {
   Fiber fiber;
   NothingLeft check{fiber, ""}, other_check{fiber, ""};
   // Jobs that wait an hour to begin: pending, holding nothing of the
@@ -322,6 +322,8 @@ TEST_CASE("leftovers after kill -9 of a Slurm run: ps names its pending jobs and
   };
   REQUIRE(key_files(keys) == 2);
   fiber.KillRun(lost);
+  // From a shell whose SLURM_CONF names no cluster: the runs' own is used.
+  fiber.env["SLURM_CONF"] = fiber.state.path() + "/no-slurm.conf";
   REQUIRE(eventually([&] { return fiber.PsOf(lost)["state"] == "master died"; }));
   CHECK(fiber.PsOf(lost)["leftovers"] == json::array({"2 Slurm jobs", "2 key files"}));
   auto [listed, table, table_err] = fiber.Run({"ps"});
