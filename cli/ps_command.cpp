@@ -47,24 +47,24 @@ std::string Age(long long created) {
 using SlurmJobs = std::map<std::string, std::vector<backend::JobState>>;
 
 // The jobs of the Slurm runs among runs, by run id, from one squeue per
-// Slurm cluster they used; nullopt when squeue cannot say.
-std::optional<SlurmJobs> ListSlurmJobs(const std::vector<RunRecord>& runs) {
+// Slurm cluster they used; nullopt with *err when squeue cannot say.
+std::optional<SlurmJobs> ListSlurmJobs(const std::vector<RunRecord>& runs, std::string* err) {
   std::map<std::vector<std::string>, std::vector<std::string>> ids;  // by SlurmEnvOf
   for (const RunRecord& r : runs)
     if (RunsOnSlurm(r)) ids[SlurmEnvOf(r)].push_back(r.id);
   SlurmJobs jobs;
   for (const auto& [env, of_cluster] : ids) {
     SlurmJobs found;
-    std::string err;
-    if (!backend::ListRunsJobs(of_cluster, &found, &err, env)) return std::nullopt;
+    if (!backend::ListRunsJobs(of_cluster, &found, err, env)) return std::nullopt;
     jobs.merge(found);
   }
   return jobs;
 }
 
-// slurm_jobs: every Slurm run's jobs, or nullopt when squeue could not say.
+// slurm_jobs: every Slurm run's jobs, or nullopt when squeue could not say
+// (slurm_err says why).
 nlohmann::json Describe(ControlClient& control, const RunRecord& r,
-                        const std::optional<SlurmJobs>& slurm_jobs) {
+                        const std::optional<SlurmJobs>& slurm_jobs, const std::string& slurm_err) {
   const RunState state = RunStore::StateOf(r);
   nlohmann::json j = {{"id", r.id},       {"name", r.name},   {"backend", r.backend},
                       {"state", to_string(state)}, {"program", r.program}, {"created", r.created},
@@ -140,7 +140,7 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r,
                                  {"waiting", job.waiting}});
       leave(Counted(static_cast<int>(j["jobs"].size()), "Slurm job"));
     } else {
-      unknown = "squeue cannot list the run's jobs";
+      unknown = SlurmClusterOf(r) + ": " + slurm_err;
     }
     // Keys waiting for workers whose jobs never started, on the shared disk.
     leave(Counted(static_cast<int>(backend::UnreadKeyFiles(runs::SlurmDir(r.dir)).size()), "key file"));
@@ -220,9 +220,10 @@ int Ps(bool all, bool json) {
   ControlClient control;
   nlohmann::json rows = nlohmann::json::array();
   const std::vector<RunRecord> runs = store.List();
-  const std::optional<SlurmJobs> slurm_jobs = ListSlurmJobs(runs);
+  std::string slurm_err;
+  const std::optional<SlurmJobs> slurm_jobs = ListSlurmJobs(runs, &slurm_err);
   for (const RunRecord& r : runs) {
-    nlohmann::json row = Describe(control, r, slurm_jobs);
+    nlohmann::json row = Describe(control, r, slurm_jobs, slurm_err);
     // A run that left something shows until it is removed, or while its
     // engine cannot say what it left.
     if (all || row["state"] == "running" || Left(row)) rows.push_back(std::move(row));
@@ -272,8 +273,9 @@ int PsOne(const std::string& key, bool json) {
     return 1;
   }
   ControlClient control;
-  const std::optional<SlurmJobs> slurm_jobs = ListSlurmJobs({r});
-  nlohmann::json row = Describe(control, r, slurm_jobs);
+  std::string slurm_err;
+  const std::optional<SlurmJobs> slurm_jobs = ListSlurmJobs({r}, &slurm_err);
+  nlohmann::json row = Describe(control, r, slurm_jobs, slurm_err);
   row["elapsed"] = std::max(0LL, (r.ended ? r.ended : Now()) - r.created);
   row["workers"] = nullptr;  // null: no master to ask
   nlohmann::json detail;

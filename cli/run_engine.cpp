@@ -65,6 +65,12 @@ std::vector<std::string> SlurmEnvOf(const RunRecord& run) {
   return env;
 }
 
+std::string SlurmClusterOf(const RunRecord& run) {
+  std::string names;
+  for (const std::string& entry : SlurmEnvOf(run)) names += (names.empty() ? "" : " ") + entry;
+  return names.empty() ? "this machine's Slurm cluster" : "the Slurm cluster of " + names;
+}
+
 bool ConnectRunEngine(const RunRecord& run, engine::Client* out, std::string* err) {
   const std::string engine = EngineOfRun(run);
   if (engine.empty()) {
@@ -103,7 +109,8 @@ bool RemoveRunWorkers(const RunRecord& run, std::string* removed, std::string* e
   }
   if (RunsOnSlurm(run)) {
     const bool ok = backend::CancelRun(run.id, run.dir.empty() ? "" : runs::SlurmDir(run.dir), &n, err,
-                                        SlurmEnvOf(run));
+                                       SlurmEnvOf(run));
+    if (!ok) *err = SlurmClusterOf(run) + ": " + *err;
     *removed = Counted(n, "Slurm job");
     return ok;
   }

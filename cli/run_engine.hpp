@@ -38,6 +38,10 @@ std::map<std::string, std::string> EngineEnvironment(const config::Getenv& geten
 /// (backend::RunSlurm's env): the Slurm variables it recorded.
 std::vector<std::string> SlurmEnvOf(const RunRecord& run);
 
+/// Which Slurm cluster the run used, for errors: "the Slurm cluster of
+/// SLURM_CONF=/etc/slurm.conf", or "this machine's Slurm cluster".
+std::string SlurmClusterOf(const RunRecord& run);
+
 /// Connects to the run's engine; false with *err when it has none or the
 /// engine does not answer.
 [[nodiscard]] bool ConnectRunEngine(const RunRecord& run, engine::Client* out, std::string* err);
