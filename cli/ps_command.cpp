@@ -3,9 +3,11 @@
 // of container runs and the pods of Kubernetes runs as the engine or the
 // cluster lists them by label, and the Slurm jobs of Slurm runs as squeue
 // lists them by name (right after a crash of fiber run or the master too),
-// with why pods and jobs wait. With RUN, that one run in detail: its
-// workers with their state and task, its tasks done, failed and queued;
-// of a run that ended, the numbers its master wrote as it ended.
+// with why pods and jobs wait; of a run that no longer runs, what it left
+// there (its leftovers, which fiber stop and prune remove). With RUN, that
+// one run in detail: its workers with their state and task, its tasks done,
+// failed and queued; of a run that ended, the numbers its master wrote as
+// it ended.
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -17,6 +19,7 @@
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/labels.hpp"
 #include "backend/slurm/run_jobs.hpp"
+#include "runs/run_dir.hpp"
 #include "commands.hpp"
 #include "control_client.hpp"
 #include "run_engine.hpp"
@@ -49,15 +52,18 @@ std::string Age(long long created) {
 
 using SlurmJobs = std::map<std::string, std::vector<backend::JobState>>;
 
-// The jobs of the Slurm runs among runs, by run id, from one squeue;
-// nullopt when squeue cannot say.
-std::optional<SlurmJobs> ListSlurmJobs(const std::vector<RunRecord>& runs) {
-  std::vector<std::string> ids;
+// The jobs of the Slurm runs among runs, by run id, from one squeue per
+// Slurm cluster they used; nullopt with *err when squeue cannot say.
+std::optional<SlurmJobs> ListSlurmJobs(const std::vector<RunRecord>& runs, std::string* err) {
+  std::map<std::vector<std::string>, std::vector<std::string>> ids;  // by SlurmEnvOf
   for (const RunRecord& r : runs)
-    if (RunsOnSlurm(r)) ids.push_back(r.id);
+    if (RunsOnSlurm(r)) ids[SlurmEnvOf(r)].push_back(r.id);
   SlurmJobs jobs;
-  std::string err;
-  if (!backend::ListRunsJobs(ids, &jobs, &err)) return std::nullopt;
+  for (const auto& [env, of_cluster] : ids) {
+    SlurmJobs found;
+    if (!backend::ListRunsJobs(of_cluster, &found, err, env)) return std::nullopt;
+    jobs.merge(found);
+  }
   return jobs;
 }
 
@@ -81,10 +87,12 @@ bool MasterNumbers(ControlClient& control, const RunRecord& r, RunState state,
   return false;
 }
 
-// slurm_jobs: every Slurm run's jobs, or nullopt when squeue could not say;
-// request: what to ask a running master ("detail" adds its workers).
+// slurm_jobs: every Slurm run's jobs, or nullopt when squeue could not say
+// (slurm_err says why); request: what to ask a running master ("detail"
+// adds its workers).
 nlohmann::json Describe(ControlClient& control, const RunRecord& r,
-                        const std::optional<SlurmJobs>& slurm_jobs, const std::string& request) {
+                        const std::optional<SlurmJobs>& slurm_jobs, const std::string& slurm_err,
+                        const std::string& request) {
   const RunState state = RunStore::StateOf(r);
   nlohmann::json j = {{"id", r.id},       {"name", r.name},   {"backend", r.backend},
                       {"state", to_string(state)}, {"program", r.program}, {"created", r.created},
@@ -93,6 +101,14 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r,
   for (const char* key : kMasterNumbers) j[key] = nullptr;
   if (r.exit_status) j["exit_status"] = *r.exit_status;
   std::string err;
+  // What a run that no longer runs left, for fiber stop and prune to
+  // remove ("2 pods", "its Secret holding the key"); null when its engine
+  // cannot say, with why in leftovers_error.
+  std::vector<std::string> left;
+  std::string unknown;  // why the engine cannot say what the run left
+  const auto leave = [&](const std::string& what) {
+    if (!what.empty()) left.push_back(what);
+  };
   if (RunsInContainers(r)) {
     // [{"worker": "w1", "state": "running", "id": ...}], or null when the
     // engine cannot say.
@@ -103,6 +119,10 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r,
       j["containers"] = nlohmann::json::array();
       for (const auto& c : found)
         j["containers"].push_back({{"worker", c.worker_id}, {"state", c.state}, {"id", c.id.substr(0, 12)}});
+      // Created and never started, one still holds the key file.
+      leave(Counted(static_cast<int>(found.size()), "container"));
+    } else {
+      unknown = err;
     }
   }
   if (RunsOnKubernetes(r)) {
@@ -119,6 +139,15 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r,
                              {"pod", p.name},
                              {"phase", p.state.phase},
                              {"waiting", p.state.waiting}});
+      leave(Counted(static_cast<int>(pods.size()), "pod"));
+      // The Secret holding the workers' key outlives pods that ended or
+      // were never made.
+      bool secret = false;
+      if (state != RunState::kRunning && !backend::RunSecretExists(*api, r.id, &secret, &err))
+        unknown = err;
+      if (secret) leave("its Secret holding the key");
+    } else {
+      unknown = err;
     }
   }
   if (RunsOnSlurm(r)) {
@@ -136,12 +165,21 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r,
                                  {"job", job.job},
                                  {"state", job.state},
                                  {"waiting", job.waiting}});
+      leave(Counted(static_cast<int>(j["jobs"].size()), "Slurm job"));
+    } else {
+      unknown = SlurmClusterOf(r) + ": " + slurm_err;
     }
+    // Keys waiting for workers whose jobs never started, on the shared disk.
+    leave(Counted(static_cast<int>(backend::UnreadKeyFiles(runs::SlurmDir(r.dir)).size()), "key file"));
+  }
+  if (state != RunState::kRunning) {
+    j["leftovers"] = unknown.empty() ? nlohmann::json(left) : nlohmann::json();
+    if (!unknown.empty()) j["leftovers_error"] = unknown;
   }
   nlohmann::json numbers;
-  std::string unknown;
-  if (!MasterNumbers(control, r, state, request, &numbers, &unknown)) {
-    j["counts_unknown"] = unknown;
+  std::string counts_unknown;
+  if (!MasterNumbers(control, r, state, request, &numbers, &counts_unknown)) {
+    j["counts_unknown"] = counts_unknown;
     return j;
   }
   for (const char* key : kMasterNumbers)
@@ -195,17 +233,38 @@ void PrintWaiting(const nlohmann::json& row) {
   for (const auto& [why, who] : waiting) std::printf("  %s: %s\n", who.c_str(), why.c_str());
 }
 
+// Whether the run, no longer running, left something, or its master died
+// and its engine cannot tell what it left.
+bool Left(const nlohmann::json& row) {
+  if (!row.contains("leftovers")) return false;
+  return row["leftovers"].is_null() ? row["state"] == to_string(RunState::kMasterDied) : !row["leftovers"].empty();
+}
+
+// "  left behind: 2 pods, its Secret holding the key; fiber stop RUN or fiber prune removes them".
+void PrintLeft(const nlohmann::json& row) {
+  if (!Left(row)) return;
+  const std::string id = row["id"].get<std::string>();
+  if (row["leftovers"].is_null()) {
+    std::printf("  cannot tell what it left: %s\n", row.value("leftovers_error", "").c_str());
+    return;
+  }
+  std::string what;
+  for (const auto& item : row["leftovers"]) what += (what.empty() ? "" : ", ") + item.get<std::string>();
+  std::printf("  left behind: %s; fiber stop %s or fiber prune removes them\n", what.c_str(), id.c_str());
+}
+
 int Ps(bool all, bool json) {
   RunStore store(RunsRoot());
   ControlClient control;
   nlohmann::json rows = nlohmann::json::array();
   const std::vector<RunRecord> runs = store.List();
-  const std::optional<SlurmJobs> slurm_jobs = ListSlurmJobs(runs);
+  std::string slurm_err;
+  const std::optional<SlurmJobs> slurm_jobs = ListSlurmJobs(runs, &slurm_err);
   for (const RunRecord& r : runs) {
-    nlohmann::json row = Describe(control, r, slurm_jobs, "status");
-    // A run whose containers or pods outlived it shows until they are removed.
-    const bool containers_left = !Placed(row).is_null() && !Placed(row).empty();
-    if (all || row["state"] == "running" || containers_left) rows.push_back(std::move(row));
+    nlohmann::json row = Describe(control, r, slurm_jobs, slurm_err, "status");
+    // A run that left something shows until it is removed, or while its
+    // engine cannot say what it left.
+    if (all || row["state"] == "running" || Left(row)) rows.push_back(std::move(row));
   }
   if (json) {
     std::printf("%s\n", rows.dump(2).c_str());
@@ -224,6 +283,7 @@ int Ps(bool all, bool json) {
                 row["age"].get<std::string>().c_str(),
                 row["exit_status"].is_null() ? "" : row["exit_status"].dump().c_str());
     PrintWaiting(row);
+    PrintLeft(row);
   }
   return 0;
 }
@@ -252,8 +312,9 @@ int PsOne(const std::string& key, bool json) {
     return 1;
   }
   ControlClient control;
-  const std::optional<SlurmJobs> slurm_jobs = ListSlurmJobs({r});
-  nlohmann::json row = Describe(control, r, slurm_jobs, "detail");
+  std::string slurm_err;
+  const std::optional<SlurmJobs> slurm_jobs = ListSlurmJobs({r}, &slurm_err);
+  nlohmann::json row = Describe(control, r, slurm_jobs, slurm_err, "detail");
   // Until it ended; of a run whose launcher was killed, the end is unknown.
   row["elapsed"] = nullptr;
   if (r.ended || row["state"] == "running")
@@ -282,6 +343,7 @@ int PsOne(const std::string& key, bool json) {
   if (row["counts_unknown"].is_string())
     std::printf("          counts unknown: %s\n", row["counts_unknown"].get<std::string>().c_str());
   PrintWaiting(row);
+  PrintLeft(row);
   if (!row["workers"].is_array()) return 0;
   std::printf("\n%-10s  %-8s  %-8s  %s\n", "WORKER", "PID", "STATE", "TASK");
   for (const auto& w : row["workers"]) {

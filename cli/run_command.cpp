@@ -245,6 +245,7 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
   run.backend = resolved.settings.backend;
   for (const config::Setting& setting : config::Table())
     run.settings[setting.key] = setting.kind.show(resolved.settings);
+  run.engine_env = EngineEnvironment([](const char* name) -> const char* { return std::getenv(name); });
   run.supervisor_pid = ::getpid();
   run.supervisor_start = ProcessStart(run.supervisor_pid);
   if (!o.name.empty()) {

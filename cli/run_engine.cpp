@@ -6,7 +6,10 @@
 #include "backend/container/run_containers.hpp"
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/slurm/run_jobs.hpp"
+#include "backend/slurm/slurm_command.hpp"
 #include "config/setting_table.hpp"
+#include "engine/engine_socket.hpp"
+#include "kube/kubeconfig.hpp"
 #include "runs/run_dir.hpp"
 
 namespace fiber::cli {
@@ -18,19 +21,55 @@ std::string SettingOf(const RunRecord& run, const std::string& key) {
   return it == run.settings.end() ? "" : it->second;
 }
 
+// The run's recorded environment for where its engine is; this process's
+// for a run recorded before fiber kept it.
+config::Getenv GetenvOf(const RunRecord& run) {
+  if (!run.engine_env) return [](const char* name) -> const char* { return std::getenv(name); };
+  return [&run](const char* name) -> const char* {
+    const auto it = run.engine_env->find(name);
+    return it == run.engine_env->end() ? nullptr : it->second.c_str();
+  };
+}
+
 std::string EngineOfRun(const RunRecord& run) {
   return backend::EngineOf(run.backend, SettingOf(run, "engine"));
 }
+
+}  // namespace
 
 std::string Counted(int n, const char* what) {
   return n == 0 ? "" : std::to_string(n) + " " + what + (n == 1 ? "" : "s");
 }
 
-}  // namespace
-
 bool RunsInContainers(const RunRecord& run) { return !EngineOfRun(run).empty(); }
 bool RunsOnKubernetes(const RunRecord& run) { return run.backend == "kubernetes"; }
 bool RunsOnSlurm(const RunRecord& run) { return run.backend == "slurm"; }
+
+std::map<std::string, std::string> EngineEnvironment(const config::Getenv& getenv) {
+  std::map<std::string, std::string> env;
+  const auto keep = [&](const char* name) {
+    if (const char* value = getenv(name)) env[name] = value;
+  };
+  for (const char* name : engine::kSocketVariables) keep(name);
+  for (const char* name : kube::kSearchVariables) keep(name);
+  for (const char* name : backend::kSlurmVariables) keep(name);
+  return env;
+}
+
+std::vector<std::string> SlurmEnvOf(const RunRecord& run) {
+  std::vector<std::string> env;
+  if (run.engine_env)
+    for (const char* name : backend::kSlurmVariables)
+      if (const auto it = run.engine_env->find(name); it != run.engine_env->end())
+        env.push_back(std::string(name) + "=" + it->second);
+  return env;
+}
+
+std::string SlurmClusterOf(const RunRecord& run) {
+  std::string names;
+  for (const std::string& entry : SlurmEnvOf(run)) names += (names.empty() ? "" : " ") + entry;
+  return names.empty() ? "this machine's Slurm cluster" : "the Slurm cluster of " + names;
+}
 
 bool ConnectRunEngine(const RunRecord& run, engine::Client* out, std::string* err) {
   const std::string engine = EngineOfRun(run);
@@ -38,8 +77,7 @@ bool ConnectRunEngine(const RunRecord& run, engine::Client* out, std::string* er
     *err = "run " + run.id + " runs no containers (" + run.backend + " backend)";
     return false;
   }
-  const config::Getenv getenv = [](const char* name) -> const char* { return std::getenv(name); };
-  return engine::Client::Connect(engine, getenv, out, err);
+  return engine::Client::Connect(engine, GetenvOf(run), out, err);
 }
 
 bool ConnectRunCluster(const RunRecord& run, std::optional<kube::ApiClient>* out, std::string* err) {
@@ -50,7 +88,7 @@ bool ConnectRunCluster(const RunRecord& run, std::optional<kube::ApiClient>* out
     std::string unused;
     if (!value.empty()) (void)config::FindSetting(key)->kind.parse(value, &settings, &unused);
   }
-  return backend::ConnectCluster(settings, out, err);
+  return backend::ConnectCluster(settings, out, err, GetenvOf(run));
 }
 
 bool RemoveRunWorkers(const RunRecord& run, std::string* removed, std::string* err) {
@@ -70,7 +108,9 @@ bool RemoveRunWorkers(const RunRecord& run, std::string* removed, std::string* e
     return ok;
   }
   if (RunsOnSlurm(run)) {
-    const bool ok = backend::CancelRun(run.id, run.dir.empty() ? "" : runs::SlurmDir(run.dir), &n, err);
+    const bool ok = backend::CancelRun(run.id, run.dir.empty() ? "" : runs::SlurmDir(run.dir), &n, err,
+                                       SlurmEnvOf(run));
+    if (!ok) *err = SlurmClusterOf(run) + ": " + *err;
     *removed = Counted(n, "Slurm job");
     return ok;
   }

@@ -42,6 +42,7 @@ bool ReadRecord(const std::string& dir, RunRecord* r) {
     r->args = j.value("args", std::vector<std::string>{});
     r->backend = j.value("backend", "");
     r->settings = j.value("settings", std::map<std::string, std::string>{});
+    if (j.contains("engine_env")) r->engine_env = j.at("engine_env").get<std::map<std::string, std::string>>();
     r->created = j.value("created", 0LL);
     r->created_ns = j.value("created_ns", 0LL);
     r->supervisor_pid = j.value("supervisor_pid", 0L);
@@ -109,20 +110,20 @@ bool RunStore::Create(RunRecord* record, std::string* err) {
 }
 
 bool RunStore::Save(const RunRecord& r, std::string* err) {
-  return WriteJson(runs::RecordPath(r.dir),
-                   {{"id", r.id},
-                    {"name", r.name},
-                    {"program", r.program},
-                    {"args", r.args},
-                    {"backend", r.backend},
-                    {"settings", r.settings},
-                    {"created", r.created},
-                    {"created_ns", r.created_ns},
-                    {"supervisor_pid", r.supervisor_pid},
-                    {"supervisor_start", r.supervisor_start},
-                    {"master_pid", r.master_pid},
-                    {"master_start", r.master_start}},
-                   err);
+  json record = {{"id", r.id},
+                 {"name", r.name},
+                 {"program", r.program},
+                 {"args", r.args},
+                 {"backend", r.backend},
+                 {"settings", r.settings},
+                 {"created", r.created},
+                 {"created_ns", r.created_ns},
+                 {"supervisor_pid", r.supervisor_pid},
+                 {"supervisor_start", r.supervisor_start},
+                 {"master_pid", r.master_pid},
+                 {"master_start", r.master_start}};
+  if (r.engine_env) record["engine_env"] = *r.engine_env;
+  return WriteJson(runs::RecordPath(r.dir), record, err);
 }
 
 bool RunStore::Finish(const RunRecord& r, int exit_status, std::string* err) {

@@ -20,6 +20,9 @@ struct RunRecord {
   std::vector<std::string> args;
   std::string backend;
   std::map<std::string, std::string> settings;  // resolved, by key, as files write them
+  /// Where its engine or cluster was found (run_engine.hpp): the variables
+  /// set then; none recorded by a fiber older than this field.
+  std::optional<std::map<std::string, std::string>> engine_env;
   long long created = 0;  // Unix seconds
   long long created_ns = 0;  // the same in nanoseconds: which of a second's runs is newer
   long supervisor_pid = 0;

@@ -11,11 +11,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <thread>
 
 #include "backend/container/run_containers.hpp"
+#include "backend/labels.hpp"
+#include "engine/engine_socket.hpp"
 #include "runs/run_dir.hpp"
 #include "support/count.hpp"
 #include "support/fiber_command.hpp"
@@ -131,6 +134,79 @@ TEST_CASE("launcher and master SIGKILLed: the workers lose their master and thei
   CHECK_MESSAGE(log.find("worker ready to talk") != std::string::npos, log);
   auto [stopped, out, err] = fiber.Run({"stop", id});
   CHECK_MESSAGE(stopped == 0, err);
+}
+
+TEST_CASE("leftovers after kill -9 of a container run: ps names them; stop and prune reach the run's own engine, "
+          "remove its containers, started or only created, and not another run's") {
+  Fiber fiber;
+  ContainersRemoved cleanup(Engine()), other_cleanup(Engine());
+  // The runs reach the engine through a socket of their own: a shell
+  // without DOCKER_HOST must still find it, and once it is gone, say so.
+  std::string socket, err;
+  const fiber::config::Getenv getenv = [](const char* name) -> const char* { return std::getenv(name); };
+  REQUIRE_MESSAGE(fiber::engine::FindSocket(fiber::testing::TestEngineName(), getenv, &socket, &err), err);
+  const std::string link = fiber.state.path() + "/engine.sock";
+  REQUIRE(::symlink(socket.c_str(), link.c_str()) == 0);
+  for (const char* variable : {"DOCKER_HOST", "CONTAINER_HOST"}) fiber.env[variable] = "unix://" + link;
+  auto start = [&](ContainersRemoved& guard, int workers) {
+    // Workers that wait long for a lost master: their containers stay.
+    auto [status, out, run_err] =
+        fiber.Run({"run", "--detach", "--backend", fiber::testing::TestEngineName(), "--heartbeat-timeout", "600",
+                   built_program("hold_pool"), std::to_string(workers)});
+    REQUIRE_MESSAGE(status == 0, run_err);
+    guard.run_id = out.substr(0, out.find('\n'));
+    REQUIRE(eventually([&] { return Running(guard.run_id) == workers; }, 120));
+    return guard.run_id;
+  };
+  const std::string lost = start(cleanup, 2);
+  const std::string other = start(other_cleanup, 1);
+  // A worker's container created and never started (the backend puts the
+  // key in between), as a master killed then leaves it.
+  std::string created;
+  REQUIRE_MESSAGE(Engine().Create("fiber-" + lost + "-w2",
+                                  {{"Image", fiber.Record(lost)["settings"]["image"]},
+                                   {"Cmd", {"/hold_pool"}},
+                                   {"Labels",
+                                    {{fiber::backend::kRunLabel, lost},
+                                     {fiber::backend::kRoleLabel, fiber::backend::kWorkerRole},
+                                     {fiber::backend::kWorkerLabel, "w2"}}}},
+                                  &created, &err),
+                  err);
+  fiber.KillRun(lost);
+  REQUIRE(eventually([&] { return fiber.PsOf(lost)["state"] == "master died"; }));
+  CHECK(fiber.PsOf(lost)["leftovers"] == nlohmann::json::array({"3 containers"}));
+  auto [listed, table, table_err] = fiber.Run({"ps"});
+  CHECK_MESSAGE(table.find("left behind: 3 containers; fiber stop " + lost) != std::string::npos, table);
+
+  // From a shell without the run's DOCKER_HOST, its engine gone: one error
+  // naming it; the record stays for a later prune.
+  ::unlink(link.c_str());
+  for (const char* variable : {"DOCKER_HOST", "CONTAINER_HOST"}) fiber.env.erase(variable);
+  auto [stopped, stop_out, stop_err] = fiber.Run({"stop", lost});
+  CHECK(stopped == 1);
+  CHECK_MESSAGE(stop_err.find(link) != std::string::npos, stop_err);
+  fiber.WithoutEngine();
+  auto [kept, kept_out, kept_err] = fiber.Run({"prune"});
+  CHECK(kept == 1);
+  CHECK_MESSAGE(kept_err.find("run " + lost + " is kept") != std::string::npos, kept_err);
+  CHECK_MESSAGE(kept_err.find(link) != std::string::npos, kept_err);
+  CHECK(ContainersOf(lost).size() == 3);
+  CHECK(!fiber.PsOf(lost).is_null());
+
+  REQUIRE(::symlink(socket.c_str(), link.c_str()) == 0);
+  auto [pruned, pruned_out, prune_err] = fiber.Run({"prune"});
+  CHECK_MESSAGE(pruned == 0, prune_err);
+  CHECK(pruned_out.find(lost) != std::string::npos);
+  CHECK(ContainersOf(lost).empty());
+  CHECK(fiber.PsOf(lost).is_null());
+  auto [again, again_out, again_err] = fiber.Run({"prune"});
+  CHECK_MESSAGE(again == 0, again_err);
+  // The other run and its worker are untouched.
+  CHECK(fiber.PsOf(other)["state"] == "running");
+  CHECK(Running(other) == 1);
+  auto [ended, end_out, end_err] = fiber.Run({"stop", other});
+  CHECK_MESSAGE(ended == 0, end_err);
+  CHECK(ContainersOf(other).empty());
 }
 
 TEST_CASE("a master SIGKILLed without fiber run around it leaves no container once its workers' "

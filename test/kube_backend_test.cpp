@@ -180,6 +180,38 @@ TEST_CASE("launcher and master SIGKILLed: ps shows the run's pods until fiber st
   CHECK_MESSAGE(worker_log.find("lost the master") != std::string::npos, worker_log);
 }
 
+TEST_CASE("leftovers after kill -9 of a Kubernetes run: ps names its pending pods and the Secret holding its key; "
+          "prune removes them, and not another run's") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""}, other_check{fiber, ""};
+  // Pods no node can take: they stay pending, whatever becomes of their master.
+  auto start = [&](NothingLeft& guard, int workers) {
+    auto [status, out, err] =
+        fiber.Run(RunArgs({"--detach", "--cpu", "64", built_program("hold_pool"), std::to_string(workers)}));
+    REQUIRE_MESSAGE(status == 0, err);
+    guard.run_id = out.substr(0, out.find('\n'));
+    REQUIRE(eventually([&] { return PodsIn(guard.run_id, "Pending") == workers; }, 120));
+    return guard.run_id;
+  };
+  const std::string lost = start(check, 2);
+  const std::string other = start(other_check, 1);
+  REQUIRE(ObjectsOf(fiber::kube::kSecrets, lost).size() == 1);
+  fiber.KillRun(lost);
+  REQUIRE(eventually([&] { return fiber.PsOf(lost)["state"] == "master died"; }));
+  CHECK(fiber.PsOf(lost)["leftovers"] == json::array({"2 pods", "its Secret holding the key"}));
+  auto [listed, table, table_err] = fiber.Run({"ps"});
+  CHECK_MESSAGE(table.find("left behind: 2 pods, its Secret holding the key; fiber stop " + lost) != std::string::npos,
+                table);
+  fiber.CheckPruned(lost, other);
+  CHECK(eventually([&] { return ObjectsOf(fiber::kube::kPods, lost).empty(); }, 60));
+  CHECK(ObjectsOf(fiber::kube::kSecrets, lost).empty());
+  // The other run keeps its pod and its Secret.
+  CHECK(PodsIn(other, "Pending") == 1);
+  CHECK(ObjectsOf(fiber::kube::kSecrets, other).size() == 1);
+  auto [stopped, stop_out, stop_err] = fiber.Run({"stop", other});
+  CHECK_MESSAGE(stopped == 0, stop_err);
+}
+
 TEST_CASE("an account that may not create the run's Secret gets a 403 naming the permission, and nothing starts") {
   Fiber fiber;
   NothingLeft check{fiber, ""};

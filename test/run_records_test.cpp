@@ -24,14 +24,8 @@ std::string DetachedId(Fiber& fiber, std::vector<std::string> args) {
   return out.substr(0, out.find('\n'));
 }
 
-nlohmann::json RunOf(Fiber& fiber, const std::string& id) {
-  for (const auto& run : fiber.Ps())
-    if (run["id"] == id) return run;
-  return nullptr;
-}
-
 std::string StateOf(Fiber& fiber, const std::string& id) {
-  const nlohmann::json run = RunOf(fiber, id);
+  const nlohmann::json run = fiber.PsOf(id);
   return run.is_null() ? "" : run["state"].get<std::string>();
 }
 
@@ -40,7 +34,7 @@ std::string StateOf(Fiber& fiber, const std::string& id) {
 std::string SquaresUnderWay(Fiber& fiber, const std::string& name) {
   const std::string id = DetachedId(fiber, {"--name", name, built_program("slow_squares"), "2", "200"});
   REQUIRE(eventually([&] {
-    const nlohmann::json run = RunOf(fiber, id);
+    const nlohmann::json run = fiber.PsOf(id);
     return !run.is_null() && run["tasks_done"].is_number_integer() && run["tasks_done"].get<int>() >= 2;
   }));
   return id;
@@ -206,10 +200,7 @@ TEST_CASE("ps RUN of a run whose launcher was killed says its counts are unknown
 
 TEST_CASE("rm and prune remove ended runs' records, and refuse a running one") {
   Fiber fiber;
-  // No engine: prune would also remove fiber's images that other tests
-  // sharing the engine are about to use (image_prune_test tests that).
-  for (const char* variable : {"DOCKER_HOST", "CONTAINER_HOST"})
-    fiber.env[variable] = "unix://" + fiber.state.path() + "/no-engine.sock";
+  fiber.WithoutEngine();  // image_prune_test tests the images' pruning
   const std::string a = DetachedId(fiber, {"--name", "a", "true"});
   const std::string b = DetachedId(fiber, {"--name", "b", "sh", "-c", "echo some output"});
   const std::string c = DetachedId(fiber, {"--name", "c", "true"});
@@ -240,4 +231,32 @@ TEST_CASE("rm and prune remove ended runs' records, and refuse a running one") {
   auto [again, again_out, again_err] = fiber.Run({"rm", "held"});
   CHECK_MESSAGE(again == 0, again_err);
   CHECK(fiber.Ps().empty());
+}
+
+TEST_CASE("leftovers after kill -9 of a local run: its workers die with their master, ps says it left "
+          "nothing, and stop and prune remove its record, not another run's") {
+  Fiber fiber;
+  // 2 workers, 200 tasks of 300 ms each: killed well before the end.
+  const std::string lost = DetachedId(fiber, {built_program("slow_squares"), "2", "200"});
+  REQUIRE(eventually([&] { return fiber.PsOf(lost)["workers_ready"] == 2; }, 60));
+  const std::string other = DetachedId(fiber, {built_program("slow_squares"), "1", "200"});
+  REQUIRE(eventually([&] { return fiber.PsOf(other)["workers_ready"] == 1; }, 60));
+  const long master = fiber.Record(lost)["master_pid"].get<long>();
+  fiber.KillRun(lost);
+  REQUIRE(eventually([&] { return StateOf(fiber, lost) == "master died"; }));
+  // The workers end with their fork server, which ends with the master.
+  CHECK(eventually([&] { return ::kill(-static_cast<pid_t>(master), 0) != 0; }, 30));
+  const nlohmann::json row = fiber.PsOf(lost);
+  REQUIRE(row.contains("leftovers"));
+  CHECK(row["leftovers"] == nlohmann::json::array());
+  auto [listed, table, table_err] = fiber.Run({"ps"});
+  CHECK_MESSAGE(table.find(lost) == std::string::npos, table);  // not running, nothing left
+  for (int twice = 0; twice < 2; ++twice) {
+    auto [stopped, stop_out, stop_err] = fiber.Run({"stop", lost});
+    CHECK_MESSAGE(stopped == 0, stop_err);
+  }
+  fiber.CheckPruned(lost, other);
+  CHECK(fiber.PsOf(other)["workers_ready"] == 1);
+  auto [stopped, stop_out, stop_err] = fiber.Run({"stop", other});
+  CHECK_MESSAGE(stopped == 0, stop_err);
 }

@@ -297,6 +297,52 @@ TEST_CASE("ps, logs and stop on a Slurm run whose launcher and master were kille
   CHECK(eventually([&] { return LiveJobs(check.run_id) == 0; }, 30));
 }
 
+TEST_CASE("leftovers after kill -9 of a Slurm run: ps names its pending jobs and the key files waiting for them; "
+          "stop cancels and deletes them from any shell, prune removes the run, and another run is untouched") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""}, other_check{fiber, ""};
+  // Jobs that wait an hour to begin: pending, holding nothing of the
+  // shared cluster, their keys unread on the shared disk.
+  auto start = [&](NothingLeft& guard, int workers) {
+    auto [status, out, err] = fiber.Run(RunArgs({"--detach", "--sbatch-options=--begin=now+1hour",
+                                                 built_program("hold_pool"), std::to_string(workers)}));
+    REQUIRE_MESSAGE(status == 0, err);
+    guard.run_id = out.substr(0, out.find('\n'));
+    REQUIRE(eventually([&] { return JobsIn(guard.run_id, "PENDING") == workers; }, 60));
+    return guard.run_id;
+  };
+  const std::string lost = start(check, 2);
+  const std::string other = start(other_check, 1);
+  const std::string keys = fiber.state.path() + "/fiber/runs/" + lost + "/slurm";
+  auto key_files = [&](const std::string& dir) {
+    int n = 0;
+    std::error_code ec;
+    for (const auto& file : std::filesystem::directory_iterator(dir, ec)) n += file.path().extension() == ".key";
+    return n;
+  };
+  REQUIRE(key_files(keys) == 2);
+  fiber.KillRun(lost);
+  // From a shell whose SLURM_CONF names no cluster: the runs' own is used.
+  fiber.env["SLURM_CONF"] = fiber.state.path() + "/no-slurm.conf";
+  REQUIRE(eventually([&] { return fiber.PsOf(lost)["state"] == "master died"; }));
+  CHECK(fiber.PsOf(lost)["leftovers"] == json::array({"2 Slurm jobs", "2 key files"}));
+  auto [listed, table, table_err] = fiber.Run({"ps"});
+  CHECK_MESSAGE(table.find("left behind: 2 Slurm jobs, 2 key files; fiber stop " + lost) != std::string::npos, table);
+  for (int twice = 0; twice < 2; ++twice) {
+    auto [stopped, stop_out, stop_err] = fiber.Run({"stop", lost});
+    CHECK_MESSAGE(stopped == 0, stop_err);
+  }
+  CHECK(eventually([&] { return LiveJobs(lost) == 0; }, 30));
+  CHECK(key_files(keys) == 0);
+  CHECK(eventually([&] { return fiber.PsOf(lost)["leftovers"] == json::array(); }, 30));
+  fiber.CheckPruned(lost, other);
+  // The other run keeps its job and its key.
+  CHECK(JobsIn(other, "PENDING") == 1);
+  CHECK(key_files(fiber.state.path() + "/fiber/runs/" + other + "/slurm") == 1);
+  auto [stopped, stop_out, stop_err] = fiber.Run({"stop", other});
+  CHECK_MESSAGE(stopped == 0, stop_err);
+}
+
 TEST_CASE("ps shows each of two Slurm runs with its own jobs") {
   Fiber fiber;
   NothingLeft first{fiber, ""}, second{fiber, ""};

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <pty.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -85,6 +86,36 @@ struct Fiber {
     auto [status, out, err] = Run({"ps", "-a", "--json"});
     REQUIRE_MESSAGE(status == 0, err);
     return nlohmann::json::parse(out);
+  }
+  /// Run id's object in fiber ps -a --json, or null when it is not listed.
+  nlohmann::json PsOf(const std::string& id) {
+    for (const auto& run : Ps())
+      if (run["id"] == id) return run;
+    return nullptr;
+  }
+  /// SIGKILL to run id's launcher and master, as kill -9 or a crash leaves
+  /// a run: no cleanup of theirs runs.
+  void KillRun(const std::string& id) {
+    const nlohmann::json record = Record(id);
+    ::kill(static_cast<pid_t>(record["supervisor_pid"].get<long>()), SIGKILL);
+    ::kill(static_cast<pid_t>(record["master_pid"].get<long>()), SIGKILL);
+  }
+  /// No container engine from here on (DOCKER_HOST, CONTAINER_HOST): so
+  /// that fiber prune removes none of fiber's images, which other tests
+  /// sharing the engine are about to use.
+  void WithoutEngine() {
+    for (const char* variable : {"DOCKER_HOST", "CONTAINER_HOST"})
+      env[variable] = "unix://" + state.path() + "/no-engine.sock";
+  }
+  /// fiber prune, WithoutEngine, checked to succeed, to remove run lost
+  /// and to keep run other running.
+  void CheckPruned(const std::string& lost, const std::string& other) {
+    WithoutEngine();
+    auto [status, out, err] = Run({"prune"});
+    CHECK_MESSAGE(status == 0, err);
+    CHECK(out.find(lost) != std::string::npos);
+    CHECK(PsOf(lost).is_null());
+    CHECK(PsOf(other)["state"] == "running");
   }
   /// The record of run id, as fiber run wrote it.
   nlohmann::json Record(const std::string& id) {

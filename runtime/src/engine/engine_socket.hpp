@@ -15,6 +15,10 @@ namespace fiber::engine {
 /// The engines fiber talks to, as the `engine` setting names them.
 inline constexpr const char* kEngineNames[] = {"auto", "docker", "podman"};
 
+/// The variables CandidateSockets reads: what a run records of where its
+/// engine was (cli/run_engine.hpp).
+inline constexpr const char* kSocketVariables[] = {"DOCKER_HOST", "CONTAINER_HOST", "XDG_RUNTIME_DIR"};
+
 /// Unix sockets to try for engine, in order (unix:// URLs in DOCKER_HOST
 /// and CONTAINER_HOST are taken; other schemes are skipped).
 std::vector<std::string> CandidateSockets(const std::string& engine, const config::Getenv& getenv);

@@ -34,6 +34,11 @@ struct CredentialSearch {
   InClusterSearch in_cluster;
 };
 
+/// The variables SearchFor reads: what a run records of where its cluster
+/// was (cli/run_engine.hpp).
+inline constexpr const char* kSearchVariables[] = {"KUBECONFIG", "HOME", "KUBERNETES_SERVICE_HOST",
+                                                   "KUBERNETES_SERVICE_PORT"};
+
 /// The search a run's settings and this process's environment describe.
 CredentialSearch SearchFor(const config::Settings& settings, const config::Getenv& getenv);
 

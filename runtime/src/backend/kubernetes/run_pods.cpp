@@ -13,10 +13,10 @@
 namespace fiber::backend {
 
 bool ConnectCluster(const config::Settings& settings, std::optional<kube::ApiClient>* out,
-                    std::string* err) {
-  const config::Getenv getenv = [](const char* name) -> const char* { return std::getenv(name); };
+                    std::string* err, const config::Getenv& getenv) {
+  const config::Getenv own = [](const char* name) -> const char* { return std::getenv(name); };
   kube::ClusterAccess access;
-  if (!kube::LoadClusterAccess(kube::SearchFor(settings, getenv), &access, err)) return false;
+  if (!kube::LoadClusterAccess(kube::SearchFor(settings, getenv ? getenv : own), &access, err)) return false;
   out->emplace(std::move(access));
   return true;
 }
@@ -86,6 +86,16 @@ bool MakeRunSecret(const kube::ApiClient& api, const std::string& templates_dir,
   }
   *uid = object["metadata"].value("uid", "");
   return true;
+}
+
+bool RunSecretExists(const kube::ApiClient& api, const std::string& run_id, bool* exists,
+                     std::string* err) {
+  nlohmann::json object;
+  kube::ApiError e;
+  *exists = api.Get(kube::kSecrets, kube::RunObjectName(run_id), &object, &e);
+  if (*exists || e.kind == kube::ApiErrorKind::kNotFound) return true;
+  *err = e.message;
+  return false;
 }
 
 void SavePodLog(const kube::ApiClient& api, const std::string& pod, const std::string& container,

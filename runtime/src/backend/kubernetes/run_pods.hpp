@@ -19,10 +19,11 @@
 namespace fiber::backend {
 
 /// A client for the cluster and namespace the settings name (kubeconfig,
-/// context, namespace; kube/kubeconfig.hpp), with this process's
-/// environment for KUBECONFIG and HOME.
+/// context, namespace; kube/kubeconfig.hpp), with getenv for KUBECONFIG
+/// and HOME (this process's environment when not given).
 [[nodiscard]] bool ConnectCluster(const config::Settings& settings,
-                                  std::optional<kube::ApiClient>* out, std::string* err);
+                                  std::optional<kube::ApiClient>* out, std::string* err,
+                                  const config::Getenv& getenv = nullptr);
 
 struct RunPod {
   std::string name;
@@ -54,6 +55,12 @@ void WatchPods(const kube::ApiClient& api, const std::string& label_selector,
                                  const std::string& run_id, const std::string& client_secret,
                                  const std::map<std::string, std::string>& files, std::string* uid,
                                  bool* made, std::string* err);
+
+/// Whether the run's Secret, which holds its workers' key, is still there:
+/// a run whose launcher died leaves it; false with *err when the cluster
+/// cannot say.
+[[nodiscard]] bool RunSecretExists(const kube::ApiClient& api, const std::string& run_id, bool* exists,
+                                   std::string* err);
 
 /// Keeps the output of a pod's container where worker_id's goes
 /// (backend/worker_output.hpp): appended to log_file, or without one, on

@@ -1,5 +1,7 @@
 #include "backend/slurm/run_jobs.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -132,15 +134,16 @@ bool SubmitWorkers(const config::Settings& settings, const WorkerArray& array, s
   return true;
 }
 
-bool ListRunJobs(const std::string& run_id, std::vector<JobState>* out, std::string* err) {
+bool ListRunJobs(const std::string& run_id, std::vector<JobState>* out, std::string* err,
+                 const std::vector<std::string>& env) {
   std::map<std::string, std::vector<JobState>> by_run;
-  if (!ListRunsJobs({run_id}, &by_run, err)) return false;
+  if (!ListRunsJobs({run_id}, &by_run, err, env)) return false;
   *out = std::move(by_run[run_id]);
   return true;
 }
 
 bool ListRunsJobs(const std::vector<std::string>& run_ids, std::map<std::string, std::vector<JobState>>* out,
-                  std::string* err) {
+                  std::string* err, const std::vector<std::string>& env) {
   out->clear();
   if (run_ids.empty()) return true;
   std::string names;
@@ -153,7 +156,7 @@ bool ListRunsJobs(const std::vector<std::string>& run_ids, std::map<std::string,
   // of the cluster may submit a job with a run's name and comment.
   if (!RunSlurm({"squeue", "--me", "--noheader", "--array", "--states=all", "--name=" + names,
                  std::string("--Format=") + kSqueueFields},
-                "", &text, err))
+                "", &text, err, env))
     return false;
   // A job is its comment's run's: a name alone could be another run's.
   for (JobState& job : ParseSqueue(text))
@@ -162,27 +165,34 @@ bool ListRunsJobs(const std::vector<std::string>& run_ids, std::map<std::string,
   return true;
 }
 
-bool CancelJobs(const std::vector<std::string>& jobs, std::string* err) {
+bool CancelJobs(const std::vector<std::string>& jobs, std::string* err, const std::vector<std::string>& env) {
   if (jobs.empty()) return true;
   std::vector<std::string> argv = {"scancel"};
   argv.insert(argv.end(), jobs.begin(), jobs.end());
   std::string out;
-  return RunSlurm(argv, "", &out, err);
+  return RunSlurm(argv, "", &out, err, env);
 }
 
-bool CancelRun(const std::string& run_id, const std::string& key_dir, int* cancelled, std::string* err) {
-  *cancelled = 0;
-  std::vector<JobState> jobs;
-  if (!ListRunJobs(run_id, &jobs, err)) return false;
-  std::vector<std::string> live;
-  for (const JobState& j : jobs)
-    if (!j.ended || j.hopeless) live.push_back(j.job);
-  if (!CancelJobs(live, err)) return false;
-  *cancelled = static_cast<int>(live.size());
+std::vector<std::string> UnreadKeyFiles(const std::string& key_dir) {
+  std::vector<std::string> files;
   std::error_code ec;
   if (!key_dir.empty())
     for (const auto& file : std::filesystem::directory_iterator(key_dir, ec))
-      if (file.path().extension() == kKeyExtension) std::filesystem::remove(file.path(), ec);
+      if (file.path().extension() == kKeyExtension) files.push_back(file.path());
+  return files;
+}
+
+bool CancelRun(const std::string& run_id, const std::string& key_dir, int* cancelled, std::string* err,
+               const std::vector<std::string>& env) {
+  *cancelled = 0;
+  std::vector<JobState> jobs;
+  if (!ListRunJobs(run_id, &jobs, err, env)) return false;
+  std::vector<std::string> live;
+  for (const JobState& j : jobs)
+    if (!j.ended || j.hopeless) live.push_back(j.job);
+  if (!CancelJobs(live, err, env)) return false;
+  *cancelled = static_cast<int>(live.size());
+  for (const std::string& file : UnreadKeyFiles(key_dir)) ::unlink(file.c_str());
   return true;
 }
 

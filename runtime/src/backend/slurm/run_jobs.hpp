@@ -66,20 +66,27 @@ std::string ArrayIndexes(const std::vector<long>& indexes);
                                  std::string* job_id, std::string* err);
 
 /// The run's jobs as squeue lists them (ended ones too, while Slurm keeps
-/// them: MinJobAge), one per array task: the user's own jobs only.
-[[nodiscard]] bool ListRunJobs(const std::string& run_id, std::vector<JobState>* out, std::string* err);
+/// them: MinJobAge), one per array task: the user's own jobs only. env as
+/// RunSlurm takes it, here and below.
+[[nodiscard]] bool ListRunJobs(const std::string& run_id, std::vector<JobState>* out, std::string* err,
+                               const std::vector<std::string>& env = {});
 /// The jobs of several runs, by run id, from one squeue: so fiber ps asks
 /// the controller once however many Slurm runs it shows.
 [[nodiscard]] bool ListRunsJobs(const std::vector<std::string>& run_ids,
-                                std::map<std::string, std::vector<JobState>>* out, std::string* err);
+                                std::map<std::string, std::vector<JobState>>* out, std::string* err,
+                                const std::vector<std::string>& env = {});
 
 /// scancel of these jobs ("12", "12_3").
-[[nodiscard]] bool CancelJobs(const std::vector<std::string>& jobs, std::string* err);
+[[nodiscard]] bool CancelJobs(const std::vector<std::string>& jobs, std::string* err,
+                              const std::vector<std::string>& env = {});
+
+/// The keys in key_dir that no worker read (none when empty): a master
+/// that died leaves them.
+std::vector<std::string> UnreadKeyFiles(const std::string& key_dir);
 
 /// Cancels every job of the run that has not ended; *cancelled counts them.
-/// Then deletes the keys no worker read from key_dir (none when empty): a
-/// master that died leaves them.
+/// Then deletes its UnreadKeyFiles.
 [[nodiscard]] bool CancelRun(const std::string& run_id, const std::string& key_dir, int* cancelled,
-                             std::string* err);
+                             std::string* err, const std::vector<std::string>& env = {});
 
 }  // namespace fiber::backend

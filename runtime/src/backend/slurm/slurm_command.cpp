@@ -38,10 +38,11 @@ bool CheckSlurmCommands(std::string* err) {
 }
 
 bool RunSlurm(const std::vector<std::string>& argv, const std::string& input, std::string* out,
-              std::string* err) {
+              std::string* err, const std::vector<std::string>& env) {
   Capture what;
   what.argv = argv;
   what.input = input;
+  what.env = env;
   what.timeout_ms = std::chrono::milliseconds(kSlurmCommandTimeout).count();
   Captured run;
   std::string start_err;

@@ -13,11 +13,18 @@ namespace fiber::backend {
 /// that does not answer makes the commands retry for a long while.
 inline constexpr std::chrono::seconds kSlurmCommandTimeout{30};
 
-/// Runs argv (argv[0] searched on PATH) with input on its stdin; its stdout
-/// in *out. False with *err, one line naming the command, when it cannot be
-/// run (not installed), takes too long, or fails (its last line of stderr).
+/// The variables that say which Slurm cluster the commands reach: what a
+/// run records (cli/run_engine.hpp), so that fiber stop, ps and prune reach
+/// the run's own.
+inline constexpr const char* kSlurmVariables[] = {"SLURM_CONF"};
+
+/// Runs argv (argv[0] searched on PATH) with input on its stdin and env
+/// ("NAME=value", of kSlurmVariables) on top of this process's environment;
+/// its stdout in *out. False with *err, one line naming the command, when it
+/// cannot be run (not installed), takes too long, or fails (its last line
+/// of stderr).
 [[nodiscard]] bool RunSlurm(const std::vector<std::string>& argv, const std::string& input,
-                            std::string* out, std::string* err);
+                            std::string* out, std::string* err, const std::vector<std::string>& env = {});
 
 /// False with *err, the same line RunSlurm gives, when one of the commands
 /// the backend runs (sbatch, squeue, scancel) is not on PATH: fiber run
