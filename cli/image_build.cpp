@@ -111,6 +111,12 @@ bool BuildImage(const ImageRequest& r, BuiltImage* out, std::string* err) {
     if (!image::ParseRegistryReference(push_to, &to, err) ||
         !image::FindCredentials(to.registry, Getenv, &credentials, err))
       return false;
+    credentials.token_service = r.settings->registry_token_service;
+    if (!credentials.token_service.empty() && !image::SecureUrl(credentials.token_service)) {
+      *err = "registry_token_service '" + credentials.token_service +
+             "' is not an https:// URL (plain http:// only on loopback): credentials go only over TLS";
+      return false;
+    }
     Progress(r, "pushing to " + to.registry + " (" + HumanSize(out->image.layer.size) + " layer)");
     if (!image::Push(out->image, to, credentials, &out->push, err)) return false;
     out->reference = out->push.reference;

@@ -142,6 +142,14 @@ TEST_CASE("fiber image build says in one line why it cannot") {
     CHECK(r.err.find("fiber: error: cannot reach the registry " + address + ": ") == 0);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
+  SUBCASE("the token service named for the registry's credentials is not HTTPS") {
+    project.dir.write("fiber.yaml", "registry_token_service: http://auth.example/token\n");
+    const std::string address = "127.0.0.1:" + std::to_string(FreePort());
+    const Result r = Fiber(project, home, {"image", "build", "bin/image_probe", "--push", address + "/probe"});
+    CHECK(r.status == 125);
+    CHECK(r.err == "fiber: error: registry_token_service 'http://auth.example/token' is not an https:// "
+                   "URL (plain http:// only on loopback): credentials go only over TLS\n");
+  }
 }
 
 TEST_CASE("fiber run --build builds the project's Dockerfile and hands the program its reference") {

@@ -74,15 +74,20 @@ struct Pushing {
 };
 
 // What the other host of token_registry.py MODE was sent: one
-// Authorization header ("-": none) a request.
-std::vector<std::string> PushedWithElsewhere(const std::string& mode, bool* pushed, std::string* err) {
+// Authorization header ("-": none) a request. token_service: what the
+// user named as registry_token_service, "ELSEWHERE" for that other host.
+std::vector<std::string> PushedWithElsewhere(const std::string& mode, bool* pushed, std::string* err,
+                                             std::string token_service = "") {
   Child server = spawn({TOKEN_REGISTRY, "fiber", "tok-pass", mode}, {});
-  const std::string line = read_line(server.stdout_fd, 30);
+  const std::string line = read_line(server.stdout_fd, 30);  // "ready PORT ELSEWHERE"
   REQUIRE(line.rfind("ready ", 0) == 0);
+  const std::string port = line.substr(6, line.find(' ', 6) - 6);
+  if (token_service == "ELSEWHERE") token_service = line.substr(line.find(' ', 6) + 1);
   ProbeProject project;
   image::PushReport report;
-  *pushed = image::Push(Packaged(project), At("127.0.0.1:" + line.substr(6) + "/probe:v1"),
-                        {"fiber", "tok-pass", "test"}, &report, err);
+  image::Credentials credentials{"fiber", "tok-pass", "test", token_service};
+  *pushed = image::Push(Packaged(project), At("127.0.0.1:" + port + "/probe:v1"), credentials,
+                        &report, err);
   ::kill(server.pid, SIGKILL);
   const std::string printed = read_all(server.stdout_fd, 30);
   wait_exit(server, 10);
@@ -165,8 +170,8 @@ TEST_CASE("a registry asking for a Bearer token gets one from its realm with the
   const image::Image img = Packaged(project);
   image::PushReport report;
   std::string err;
-  const bool pushed = image::Push(img, At(address + "/probe:v1"), {"fiber", "tok-pass", "test"}, &report, &err);
-  const bool refused = image::Push(img, At(address + "/probe:v1"), {"fiber", "bad-pass", "test"}, &report, &err);
+  const bool pushed = image::Push(img, At(address + "/probe:v1"), {"fiber", "tok-pass", "test", ""}, &report, &err);
+  const bool refused = image::Push(img, At(address + "/probe:v1"), {"fiber", "bad-pass", "test", ""}, &report, &err);
   ::kill(server.pid, SIGKILL);
   wait_exit(server, 10);
   CHECK_MESSAGE(pushed, err);
@@ -189,6 +194,29 @@ TEST_CASE("a token realm on another host is asked without the credentials") {
   CHECK_MESSAGE(pushed, err);  // its token came without them
   REQUIRE_FALSE(sent.empty());
   for (const auto& authorization : sent) CHECK(authorization == "-");
+}
+
+TEST_CASE("a token service the user names as registry_token_service is sent the credentials") {
+  bool pushed = false;
+  std::string err;
+  const auto sent = PushedWithElsewhere("realm-elsewhere", &pushed, &err, "ELSEWHERE");
+  CHECK_MESSAGE(pushed, err);
+  REQUIRE_FALSE(sent.empty());
+  for (const auto& authorization : sent) CHECK(authorization.rfind("Basic ", 0) == 0);
+}
+
+TEST_CASE("a named token service gets credentials only under its URL, and only over TLS or loopback") {
+  CHECK(image::UrlUnder("https://auth.docker.io/token?service=x", "https://auth.docker.io"));
+  CHECK(image::UrlUnder("https://auth.docker.io", "https://auth.docker.io"));
+  CHECK_FALSE(image::UrlUnder("https://auth.docker.io.attacker.example/token", "https://auth.docker.io"));
+  CHECK_FALSE(image::UrlUnder("https://auth.docker.io:8443/token", "https://auth.docker.io"));
+  CHECK_FALSE(image::UrlUnder("https://auth.docker.io/token", ""));
+  CHECK(image::SecureUrl("https://auth.docker.io"));
+  CHECK(image::SecureUrl("http://127.0.0.2:5000/token"));
+  CHECK(image::SecureUrl("http://[::1]:5000"));
+  CHECK_FALSE(image::SecureUrl("http://auth.example/token"));
+  CHECK_FALSE(image::SecureUrl("http://127.example.com/token"));
+  CHECK_FALSE(image::SecureUrl("ftp://auth.example"));
 }
 
 TEST_CASE("credentials go only to the registry itself: its scheme, host and port") {
@@ -249,7 +277,7 @@ TEST_CASE("credentials are read from Podman's auth file and from a credential he
 
 TEST_CASE("a registry refusing the credentials says whose, never the password") {
   Pushing p("fiber", "right-pass");
-  const image::Credentials wrong{"fiber", "wrong-pass-123", "/home/me/.docker/config.json"};
+  const image::Credentials wrong{"fiber", "wrong-pass-123", "/home/me/.docker/config.json", ""};
   image::PushReport report;
   std::string err;
   CHECK_FALSE(p.Push("probe:v1", wrong, &report, &err));

@@ -277,6 +277,10 @@ const std::vector<Setting>& Table() {
     {"registry", "FIBER_REGISTRY", "--registry",
      "where a packaged image is pushed, REGISTRY/NAME (none: loaded into the local engine)",
      Text(&Settings::registry, "a registry and image name"), kShownAtRun},
+    {"registry_token_service", "FIBER_REGISTRY_TOKEN_SERVICE", "--registry-token-service",
+     "a token service on another host that may have the registry's credentials, as a URL "
+     "(e.g. https://auth.docker.io for Docker Hub; none: only the registry itself)",
+     Text(&Settings::registry_token_service, "an https:// URL"), kShownAtRun},
     {"kubeconfig", "FIBER_KUBECONFIG", "--kubeconfig",
      "the kubeconfig file the kubernetes backend uses alone (none: KUBECONFIG, else "
      "~/.kube/config)",

@@ -54,6 +54,9 @@ struct Settings {
   /// Where a packaged image is pushed (REGISTRY/NAME); empty: loaded into
   /// the local engine.
   std::string registry;
+  /// A token service on another host that the registry's credentials may
+  /// go to (Docker Hub's is https://auth.docker.io); empty: none.
+  std::string registry_token_service;
   /// The Kubernetes backend's credentials (kube/kubeconfig.hpp): a
   /// kubeconfig file used alone, a context in it and the namespace workers
   /// go to. Empty: kubectl's defaults (KUBECONFIG or ~/.kube/config, its

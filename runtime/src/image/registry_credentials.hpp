@@ -19,6 +19,9 @@ struct Credentials {
   std::string secret;  // the password
   /// Where they came from ("/home/me/.docker/config.json"), for errors.
   std::string source;
+  /// A token service on another host that may have them too, as the user
+  /// named it (setting registry_token_service; empty: only the registry).
+  std::string token_service;
   bool found() const { return !username.empty() || !secret.empty(); }
 };
 

@@ -35,10 +35,20 @@ bool ValidTag(const std::string& tag) {
 
 }  // namespace
 
-bool RegistryReference::Owns(std::string_view url) const {
-  const std::string base = BaseUrl();
-  return url.rfind(base, 0) == 0 && (url.size() == base.size() || url[base.size()] == '/');
+bool UrlUnder(std::string_view url, std::string_view base) {
+  if (base.empty() || url.rfind(base, 0) != 0) return false;
+  return url.size() == base.size() || url[base.size()] == '/' || url[base.size()] == '?' ||
+         base.back() == '/';
 }
+
+bool SecureUrl(std::string_view url) {
+  if (url.rfind("https://", 0) == 0) return url.size() > 8;
+  if (url.rfind("http://", 0) != 0) return false;
+  const std::string_view rest = url.substr(7);
+  return http::IsLoopbackHost(HostOf(rest.substr(0, rest.find_first_of("/?"))));
+}
+
+bool RegistryReference::Owns(std::string_view url) const { return UrlUnder(url, BaseUrl()); }
 
 std::string RegistryReference::BaseUrl() const {
   return (http::IsLoopbackHost(HostOf(registry)) ? "http://" : "https://") + registry;

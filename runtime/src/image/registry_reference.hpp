@@ -21,6 +21,13 @@ struct RegistryReference {
   bool Owns(std::string_view url) const;
 };
 
+/// Whether url is base itself or a path or query under it: the same scheme,
+/// host and port.
+bool UrlUnder(std::string_view url, std::string_view base);
+/// Whether a service at url may be sent credentials at all: HTTPS, or plain
+/// HTTP on loopback.
+bool SecureUrl(std::string_view url);
+
 /// Parses text; false with *err saying what a reference looks like.
 [[nodiscard]] bool ParseRegistryReference(const std::string& text, RegistryReference* out,
                                           std::string* err);

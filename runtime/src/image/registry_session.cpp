@@ -52,7 +52,8 @@ bool RegistrySession::Refused(std::string* err) const {
 bool RegistrySession::Withheld(const std::string& url, std::string* err) const {
   *err = where_.registry + " sent fiber to " + url.substr(0, url.find('/', url.find("://") + 3)) +
          ", which asks for credentials; fiber sends the credentials of " + where_.registry +
-         " only to " + where_.BaseUrl() + " itself";
+         " only to " + where_.BaseUrl() + " itself, and to a token service named by the "
+         "registry_token_service setting (e.g. https://auth.docker.io for Docker Hub)";
   return false;
 }
 
@@ -77,7 +78,8 @@ bool RegistrySession::Authorize(const std::string& challenge, std::string* err) 
   ask.url = realm + (realm.find('?') == std::string::npos ? "?" : "&") +
             "service=" + http::Escape(params["service"]) + "&scope=" + http::Escape(scope);
   // A realm elsewhere is asked without them: the registry's answer named it.
-  const bool withheld = !basic.empty() && !where_.Owns(realm);
+  const bool withheld = !basic.empty() && !where_.Owns(realm) &&
+                        !(SecureUrl(realm) && UrlUnder(realm, credentials_.token_service));
   if (!basic.empty() && !withheld) ask.headers.push_back("Authorization: " + basic);
   http::Response answer;
   if (!http::Perform(ask, &answer, err)) {
