@@ -131,8 +131,10 @@ struct Fiber {
   /// runs, its launcher gone, and fiber prune (WithoutEngine) keeps it.
   void CheckLauncherGoneKept(const std::string& id) {
     ::kill(static_cast<pid_t>(Record(id)["supervisor_pid"].get<long>()), SIGKILL);
-    REQUIRE(eventually([&] { return PsOf(id)["launcher_gone"] == true; }));
+    // Until ps no longer sees the launcher.
+    REQUIRE(eventually([&] { return PsOf(id)["launcher_gone"] == true || PsOf(id)["state"] != "running"; }));
     CHECK(PsOf(id)["state"] == "running");
+    CHECK(PsOf(id)["launcher_gone"] == true);
     auto [listed, table, table_err] = Run({"ps"});
     CHECK_MESSAGE(table.find("launcher gone: its master still runs in the cluster; fiber stop " + id) !=
                       std::string::npos,
