@@ -15,6 +15,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -54,6 +55,8 @@ struct ClusterMasterOptions {
   std::chrono::milliseconds grace{10000};
   bool quiet = false;
   bool detached = false;              // no terminal: output to the master log only
+  /// Told the master's Slurm job id once sbatch gave it, for the run's record.
+  std::function<void(const std::string& job)> on_submitted;
 };
 
 /// Starts the master's pod and follows it to its end; returns the

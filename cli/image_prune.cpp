@@ -54,7 +54,10 @@ bool PruneImages(const engine::Client& engine, const std::string& repository, Pr
   }
   for (const RunRecord& run : RunStore(RunsRoot()).List()) {
     const auto image = run.settings.find("image");
-    if (image != run.settings.end() && RunStore::StateOf(run) == RunState::kRunning) used.insert(image->second);
+    // A run that may still run keeps its image.
+    const RunState state = RunStore::StateOf(run);
+    if (image != run.settings.end() && (state == RunState::kRunning || state == RunState::kUnknown))
+      used.insert(image->second);
   }
   if (!ListJson(engine, "/images/json", &images, err)) return false;
   for (const auto& img : images) {

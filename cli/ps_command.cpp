@@ -79,10 +79,8 @@ bool MasterNumbers(ControlClient& control, const RunRecord& r, RunState state,
   // Without status.json the launcher did not see the end: it was killed
   // (its program dies with it), and no running numbers are the final ones.
   // A master in a pod (master: cluster) has no run directory to write to.
-  const auto master = r.settings.find("master");
   *unknown = state == RunState::kMasterDied ? "the launcher was killed"
-             : master != r.settings.end() && master->second == "cluster"
-                 ? "its master ran in the cluster and left none here"
+             : MasterInCluster(r) ? "its master ran in the cluster and left none here"
                  : "the program ended without its master writing them (killed, or it made no pool)";
   return false;
 }
@@ -97,7 +95,11 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r,
   nlohmann::json j = {{"id", r.id},       {"name", r.name},   {"backend", r.backend},
                       {"state", to_string(state)}, {"program", r.program}, {"created", r.created},
                       {"age", Age(r.created)},     {"exit_status", nullptr},
-                      {"counts_as_of", nullptr},   {"counts_unknown", nullptr}};
+                      {"counts_as_of", nullptr},   {"counts_unknown", nullptr},
+                      // A master in the cluster outlived its launcher (killed):
+                      // its engine says how it stands.
+                      {"launcher_gone", r.launcher_gone}};
+  if (state == RunState::kUnknown) j["state_error"] = r.master_unknown;
   for (const char* key : kMasterNumbers) j[key] = nullptr;
   if (r.exit_status) j["exit_status"] = *r.exit_status;
   std::string err;
@@ -143,7 +145,7 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r,
       // The Secret holding the workers' key outlives pods that ended or
       // were never made.
       bool secret = false;
-      if (state != RunState::kRunning && !backend::RunSecretExists(*api, r.id, &secret, &err))
+      if (state != RunState::kRunning && state != RunState::kUnknown && !backend::RunSecretExists(*api, r.id, &secret, &err))
         unknown = err;
       if (secret) leave("its Secret holding the key");
     } else {
@@ -172,7 +174,7 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r,
     // Keys waiting for workers whose jobs never started, on the shared disk.
     leave(Counted(static_cast<int>(backend::UnreadKeyFiles(runs::SlurmDir(r.dir)).size()), "key file"));
   }
-  if (state != RunState::kRunning) {
+  if (state != RunState::kRunning && state != RunState::kUnknown) {
     j["leftovers"] = unknown.empty() ? nlohmann::json(left) : nlohmann::json();
     if (!unknown.empty()) j["leftovers_error"] = unknown;
   }
@@ -240,6 +242,17 @@ bool Left(const nlohmann::json& row) {
   return row["leftovers"].is_null() ? row["state"] == to_string(RunState::kMasterDied) : !row["leftovers"].empty();
 }
 
+// "  launcher gone: ..." for a master in the cluster that outlived it, or
+// why its engine cannot say whether it runs.
+void PrintLauncherGone(const nlohmann::json& row) {
+  const std::string id = row["id"].get<std::string>();
+  if (row["state"] == "running" && row["launcher_gone"] == true)
+    std::printf("  launcher gone: its master still runs in the cluster; fiber stop %s ends it\n", id.c_str());
+  if (row.contains("state_error"))
+    std::printf("  cannot tell whether its master still runs in the cluster: %s\n",
+                row["state_error"].get<std::string>().c_str());
+}
+
 // "  left behind: 2 pods, its Secret holding the key; fiber stop RUN or fiber prune removes them".
 void PrintLeft(const nlohmann::json& row) {
   if (!Left(row)) return;
@@ -264,7 +277,7 @@ int Ps(bool all, bool json) {
     nlohmann::json row = Describe(control, r, slurm_jobs, slurm_err, "status");
     // A run that left something shows until it is removed, or while its
     // engine cannot say what it left.
-    if (all || row["state"] == "running" || Left(row)) rows.push_back(std::move(row));
+    if (all || row["state"] == "running" || row["state"] == "unknown" || Left(row)) rows.push_back(std::move(row));
   }
   if (json) {
     std::printf("%s\n", rows.dump(2).c_str());
@@ -283,6 +296,7 @@ int Ps(bool all, bool json) {
                 row["age"].get<std::string>().c_str(),
                 row["exit_status"].is_null() ? "" : row["exit_status"].dump().c_str());
     PrintWaiting(row);
+    PrintLauncherGone(row);
     PrintLeft(row);
   }
   return 0;
@@ -331,7 +345,8 @@ int PsOne(const std::string& key, bool json) {
   std::printf("Name:     %s\n", r.name.c_str());
   std::printf("Program:  %s\n", r.program.c_str());
   std::printf("Backend:  %s\n", r.backend.c_str());
-  std::printf("State:    %s%s\n", row["state"].get<std::string>().c_str(),
+  std::printf("State:    %s%s%s\n", row["state"].get<std::string>().c_str(),
+              row["state"] == "running" && r.launcher_gone ? " (launcher gone)" : "",
               r.exit_status ? (", exit status " + std::to_string(*r.exit_status)).c_str() : "");
   std::printf("Elapsed:  %s\n", row["elapsed"].is_null() ? "-" : Elapsed(row["elapsed"].get<long long>()).c_str());
   std::printf("Workers:  %s ready, %s wanted, %s started\n", number("workers_ready").c_str(),
@@ -343,6 +358,7 @@ int PsOne(const std::string& key, bool json) {
   if (row["counts_unknown"].is_string())
     std::printf("          counts unknown: %s\n", row["counts_unknown"].get<std::string>().c_str());
   PrintWaiting(row);
+  PrintLauncherGone(row);
   PrintLeft(row);
   if (!row["workers"].is_array()) return 0;
   std::printf("\n%-10s  %-8s  %-8s  %s\n", "WORKER", "PID", "STATE", "TASK");

@@ -34,7 +34,7 @@ struct RunOptions {
   std::vector<std::string> env;  // K=V
   std::string name;
   std::string output;  // --output: yaml, with --dry-run
-  double grace_seconds = 10;
+  double grace_seconds = kDefaultGraceSeconds;
   bool detach = false, quiet = false, dry_run = false, build = false;
 };
 
@@ -243,6 +243,7 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
   run.program = command[0];
   run.args.assign(command.begin() + 1, command.end());
   run.backend = resolved.settings.backend;
+  run.grace_seconds = o.grace_seconds;
   for (const config::Setting& setting : config::Table())
     run.settings[setting.key] = setting.kind.show(resolved.settings);
   run.engine_env = EngineEnvironment([](const char* name) -> const char* { return std::getenv(name); });
@@ -325,6 +326,11 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
     co.grace = so.grace;
     co.quiet = o.quiet;
     co.detached = o.detach;
+    co.on_submitted = [&](const std::string& job) {
+      run.master_job = job;
+      std::string save_err;
+      if (!store.Save(run, &save_err)) Error(save_err);
+    };
     status = resolved.settings.backend == "slurm" ? SuperviseSlurmMaster(co, &err) : SuperviseClusterMaster(co, &err);
   } else {
     status = Supervise(program, so, &err);

@@ -10,6 +10,7 @@
 #include "config/setting_table.hpp"
 #include "engine/engine_socket.hpp"
 #include "kube/kubeconfig.hpp"
+#include "kube/manifest.hpp"
 #include "runs/run_dir.hpp"
 
 namespace fiber::cli {
@@ -89,6 +90,56 @@ bool ConnectRunCluster(const RunRecord& run, std::optional<kube::ApiClient>* out
     if (!value.empty()) (void)config::FindSetting(key)->kind.parse(value, &settings, &unused);
   }
   return backend::ConnectCluster(settings, out, err, GetenvOf(run));
+}
+
+bool ClusterMasterState(const RunRecord& run, bool* runs, std::optional<int>* exit_status, std::string* err) {
+  *runs = false;
+  if (RunsOnKubernetes(run)) {
+    std::optional<kube::ApiClient> api;
+    std::vector<backend::RunPod> pods;
+    if (!ConnectRunCluster(run, &api, err) || !backend::ListRunPods(*api, run.id, &pods, err)) return false;
+    for (const backend::RunPod& pod : pods) {
+      if (!pod.state.worker_id.empty()) continue;  // a worker's
+      *runs = !pod.state.ended;
+      if (pod.state.exit_code >= 0) *exit_status = static_cast<int>(pod.state.exit_code);
+    }
+    return true;
+  }
+  if (RunsOnSlurm(run)) {
+    std::vector<backend::JobState> jobs;
+    if (!backend::ListRunJobs(run.id, &jobs, err, SlurmEnvOf(run))) {
+      *err = SlurmClusterOf(run) + ": " + *err;
+      return false;
+    }
+    for (const backend::JobState& job : jobs) {
+      if (!job.master || run.master_job.empty() || job.job != run.master_job) continue;
+      *runs = !job.ended;
+      if (job.ended) *exit_status = backend::ExitStatusOf(job);
+    }
+    return true;
+  }
+  *err = "run " + run.id + " has no master in a cluster (" + run.backend + " backend)";
+  return false;
+}
+
+bool StopClusterMaster(const RunRecord& run, bool force, std::string* err) {
+  if (RunsOnKubernetes(run)) {
+    std::optional<kube::ApiClient> api;
+    if (!ConnectRunCluster(run, &api, err)) return false;
+    kube::ApiError e;
+    const long grace = force ? 0 : static_cast<long>(run.grace_seconds);
+    if (api->Delete(kube::kPods, kube::MasterPodName(run.id), &e, grace) || e.kind == kube::ApiErrorKind::kNotFound)
+      return true;
+    *err = e.message;
+    return false;
+  }
+  if (RunsOnSlurm(run) && !run.master_job.empty()) {
+    if (backend::CancelJobs({run.master_job}, err, SlurmEnvOf(run), !force)) return true;
+    *err = SlurmClusterOf(run) + ": " + *err;
+    return false;
+  }
+  *err = "run " + run.id + " has no master in a cluster to stop";
+  return false;
 }
 
 bool RemoveRunWorkers(const RunRecord& run, std::string* removed, std::string* err) {

@@ -49,6 +49,18 @@ std::string SlurmClusterOf(const RunRecord& run);
 [[nodiscard]] bool ConnectRunCluster(const RunRecord& run, std::optional<kube::ApiClient>* out,
                                      std::string* err);
 
+/// What the engine records of the master of a run whose program runs in
+/// the cluster (master: cluster): its pod, found by its labels, or the
+/// Slurm job fiber run recorded, among the user's own jobs. *runs while it
+/// runs or waits to; once it ended, *exit_status when the engine says how.
+/// False with *err when the engine cannot say.
+[[nodiscard]] bool ClusterMasterState(const RunRecord& run, bool* runs, std::optional<int>* exit_status,
+                                      std::string* err);
+/// Has the engine stop that master as its launcher would have: SIGTERM to
+/// the program (Kubernetes kills it after the run's grace period), or with
+/// force, at once.
+[[nodiscard]] bool StopClusterMaster(const RunRecord& run, bool force, std::string* err);
+
 /// "2 containers", "1 pod": n of what, "" for none.
 std::string Counted(int n, const char* what);
 

@@ -11,9 +11,14 @@ bool RemoveEndedRun(RunStore& store, const RunRecord& run, unsigned long long* b
     *err = "run " + run.id + " (" + run.name + ") is running; stop it first (fiber stop " + run.id + ")";
     return false;
   }
+  if (state == RunState::kUnknown) {
+    *err = "run " + run.id + " (" + run.name + ") is kept: cannot tell whether its master still runs in the cluster: " +
+           run.master_unknown;
+    return false;
+  }
   // Its launcher removed them when it recorded the end; a run whose
   // launcher died may have left some.
-  if (state == RunState::kMasterDied) {
+  if (state == RunState::kMasterDied || run.launcher_gone) {
     std::string removed;
     if (!RemoveRunWorkers(run, &removed, err)) {
       *err = "run " + run.id + " is kept: its workers cannot be removed: " + *err;

@@ -18,6 +18,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "run_engine.hpp"
 #include "runs/run_dir.hpp"
 
 namespace fiber::cli {
@@ -49,6 +50,8 @@ bool ReadRecord(const std::string& dir, RunRecord* r) {
     r->supervisor_start = j.value("supervisor_start", 0ULL);
     r->master_pid = j.value("master_pid", 0L);
     r->master_start = j.value("master_start", 0ULL);
+    r->master_job = j.value("master_job", "");
+    r->grace_seconds = j.value("grace_seconds", kDefaultGraceSeconds);
   } catch (const json::exception&) {
     return false;
   }
@@ -58,6 +61,14 @@ bool ReadRecord(const std::string& dir, RunRecord* r) {
     r->exit_status = s["exit_status"].get<int>();
   if (!s.is_discarded() && s.contains("ended") && s["ended"].is_number_integer())
     r->ended = s["ended"].get<long long>();
+  // A master in the cluster outlives its launcher: its engine says whether
+  // it runs, never the missing local process.
+  if (!r->exit_status && MasterInCluster(*r) && !SameProcess(r->supervisor_pid, r->supervisor_start)) {
+    r->launcher_gone = true;
+    if (!ClusterMasterState(*r, &r->master_runs, &r->exit_status, &r->master_unknown) &&
+        r->master_unknown.empty())
+      r->master_unknown = "its engine did not say why";
+  }
   return true;
 }
 
@@ -68,6 +79,7 @@ const char* to_string(RunState state) {
     case RunState::kRunning: return "running";
     case RunState::kExited: return "exited";
     case RunState::kMasterDied: return "master died";
+    case RunState::kUnknown: return "unknown";
   }
   return "unknown";
 }
@@ -84,6 +96,11 @@ unsigned long long ProcessStart(long pid) {
   for (int i = 3; i <= 22 && rest >> field; ++i)
     if (i == 3 && field == "Z") return 0;  // a zombie runs nothing
   return std::strtoull(field.c_str(), nullptr, 10);
+}
+
+bool MasterInCluster(const RunRecord& run) {
+  const auto master = run.settings.find("master");
+  return master != run.settings.end() && master->second == "cluster";
 }
 
 bool SameProcess(long pid, unsigned long long start) {
@@ -121,7 +138,9 @@ bool RunStore::Save(const RunRecord& r, std::string* err) {
                  {"supervisor_pid", r.supervisor_pid},
                  {"supervisor_start", r.supervisor_start},
                  {"master_pid", r.master_pid},
-                 {"master_start", r.master_start}};
+                 {"master_start", r.master_start},
+                 {"grace_seconds", r.grace_seconds}};
+  if (!r.master_job.empty()) record["master_job"] = r.master_job;
   if (r.engine_env) record["engine_env"] = *r.engine_env;
   return WriteJson(runs::RecordPath(r.dir), record, err);
 }
@@ -200,6 +219,8 @@ bool RunStore::Remove(const RunRecord& r, unsigned long long* bytes, std::string
 }
 
 RunState RunStore::StateOf(const RunRecord& r) {
+  if (r.master_runs) return RunState::kRunning;
+  if (!r.master_unknown.empty()) return RunState::kUnknown;
   if (r.exit_status) return RunState::kExited;
   // A live launcher is starting the master, or recording how it ended.
   if (SameProcess(r.master_pid, r.master_start) || SameProcess(r.supervisor_pid, r.supervisor_start))

@@ -1,7 +1,9 @@
 // The launcher's view of runs: each run's record (run.json) and final
 // status (status.json) in its directory (runtime/src/runs/run_dir.hpp),
 // found by id, unique id prefix or name, and judged alive or not from the
-// processes themselves. Not thread-safe.
+// processes themselves, or for a program that runs as its master in the
+// cluster (master: cluster), from the engine's record of it once its
+// launcher is gone. Not thread-safe.
 #pragma once
 
 #include <map>
@@ -10,6 +12,10 @@
 #include <vector>
 
 namespace fiber::cli {
+
+/// How long a stop waits for the program before it kills it, unless fiber
+/// run --grace says.
+inline constexpr double kDefaultGraceSeconds = 10;
 
 /// What fiber run records about a run when it starts it.
 struct RunRecord {
@@ -29,11 +35,26 @@ struct RunRecord {
   unsigned long long supervisor_start = 0;  // the launcher's start time (/proc), against pid reuse
   long master_pid = 0;
   unsigned long long master_start = 0;  // the master's start time (/proc), against pid reuse
+  /// The Slurm job of a master in the cluster (master: cluster), once
+  /// submitted; a master's pod is found by its labels.
+  std::string master_job;
+  double grace_seconds = kDefaultGraceSeconds;  // fiber run --grace
   std::optional<int> exit_status;       // from status.json, once it ended
   long long ended = 0;                  // from status.json: Unix seconds, once it ended
+
+  // Read with the record, never saved: of a master in the cluster whose
+  // launcher is gone without recording the end, what its engine says
+  // (ClusterMasterState), exit_status too when it says how it ended.
+  bool launcher_gone = false;
+  bool master_runs = false;
+  std::string master_unknown;  // why the engine cannot say; "" when it could
 };
 
-enum class RunState { kRunning, kExited, kMasterDied };
+/// Whether the run's program runs as its master in the cluster (master: cluster).
+bool MasterInCluster(const RunRecord& run);
+
+/// kUnknown: a master in the cluster whose engine cannot say whether it runs.
+enum class RunState { kRunning, kExited, kMasterDied, kUnknown };
 const char* to_string(RunState state);
 
 class RunStore {
@@ -57,7 +78,8 @@ class RunStore {
   [[nodiscard]] bool Find(const std::string& key, RunRecord* record, std::string* err) const;
   /// Removes an ended run's directory; *bytes is the space it took.
   [[nodiscard]] bool Remove(const RunRecord& record, unsigned long long* bytes, std::string* err);
-  /// Whether it still runs, judged from its processes and status.
+  /// Whether it still runs, judged from its processes and status, or its
+  /// engine's record of a master in the cluster.
   static RunState StateOf(const RunRecord& record);
 
  private:

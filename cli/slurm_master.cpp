@@ -77,6 +77,7 @@ int SuperviseSlurmMaster(const ClusterMasterOptions& o, std::string* err) {
     return kFiberError;
   }
   say("the master runs as Slurm job " + job);
+  if (o.on_submitted) o.on_submitted(job);
 
   LogFollower output(o.run_dir, [&](const std::string&, const std::string& line) {
     if (!o.detached) Write(1, line + "\n");
@@ -85,11 +86,8 @@ int SuperviseSlurmMaster(const ClusterMasterOptions& o, std::string* err) {
     if (!o.detached) Write(2, backend::HeadedLine(id, line));
   });
   const auto cancel = [&](bool term) {
-    std::vector<std::string> argv = {"scancel"};
-    if (term) argv.insert(argv.end(), {"--signal=TERM", "--full"});
-    argv.push_back(job);
-    std::string unused, cancel_err;
-    if (!backend::RunSlurm(argv, "", &unused, &cancel_err)) say("cannot cancel the master's job: " + cancel_err);
+    std::string cancel_err;
+    if (!backend::CancelJobs({job}, &cancel_err, {}, term)) say("cannot cancel the master's job: " + cancel_err);
   };
   int stops = 0;
   int status = kFiberError;
@@ -144,7 +142,7 @@ int SuperviseSlurmMaster(const ClusterMasterOptions& o, std::string* err) {
       break;
     }
     if (master->ended) {
-      status = master->status >= 0 ? master->status : 128 - master->status;
+      status = backend::ExitStatusOf(*master);
       break;
     }
   }

@@ -1,7 +1,9 @@
 // fiber stop [--force] RUN: stops a run as Ctrl-C would (SIGTERM to its
 // launcher, which forwards it and enforces the grace period), or at once;
 // then removes whatever containers or pods of the run are left (found by
-// label: its launcher and master may have died before they could).
+// label: its launcher and master may have died before they could). A
+// master in the cluster (master: cluster) that outlived its launcher is
+// stopped through its engine, and its end recorded.
 #include <signal.h>
 
 #include <chrono>
@@ -36,14 +38,27 @@ int Stop(const std::string& key, bool force) {
     Error(err);
     return 1;
   }
-  if (RunStore::StateOf(run) != RunState::kRunning) {
+  const RunState state = RunStore::StateOf(run);
+  if (state == RunState::kUnknown) {
+    Error("cannot stop run " + run.id + ": cannot tell whether its master still runs in the cluster: " +
+          run.master_unknown);
+    return 1;
+  }
+  if (state != RunState::kRunning) {
     std::fprintf(stderr, "fiber: run %s has already ended\n", run.id.c_str());
     return RemoveWorkers(run);
   }
   // Only the processes the record names: a pid reused since is another's.
   const bool launcher = SameProcess(run.supervisor_pid, run.supervisor_start);
   const bool master = SameProcess(run.master_pid, run.master_start);
-  if (force) {
+  // A master in the cluster whose launcher is gone: its engine stops it.
+  const bool in_cluster = run.launcher_gone;
+  if (in_cluster) {
+    if (!StopClusterMaster(run, force, &err)) {
+      Error("cannot stop the master of run " + run.id + ": " + err);
+      return 1;
+    }
+  } else if (force) {
     // The master leads its own process group: its workers go with it. A
     // master in a pod (master: cluster) goes with the run's Secret, which
     // is removed below once its launcher is gone.
@@ -56,11 +71,26 @@ int Stop(const std::string& key, bool force) {
   } else if (master) {
     ::kill(static_cast<pid_t>(run.master_pid), SIGTERM);
   }
-  // Its launcher records the end; without one, the master's death is the end.
-  for (int i = 0; i < 1200; ++i) {
+  // Its launcher records the end; without one, the master's death is the
+  // end, which fiber stop records for a master in the cluster. Its engine
+  // is asked gently, and told to kill it once the grace period is over.
+  using Clock = std::chrono::steady_clock;
+  const auto kill_at = Clock::now() + std::chrono::milliseconds(static_cast<long long>(run.grace_seconds * 1000)) +
+                       std::chrono::seconds(5);
+  const auto deadline = (in_cluster ? kill_at : Clock::now()) + std::chrono::seconds(120);
+  while (Clock::now() < deadline) {
     (void)store.Find(run.id, &run, &err);
-    if (RunStore::StateOf(run) != RunState::kRunning) return RemoveWorkers(run);
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const RunState now = RunStore::StateOf(run);
+    if (now == RunState::kExited || now == RunState::kMasterDied) {
+      if (in_cluster && !store.Finish(run, run.exit_status.value_or(128 + (force ? SIGKILL : SIGTERM)), &err))
+        Error(err);
+      return RemoveWorkers(run);
+    }
+    if (in_cluster && !force && Clock::now() > kill_at) {
+      force = true;
+      if (!StopClusterMaster(run, true, &err)) Error("cannot kill the master of run " + run.id + ": " + err);
+    }
+    std::this_thread::sleep_for(in_cluster ? std::chrono::milliseconds(1000) : std::chrono::milliseconds(100));
   }
   Error("run " + run.id + " is still running after 120 s; try fiber stop --force");
   return 1;

@@ -339,3 +339,21 @@ TEST_CASE("master: cluster stopped by fiber stop: the program ends by SIGTERM in
   CHECK_MESSAGE(stopped == 0, stop_err);
   CHECK(fiber.Ps()[0]["exit_status"] == 128 + SIGTERM);
 }
+
+TEST_CASE("master: cluster whose launcher got kill -9: ps says running, prune keeps its pod and record; "
+          "stop ends it and prune then removes everything") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  auto [status, out, err] = fiber.Run(RunArgs({"--detach", "--master", "cluster", built_program("hold_pool"), "1"}));
+  REQUIRE_MESSAGE(status == 0, err);
+  check.run_id = out.substr(0, out.find('\n'));
+  const std::string id = check.run_id;
+  // The master's pod and its worker's.
+  REQUIRE(eventually([&] { return PodsIn(id, "Running") == 2; }, 180));
+  fiber.CheckLauncherGoneKept(id);
+  CHECK(PodsIn(id, "Running") == 2);
+  CHECK(ObjectsOf(fiber::kube::kSecrets, id).size() == 1);
+  fiber.CheckStoppedAndPruned(id);
+  CHECK(eventually([&] { return ObjectsOf(fiber::kube::kPods, id).empty(); }, 60));
+  CHECK(ObjectsOf(fiber::kube::kSecrets, id).empty());
+}

@@ -567,3 +567,19 @@ TEST_CASE("master: cluster's batch script sets an --env value as given and runs 
   CHECK(out == value + "\n");
   CHECK(!std::filesystem::exists(marker));
 }
+
+TEST_CASE("master: cluster whose launcher got kill -9: ps says running, prune keeps its job and record; "
+          "stop ends it and prune then removes everything") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  auto [status, out, err] = fiber.Run(RunArgs({"--detach", "--master", "cluster", built_program("hold_pool"), "1"}));
+  REQUIRE_MESSAGE(status == 0, err);
+  check.run_id = out.substr(0, out.find('\n'));
+  const std::string id = check.run_id;
+  // The master's job and its worker's.
+  REQUIRE(eventually([&] { return JobsIn(id, "RUNNING") == 2; }, 120));
+  fiber.CheckLauncherGoneKept(id);
+  CHECK(JobsIn(id, "RUNNING") == 2);
+  fiber.CheckStoppedAndPruned(id);
+  CHECK(eventually([&] { return LiveJobs(id) == 0; }, 30));
+}

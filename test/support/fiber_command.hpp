@@ -25,6 +25,16 @@
 
 namespace fiber::testing {
 
+// Waits (bounded) until pred holds.
+template <class Pred>
+bool eventually(Pred pred, int seconds = 30) {
+  for (int i = 0; i < seconds * 20; ++i) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
 struct Fiber {
   TempDir state;
   std::map<std::string, std::string> env{{"XDG_STATE_HOME", state.path()}};
@@ -117,6 +127,36 @@ struct Fiber {
     CHECK(PsOf(lost).is_null());
     CHECK(PsOf(other)["state"] == "running");
   }
+  /// Of a master: cluster run whose launcher alone got SIGKILL: ps says it
+  /// runs, its launcher gone, and fiber prune (WithoutEngine) keeps it.
+  void CheckLauncherGoneKept(const std::string& id) {
+    ::kill(static_cast<pid_t>(Record(id)["supervisor_pid"].get<long>()), SIGKILL);
+    // Until ps no longer sees the launcher.
+    REQUIRE(eventually([&] { return PsOf(id)["launcher_gone"] == true || PsOf(id)["state"] != "running"; }));
+    CHECK(PsOf(id)["state"] == "running");
+    CHECK(PsOf(id)["launcher_gone"] == true);
+    auto [listed, table, table_err] = Run({"ps"});
+    CHECK_MESSAGE(table.find("launcher gone: its master still runs in the cluster; fiber stop " + id) !=
+                      std::string::npos,
+                  table);
+    WithoutEngine();
+    auto [pruned, out, err] = Run({"prune"});
+    CHECK_MESSAGE(pruned == 0, err);
+    CHECK_MESSAGE(out.find(id) == std::string::npos, out);
+    CHECK(PsOf(id)["state"] == "running");
+  }
+  /// fiber stop ends run id, which then reads as exited, and fiber prune
+  /// (WithoutEngine) removes its record.
+  void CheckStoppedAndPruned(const std::string& id) {
+    auto [stopped, stop_out, stop_err] = Run({"stop", id});
+    CHECK_MESSAGE(stopped == 0, stop_err);
+    CHECK(PsOf(id)["state"] == "exited");
+    WithoutEngine();
+    auto [pruned, out, err] = Run({"prune"});
+    CHECK_MESSAGE(pruned == 0, err);
+    CHECK_MESSAGE(out.find(id) != std::string::npos, out);
+    CHECK(PsOf(id).is_null());
+  }
   /// The record of run id, as fiber run wrote it.
   nlohmann::json Record(const std::string& id) {
     std::ifstream in(state.path() + "/fiber/runs/" + id + "/run.json");
@@ -139,16 +179,6 @@ inline std::string SlowSquaresOutput(long m) {
   long sum = 0;
   for (long x = 0; x < m; ++x) sum += x * x;
   return "sum " + std::to_string(sum) + "\n";
-}
-
-// Waits (bounded) until pred holds.
-template <class Pred>
-bool eventually(Pred pred, int seconds = 30) {
-  for (int i = 0; i < seconds * 20; ++i) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
 }
 
 }  // namespace fiber::testing

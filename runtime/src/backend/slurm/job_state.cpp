@@ -80,6 +80,8 @@ std::string MasterJobComment(const std::string& run_id) {
   return std::string(kRunWord) + run_id + " " + kRoleWord + kMasterRole;
 }
 
+int ExitStatusOf(const JobState& job) { return job.status >= 0 ? job.status : 128 - job.status; }
+
 std::vector<JobState> ParseSqueue(const std::string& text) {
   std::vector<JobState> jobs;
   std::istringstream lines(text);

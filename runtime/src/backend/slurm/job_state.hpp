@@ -48,6 +48,10 @@ struct JobState {
   bool ended_by_slurm = false;
 };
 
+/// An ended job's status as a process's: its program's exit status, or
+/// 128+N when killed by signal N.
+int ExitStatusOf(const JobState& job);
+
 /// The jobs of squeue --noheader --array --Format=kSqueueFields output;
 /// lines that do not have the fields are skipped.
 std::vector<JobState> ParseSqueue(const std::string& text);

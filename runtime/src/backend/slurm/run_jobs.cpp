@@ -165,9 +165,11 @@ bool ListRunsJobs(const std::vector<std::string>& run_ids, std::map<std::string,
   return true;
 }
 
-bool CancelJobs(const std::vector<std::string>& jobs, std::string* err, const std::vector<std::string>& env) {
+bool CancelJobs(const std::vector<std::string>& jobs, std::string* err, const std::vector<std::string>& env,
+                bool term) {
   if (jobs.empty()) return true;
   std::vector<std::string> argv = {"scancel"};
+  if (term) argv.insert(argv.end(), {"--signal=TERM", "--full"});
   argv.insert(argv.end(), jobs.begin(), jobs.end());
   std::string out;
   return RunSlurm(argv, "", &out, err, env);

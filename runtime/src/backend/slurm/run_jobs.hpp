@@ -76,9 +76,10 @@ std::string ArrayIndexes(const std::vector<long>& indexes);
                                 std::map<std::string, std::vector<JobState>>* out, std::string* err,
                                 const std::vector<std::string>& env = {});
 
-/// scancel of these jobs ("12", "12_3").
+/// scancel of these jobs ("12", "12_3"); with term, SIGTERM to their
+/// programs instead (scancel --signal=TERM --full).
 [[nodiscard]] bool CancelJobs(const std::vector<std::string>& jobs, std::string* err,
-                              const std::vector<std::string>& env = {});
+                              const std::vector<std::string>& env = {}, bool term = false);
 
 /// The keys in key_dir that no worker read (none when empty): a master
 /// that died leaves them.
