@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <type_traits>
@@ -105,13 +106,31 @@ struct Exchange {
   bool stopped = false;
   std::size_t header_bytes = 0;
   bool too_large = false;  // passed kMaxAnswerBytes
+  // What a callback of the caller threw: held while curl unwinds its own
+  // frames (an exception must not cross them), then thrown on in Perform.
+  std::exception_ptr thrown;
 };
+
+// Calls f, a caller's callback, from inside curl; false once it threw.
+template <class F>
+bool Guarded(Exchange* ex, F&& f) {
+  try {
+    f();
+    return true;
+  } catch (...) {
+    ex->thrown = std::current_exception();
+    ex->stopped = true;
+    return false;
+  }
+}
 
 size_t OnBody(char* data, size_t size, size_t count, void* user) {
   auto* ex = static_cast<Exchange*>(user);
   const size_t n = size * count;
   if (ex->request->on_body) {
-    if (!ex->request->on_body(std::string_view(data, n))) {
+    bool more = false;
+    if (!Guarded(ex, [&] { more = ex->request->on_body(std::string_view(data, n)); })) return 0;
+    if (!more) {
       ex->stopped = true;
       return 0;  // makes curl end the exchange
     }
@@ -139,7 +158,9 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
     if (auto space = line.find(' '); space != std::string_view::npos)
       ex->response->status = std::strtol(std::string(line.substr(space + 1, 3)).c_str(), nullptr, 10);
   } else if ((line == "\r\n" || line == "\n") && ex->response->status >= 200) {
-    if (ex->request->on_headers) ex->request->on_headers(*ex->response);
+    if (ex->request->on_headers &&
+        !Guarded(ex, [&] { ex->request->on_headers(*ex->response); }))
+      return 0;
   } else if (auto colon = line.find(':'); colon != std::string_view::npos) {
     ex->response->headers[Lower(Trim(line.substr(0, colon)))] =
         std::string(Trim(line.substr(colon + 1)));
@@ -181,7 +202,7 @@ bool Perform(const Request& request, Response* response, std::string* err) {
   }
   CURL* c = handle.get();
   *response = Response{};
-  Exchange ex{&request, response};
+  Exchange ex{&request, response, false, 0, false, nullptr};
   char reason[CURL_ERROR_SIZE] = {0};
 
   cu->easy_setopt(c, CURLOPT_URL, request.url.c_str());
@@ -252,6 +273,7 @@ bool Perform(const Request& request, Response* response, std::string* err) {
     cu->easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
   }
   const CURLcode rc = cu->easy_perform(c);
+  if (ex.thrown) std::rethrow_exception(ex.thrown);
   cu->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response->status);
   if (rc == CURLE_OK || ((rc == CURLE_WRITE_ERROR || rc == CURLE_ABORTED_BY_CALLBACK) && ex.stopped))
     return true;
