@@ -73,24 +73,48 @@ struct Pushing {
   }
 };
 
+// token_registry.py (with MODE if given), ended however the test case ends.
+struct TokenRegistry {
+  Child child;
+  std::string port;       // the registry's
+  std::string elsewhere;  // the other host's URL, with a MODE
+  explicit TokenRegistry(const std::string& mode = "") {
+    std::vector<std::string> argv = {TOKEN_REGISTRY, "fiber", "tok-pass"};
+    if (!mode.empty()) argv.push_back(mode);
+    child = spawn(argv, {});
+    const std::string line = read_line(child.stdout_fd, 30);  // "ready PORT [ELSEWHERE]"
+    REQUIRE(line.rfind("ready ", 0) == 0);
+    const auto space = line.find(' ', 6);
+    port = line.substr(6, space - 6);
+    if (space != std::string::npos) elsewhere = line.substr(space + 1);
+  }
+  ~TokenRegistry() { Stop(); }
+  TokenRegistry(const TokenRegistry&) = delete;
+  TokenRegistry& operator=(const TokenRegistry&) = delete;
+  /// Ends it; what it printed after its first line.
+  std::string Stop() {
+    if (child.pid <= 0) return "";
+    ::kill(child.pid, SIGKILL);
+    std::string printed = read_all(child.stdout_fd, 30);
+    wait_exit(child, 10);
+    child.pid = -1;
+    return printed;
+  }
+};
+
 // What the other host of token_registry.py MODE was sent: one
 // Authorization header ("-": none) a request. token_service: what the
 // user named as registry_token_service, "ELSEWHERE" for that other host.
 std::vector<std::string> PushedWithElsewhere(const std::string& mode, bool* pushed, std::string* err,
                                              std::string token_service = "") {
-  Child server = spawn({TOKEN_REGISTRY, "fiber", "tok-pass", mode}, {});
-  const std::string line = read_line(server.stdout_fd, 30);  // "ready PORT ELSEWHERE"
-  REQUIRE(line.rfind("ready ", 0) == 0);
-  const std::string port = line.substr(6, line.find(' ', 6) - 6);
-  if (token_service == "ELSEWHERE") token_service = line.substr(line.find(' ', 6) + 1);
+  TokenRegistry server(mode);
+  if (token_service == "ELSEWHERE") token_service = server.elsewhere;
   ProbeProject project;
   image::PushReport report;
   image::Credentials credentials{"fiber", "tok-pass", "test", token_service};
-  *pushed = image::Push(Packaged(project), At("127.0.0.1:" + port + "/probe:v1"), credentials,
+  *pushed = image::Push(Packaged(project), At("127.0.0.1:" + server.port + "/probe:v1"), credentials,
                         &report, err);
-  ::kill(server.pid, SIGKILL);
-  const std::string printed = read_all(server.stdout_fd, 30);
-  wait_exit(server, 10);
+  const std::string printed = server.Stop();
   std::vector<std::string> sent;
   for (std::size_t at = 0, end; (end = printed.find('\n', at)) != std::string::npos; at = end + 1)
     if (printed.compare(at, 10, "elsewhere ") == 0) sent.push_back(printed.substr(at + 10, end - at - 10));
@@ -162,18 +186,14 @@ TEST_CASE("a registry asking for Basic credentials gets them from Docker's confi
 }
 
 TEST_CASE("a registry asking for a Bearer token gets one from its realm with the credentials") {
-  Child server = spawn({TOKEN_REGISTRY, "fiber", "tok-pass"}, {});
-  const std::string line = read_line(server.stdout_fd, 30);
-  REQUIRE(line.rfind("ready ", 0) == 0);
-  const std::string address = "127.0.0.1:" + line.substr(6);
+  TokenRegistry server;
+  const std::string address = "127.0.0.1:" + server.port;
   ProbeProject project;
   const image::Image img = Packaged(project);
   image::PushReport report;
   std::string err;
   const bool pushed = image::Push(img, At(address + "/probe:v1"), {"fiber", "tok-pass", "test", ""}, &report, &err);
   const bool refused = image::Push(img, At(address + "/probe:v1"), {"fiber", "bad-pass", "test", ""}, &report, &err);
-  ::kill(server.pid, SIGKILL);
-  wait_exit(server, 10);
   CHECK_MESSAGE(pushed, err);
   CHECK_FALSE(refused);
   CHECK(err == address + " refused the credentials of fiber (from test)");
