@@ -108,7 +108,7 @@ struct Exchange {
   bool too_large = false;  // passed kMaxAnswerBytes
   // What a callback of the caller threw: held while curl unwinds its own
   // frames (an exception must not cross them), then thrown on in Perform.
-  std::exception_ptr thrown;
+  std::exception_ptr thrown{};
 };
 
 // Calls f, a caller's callback, from inside curl; false once it threw.
@@ -202,7 +202,7 @@ bool Perform(const Request& request, Response* response, std::string* err) {
   }
   CURL* c = handle.get();
   *response = Response{};
-  Exchange ex{&request, response, false, 0, false, nullptr};
+  Exchange ex{.request = &request, .response = response};
   char reason[CURL_ERROR_SIZE] = {0};
 
   cu->easy_setopt(c, CURLOPT_URL, request.url.c_str());
