@@ -19,6 +19,7 @@
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/labels.hpp"
 #include "background_thread.hpp"
+#include "exit_status.hpp"
 #include "commands.hpp"
 #include "config/setting_table.hpp"
 #include "runs/run_dir.hpp"
@@ -77,7 +78,7 @@ class PodWatch {
       std::lock_guard<std::mutex> lock(mu_);
       const backend::PodState state = backend::ReadPodState(event.object);
       // A deleted pod keeps the last state it was seen in with an exit code.
-      if (!(event.type == "DELETED" && seen_.state.exit_code >= 0 && state.exit_code < 0)) seen_.state = state;
+      if (!(event.type == "DELETED" && seen_.state.exit && !state.exit)) seen_.state = state;
       seen_.seen = true;
       seen_.deleted = seen_.deleted || event.type == "DELETED";
       seen_.error.clear();
@@ -259,16 +260,16 @@ int SuperviseClusterMaster(const ClusterMasterOptions& o, std::string* err) {
     const backend::PodState& state = seen.state;
     if (!state.waiting.empty() && state.waiting != waiting) say("the master's pod " + pod + " waits: " + state.waiting);
     waiting = state.waiting;
-    const bool started = state.phase == "Running" || state.exit_code >= 0;
+    const bool started = state.phase == "Running" || state.exit;
     if (started && !output) output.emplace(*api, pod, master_log, !o.detached);
     if (state.ended || seen.deleted) {
       // Its output to the end: the log's stream ends with the container.
       for (int i = 0; output && !output->done() && i < 50; ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      if (state.exit_code >= 0) {
-        status = static_cast<int>(state.exit_code);
+      if (state.exit) {
+        status = state.exit->code();
       } else if (stops > 0) {
-        status = 128 + SIGTERM;  // deleted as asked before it could say how it ended
+        status = ExitStatus::Killed(SIGTERM).code();  // deleted as asked before it could say how it ended
       } else {
         *err = "the master's pod " + pod + " " +
                (state.ended ? "ended: " + state.how : std::string("was deleted before its program ended"));

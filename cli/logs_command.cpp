@@ -2,20 +2,18 @@
 // worker's, or all of them prefixed; -f follows until the run ends. A worker
 // whose container or pod is still there is read from the engine or the
 // API server; one whose container or pod was removed, from the copy its
-// removal left in the run's directory (backend/container/run_containers.hpp,
-// backend/kubernetes/run_pods.hpp). A Slurm worker's log is its job's
-// output file, to which the run's directory links (backend/slurm/).
+// removal left in the run's directory (backend::RunRecords). A Slurm
+// worker's log is its job's output file, to which the run's directory
+// links (backend/slurm/).
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <thread>
 
-#include "backend/kubernetes/run_pods.hpp"
-#include "backend/labels.hpp"
+#include "backend/engine_adapter.hpp"
 #include "commands.hpp"
 #include "log_follower.hpp"
-#include "run_engine.hpp"
 #include "run_store.hpp"
 #include "runs/run_dir.hpp"
 
@@ -35,41 +33,18 @@ bool ShowChunk(std::string_view chunk) {
   return true;
 }
 
-// The worker's log from its container, when it has one: true once shown
-// (or on an error, said); false when there is no such container.
-bool FromContainer(const RunRecord& run, const LogsOptions& o, int* status) {
-  engine::Client engine;
+// The worker's log as its engine keeps it (its container's or pod's), when
+// it has one: true once shown (or on an error, said); false when the
+// engine has no such worker.
+bool FromEngine(const RunRecord& run, const LogsOptions& o, int* status) {
+  const backend::RunPlace place = PlaceOf(run);
+  const backend::RunRecords* records = backend::RecordsOf(place);
+  bool found = false;
   std::string err;
-  std::vector<nlohmann::json> found;
-  if (!RunsInContainers(run) || !ConnectRunEngine(run, &engine, &err) ||
-      !engine.List({backend::LabelIs(backend::kRunLabel, run.id),
-                    backend::LabelIs(backend::kWorkerLabel, o.worker)},
-                   &found, &err) ||
-      found.empty())
-    return false;
-  const std::string id = found.front().value("Id", "");
-  const bool ok = o.follow ? engine.FollowLogs(id, ShowChunk, &err)
-                           : engine.Logs(id, 0, [](std::string_view chunk) { ShowChunk(chunk); }, &err);
-  if (!ok) Error("cannot read worker " + o.worker + "'s log from its container: " + err);
-  *status = ok ? 0 : 1;
-  return true;
-}
-
-// The same from the worker's pod, through the API's pod log endpoint.
-bool FromPod(const RunRecord& run, const LogsOptions& o, int* status) {
-  std::optional<kube::ApiClient> api;
-  std::string err;
-  std::vector<backend::RunPod> pods;
-  if (!RunsOnKubernetes(run) || !ConnectRunCluster(run, &api, &err) ||
-      !backend::ListRunPods(*api, run.id, &pods, &err))
-    return false;
-  const auto pod = std::find_if(pods.begin(), pods.end(),
-                                [&](const backend::RunPod& p) { return p.state.worker_id == o.worker && !p.deleting; });
-  if (pod == pods.end()) return false;
-  kube::ApiError e;
-  const bool ok = o.follow ? api->FollowPodLog(pod->name, backend::kWorkerRole, ShowChunk, nullptr, &e)
-                           : api->PodLog(pod->name, backend::kWorkerRole, ShowChunk, &e);
-  if (!ok) Error("cannot read worker " + o.worker + "'s log from its pod: " + e.message);
+  if (!records) return false;
+  const bool ok = records->ReadLog(place, o.worker, o.follow, ShowChunk, &found, &err);
+  if (!found) return false;
+  if (!ok) Error("cannot read worker " + o.worker + "'s log from its " + records->words().thing + ": " + err);
   *status = ok ? 0 : 1;
   return true;
 }
@@ -97,7 +72,7 @@ int Logs(const LogsOptions& o) {
     }
   }, o.all ? "" : o.worker);
   int status = 0;
-  if (!master && !o.all && (FromContainer(run, o, &status) || FromPod(run, o, &status))) return status;
+  if (!master && !o.all && FromEngine(run, o, &status)) return status;
   if (!master && !o.all && ::access(runs::WorkerLogPath(run.dir, o.worker).c_str(), R_OK) != 0) {
     Error("run " + run.id + " has no worker '" + o.worker + "'");
     return 1;

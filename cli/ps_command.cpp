@@ -15,14 +15,10 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
-#include "backend/container/run_containers.hpp"
-#include "backend/kubernetes/run_pods.hpp"
+#include "backend/engine_adapter.hpp"
 #include "backend/labels.hpp"
-#include "backend/slurm/run_jobs.hpp"
-#include "runs/run_dir.hpp"
 #include "commands.hpp"
 #include "control_client.hpp"
-#include "run_engine.hpp"
 #include "run_store.hpp"
 #include "runs/run_dir.hpp"
 
@@ -50,21 +46,22 @@ std::string Age(long long created) {
   return std::to_string(s / 86400) + "d";
 }
 
-using SlurmJobs = std::map<std::string, std::vector<backend::JobState>>;
-
-// The jobs of the Slurm runs among runs, by run id, from one squeue per
-// Slurm cluster they used; nullopt with *err when squeue cannot say.
-std::optional<SlurmJobs> ListSlurmJobs(const std::vector<RunRecord>& runs, std::string* err) {
-  std::map<std::vector<std::string>, std::vector<std::string>> ids;  // by SlurmEnvOf
-  for (const RunRecord& r : runs)
-    if (RunsOnSlurm(r)) ids[SlurmEnvOf(r)].push_back(r.id);
-  SlurmJobs jobs;
-  for (const auto& [env, of_cluster] : ids) {
-    SlurmJobs found;
-    if (!backend::ListRunsJobs(of_cluster, &found, err, env)) return std::nullopt;
-    jobs.merge(found);
+// Every run's workers as its engine records them, asking each engine once
+// for all its runs (one squeue per Slurm cluster however many runs).
+backend::RunsWorkers ListWorkers(const std::vector<RunRecord>& runs) {
+  std::map<const backend::RunRecords*, std::vector<backend::RunPlace>> by_engine;
+  for (const RunRecord& r : runs) {
+    backend::RunPlace place = PlaceOf(r);
+    if (const backend::RunRecords* records = backend::RecordsOf(place))
+      by_engine[records].push_back(std::move(place));
   }
-  return jobs;
+  backend::RunsWorkers all;
+  for (const auto& [records, places] : by_engine) {
+    backend::RunsWorkers found = records->List(places);
+    all.workers.merge(found.workers);
+    all.errors.merge(found.errors);
+  }
+  return all;
 }
 
 // The master's answer to request ("status" or "detail") while the run
@@ -85,11 +82,9 @@ bool MasterNumbers(ControlClient& control, const RunRecord& r, RunState state,
   return false;
 }
 
-// slurm_jobs: every Slurm run's jobs, or nullopt when squeue could not say
-// (slurm_err says why); request: what to ask a running master ("detail"
-// adds its workers).
-nlohmann::json Describe(ControlClient& control, const RunRecord& r,
-                        const std::optional<SlurmJobs>& slurm_jobs, const std::string& slurm_err,
+// placed: the runs' workers as their engines record them (ListWorkers);
+// request: what to ask a running master ("detail" adds its workers).
+nlohmann::json Describe(ControlClient& control, const RunRecord& r, const backend::RunsWorkers& placed,
                         const std::string& request) {
   const RunState state = RunStore::StateOf(r);
   nlohmann::json j = {{"id", r.id},       {"name", r.name},   {"backend", r.backend},
@@ -111,68 +106,32 @@ nlohmann::json Describe(ControlClient& control, const RunRecord& r,
   const auto leave = [&](const std::string& what) {
     if (!what.empty()) left.push_back(what);
   };
-  if (RunsInContainers(r)) {
-    // [{"worker": "w1", "state": "running", "id": ...}], or null when the
-    // engine cannot say.
-    j["containers"] = nullptr;
-    engine::Client engine;
-    std::vector<backend::RunContainer> found;
-    if (ConnectRunEngine(r, &engine, &err) && backend::ListRunContainers(engine, r.id, &found, &err)) {
-      j["containers"] = nlohmann::json::array();
-      for (const auto& c : found)
-        j["containers"].push_back({{"worker", c.worker_id}, {"state", c.state}, {"id", c.id.substr(0, 12)}});
-      // Created and never started, one still holds the key file.
-      leave(Counted(static_cast<int>(found.size()), "container"));
+  // Its containers, pods or Slurm jobs as the engine lists them, under
+  // the engine's own words: [{"worker": "w1", "state": "running", "id":
+  // ...}], [{"worker": "w1", "pod": ..., "phase": "Pending", "waiting":
+  // "not scheduled: ..."}], [{"worker": "w1", "job": "12_1", "state":
+  // "PENDING", "waiting": "Resources (...)"}]; null when the engine cannot
+  // say. A master in the cluster is worker "master".
+  const backend::RunPlace place = PlaceOf(r);
+  if (const backend::RunRecords* records = backend::RecordsOf(place)) {
+    const backend::RecordWords& words = records->words();
+    j[words.list] = nullptr;
+    if (const auto why = placed.errors.find(r.id); why != placed.errors.end()) {
+      unknown = why->second;
     } else {
-      unknown = err;
-    }
-  }
-  if (RunsOnKubernetes(r)) {
-    // [{"worker": "w1", "pod": ..., "phase": "Pending", "waiting": "not
-    // scheduled: ..."}], or null when the cluster cannot say; the master's
-    // pod (master: cluster) as worker "master".
-    j["pods"] = nullptr;
-    std::optional<kube::ApiClient> api;
-    std::vector<backend::RunPod> pods;
-    if (ConnectRunCluster(r, &api, &err) && backend::ListRunPods(*api, r.id, &pods, &err)) {
-      j["pods"] = nlohmann::json::array();
-      for (const auto& p : pods)
-        j["pods"].push_back({{"worker", p.state.worker_id.empty() ? backend::kMasterRole : p.state.worker_id},
-                             {"pod", p.name},
-                             {"phase", p.state.phase},
-                             {"waiting", p.state.waiting}});
-      leave(Counted(static_cast<int>(pods.size()), "pod"));
-      // The Secret holding the workers' key outlives pods that ended or
-      // were never made.
-      bool secret = false;
-      if (state != RunState::kRunning && state != RunState::kUnknown && !backend::RunSecretExists(*api, r.id, &secret, &err))
+      nlohmann::json& list = j[words.list] = nlohmann::json::array();
+      if (const auto found = placed.workers.find(r.id); found != placed.workers.end())
+        for (const backend::WorkerRecord& w : found->second) {
+          nlohmann::json item = {{"worker", w.worker_id}, {words.where, w.where}, {words.state, w.engine_state}};
+          if (words.waiting) item["waiting"] = w.waiting;
+          list.push_back(std::move(item));
+        }
+      leave(backend::Counted(static_cast<int>(list.size()), words.thing));
+      std::vector<std::string> more;
+      if (state != RunState::kRunning && state != RunState::kUnknown && !records->Leftovers(place, &more, &err))
         unknown = err;
-      if (secret) leave("its Secret holding the key");
-    } else {
-      unknown = err;
+      for (const std::string& what : more) leave(what);
     }
-  }
-  if (RunsOnSlurm(r)) {
-    // [{"worker": "w1", "job": "12_1", "state": "PENDING", "waiting":
-    // "Resources (...)"}], or null when squeue cannot say; the master's job
-    // (master: cluster) as worker "master".
-    j["jobs"] = nullptr;
-    if (slurm_jobs) {
-      j["jobs"] = nlohmann::json::array();
-      const auto found = slurm_jobs->find(r.id);
-      if (found != slurm_jobs->end())
-        for (const auto& job : found->second)
-          if (!job.ended || job.hopeless)
-            j["jobs"].push_back({{"worker", job.master ? backend::kMasterRole : job.worker_id},
-                                 {"job", job.job},
-                                 {"state", job.state},
-                                 {"waiting", job.waiting}});
-      leave(Counted(static_cast<int>(j["jobs"].size()), "Slurm job"));
-    } else {
-      unknown = SlurmClusterOf(r) + ": " + slurm_err;
-    }
-    // Keys waiting for workers whose jobs never started, on the shared disk.
-    leave(Counted(static_cast<int>(backend::UnreadKeyFiles(runs::SlurmDir(r.dir)).size()), "key file"));
   }
   if (state != RunState::kRunning && state != RunState::kUnknown) {
     j["leftovers"] = unknown.empty() ? nlohmann::json(left) : nlohmann::json();
@@ -271,10 +230,9 @@ int Ps(bool all, bool json) {
   ControlClient control;
   nlohmann::json rows = nlohmann::json::array();
   const std::vector<RunRecord> runs = store.List();
-  std::string slurm_err;
-  const std::optional<SlurmJobs> slurm_jobs = ListSlurmJobs(runs, &slurm_err);
+  const backend::RunsWorkers placed = ListWorkers(runs);
   for (const RunRecord& r : runs) {
-    nlohmann::json row = Describe(control, r, slurm_jobs, slurm_err, "status");
+    nlohmann::json row = Describe(control, r, placed, "status");
     // A run that left something shows until it is removed, or while its
     // engine cannot say what it left.
     if (all || row["state"] == "running" || row["state"] == "unknown" || Left(row)) rows.push_back(std::move(row));
@@ -326,9 +284,7 @@ int PsOne(const std::string& key, bool json) {
     return 1;
   }
   ControlClient control;
-  std::string slurm_err;
-  const std::optional<SlurmJobs> slurm_jobs = ListSlurmJobs({r}, &slurm_err);
-  nlohmann::json row = Describe(control, r, slurm_jobs, slurm_err, "detail");
+  nlohmann::json row = Describe(control, r, ListWorkers({r}), "detail");
   // Until it ended; of a run whose launcher was killed, the end is unknown.
   row["elapsed"] = nullptr;
   if (r.ended || row["state"] == "running")

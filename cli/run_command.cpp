@@ -17,7 +17,7 @@
 #include "engine/engine_socket.hpp"
 #include "image_build.hpp"
 #include "kube_dry_run.hpp"
-#include "run_engine.hpp"
+#include "run_removal.hpp"
 #include "run_store.hpp"
 #include "runs/run_dir.hpp"
 #include "slurm_master.hpp"
@@ -246,7 +246,7 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
   run.grace_seconds = o.grace_seconds;
   for (const config::Setting& setting : config::Table())
     run.settings[setting.key] = setting.kind.show(resolved.settings);
-  run.engine_env = EngineEnvironment([](const char* name) -> const char* { return std::getenv(name); });
+  run.engine_env = backend::EngineEnvironment([](const char* name) -> const char* { return std::getenv(name); });
   run.supervisor_pid = ::getpid();
   run.supervisor_start = ProcessStart(run.supervisor_pid);
   if (!o.name.empty()) {

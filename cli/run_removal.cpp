@@ -1,8 +1,19 @@
 #include "run_removal.hpp"
 
-#include "run_engine.hpp"
+#include "backend/engine_adapter.hpp"
 
 namespace fiber::cli {
+
+bool RemoveRunWorkers(const RunRecord& run, std::string* removed, std::string* err) {
+  removed->clear();
+  const backend::RunPlace place = PlaceOf(run);
+  const backend::RunRecords* records = backend::RecordsOf(place);
+  if (!records) return true;
+  int n = 0;
+  const bool ok = records->Remove(place, &n, err);
+  *removed = backend::Counted(n, records->words().thing);
+  return ok;
+}
 
 bool RemoveEndedRun(RunStore& store, const RunRecord& run, unsigned long long* bytes, std::string* err) {
   *bytes = 0;

@@ -18,7 +18,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "run_engine.hpp"
+#include "backend/engine_adapter.hpp"
 #include "runs/run_dir.hpp"
 
 namespace fiber::cli {
@@ -65,9 +65,16 @@ bool ReadRecord(const std::string& dir, RunRecord* r) {
   // it runs, never the missing local process.
   if (!r->exit_status && MasterInCluster(*r) && !SameProcess(r->supervisor_pid, r->supervisor_start)) {
     r->launcher_gone = true;
-    if (!ClusterMasterState(*r, &r->master_runs, &r->exit_status, &r->master_unknown) &&
-        r->master_unknown.empty())
-      r->master_unknown = "its engine did not say why";
+    const backend::RunPlace place = PlaceOf(*r);
+    const backend::MasterPlacement* placement = backend::PlacementOf(place);
+    std::optional<ExitStatus> exit;
+    if (!placement) {
+      r->master_unknown = "run " + r->id + " has no master in a cluster (" + r->backend + " backend)";
+    } else if (!placement->State(place, &r->master_runs, &exit, &r->master_unknown)) {
+      if (r->master_unknown.empty()) r->master_unknown = "its engine did not say why";
+    } else if (exit) {
+      r->exit_status = exit->code();
+    }
   }
   return true;
 }
@@ -96,6 +103,10 @@ unsigned long long ProcessStart(long pid) {
   for (int i = 3; i <= 22 && rest >> field; ++i)
     if (i == 3 && field == "Z") return 0;  // a zombie runs nothing
   return std::strtoull(field.c_str(), nullptr, 10);
+}
+
+backend::RunPlace PlaceOf(const RunRecord& run) {
+  return {run.id, run.dir, run.backend, run.settings, run.engine_env, run.master_job, run.grace_seconds};
 }
 
 bool MasterInCluster(const RunRecord& run) {

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "backend/run_records.hpp"
+
 namespace fiber::cli {
 
 /// How long a stop waits for the program before it kills it, unless fiber
@@ -26,7 +28,7 @@ struct RunRecord {
   std::vector<std::string> args;
   std::string backend;
   std::map<std::string, std::string> settings;  // resolved, by key, as files write them
-  /// Where its engine or cluster was found (run_engine.hpp): the variables
+  /// Where its engine or cluster was found (backend::EngineEnvironment): the variables
   /// set then; none recorded by a fiber older than this field.
   std::optional<std::map<std::string, std::string>> engine_env;
   long long created = 0;  // Unix seconds
@@ -44,7 +46,7 @@ struct RunRecord {
 
   // Read with the record, never saved: of a master in the cluster whose
   // launcher is gone without recording the end, what its engine says
-  // (ClusterMasterState), exit_status too when it says how it ended.
+  // (backend::MasterPlacement::State), exit_status too when it says how it ended.
   bool launcher_gone = false;
   bool master_runs = false;
   std::string master_unknown;  // why the engine cannot say; "" when it could
@@ -52,6 +54,10 @@ struct RunRecord {
 
 /// Whether the run's program runs as its master in the cluster (master: cluster).
 bool MasterInCluster(const RunRecord& run);
+
+/// What the run's engine adapter needs of its record
+/// (backend/engine_adapter.hpp).
+backend::RunPlace PlaceOf(const RunRecord& run);
 
 /// kUnknown: a master in the cluster whose engine cannot say whether it runs.
 enum class RunState { kRunning, kExited, kMasterDied, kUnknown };

@@ -142,7 +142,7 @@ int SuperviseSlurmMaster(const ClusterMasterOptions& o, std::string* err) {
       break;
     }
     if (master->ended) {
-      status = backend::ExitStatusOf(*master);
+      status = master->status.code();
       break;
     }
   }

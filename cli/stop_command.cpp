@@ -10,8 +10,10 @@
 #include <cstdio>
 #include <thread>
 
+#include "backend/engine_adapter.hpp"
 #include "commands.hpp"
-#include "run_engine.hpp"
+#include "exit_status.hpp"
+#include "run_removal.hpp"
 #include "run_store.hpp"
 
 namespace fiber::cli {
@@ -28,6 +30,18 @@ int RemoveWorkers(const RunRecord& run) {
   }
   if (!removed.empty()) std::fprintf(stderr, "fiber: removed %s of run %s\n", removed.c_str(), run.id.c_str());
   return 0;
+}
+
+// Has the engine stop a master in the cluster as its launcher would have
+// (backend::MasterPlacement::Stop).
+bool StopClusterMaster(const RunRecord& run, bool force, std::string* err) {
+  const backend::RunPlace place = PlaceOf(run);
+  const backend::MasterPlacement* placement = backend::PlacementOf(place);
+  if (!placement) {
+    *err = "run " + run.id + " has no master in a cluster to stop";
+    return false;
+  }
+  return placement->Stop(place, force, err);
 }
 
 int Stop(const std::string& key, bool force) {
@@ -82,7 +96,7 @@ int Stop(const std::string& key, bool force) {
     (void)store.Find(run.id, &run, &err);
     const RunState now = RunStore::StateOf(run);
     if (now == RunState::kExited || now == RunState::kMasterDied) {
-      if (in_cluster && !store.Finish(run, run.exit_status.value_or(128 + (force ? SIGKILL : SIGTERM)), &err))
+      if (in_cluster && !store.Finish(run, run.exit_status.value_or(ExitStatus::Killed(force ? SIGKILL : SIGTERM).code()), &err))
         Error(err);
       return RemoveWorkers(run);
     }

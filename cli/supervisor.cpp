@@ -16,6 +16,7 @@
 
 #include "backend/worker_output.hpp"
 #include "control_client.hpp"
+#include "exit_status.hpp"
 #include "log_follower.hpp"
 #include "runs/run_dir.hpp"
 #include "signal_name.hpp"
@@ -61,8 +62,7 @@ void KeepNumbersAtStop(const std::string& run_dir, nlohmann::json numbers) {
 }
 
 int StatusOf(int wait_status) {
-  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
-  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+  if (WIFEXITED(wait_status) || WIFSIGNALED(wait_status)) return ExitStatus::FromWait(wait_status).code();
   return kFiberError;
 }
 

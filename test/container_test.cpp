@@ -243,7 +243,7 @@ TEST_CASE("a library missing from its image is named by the worker's last output
   REQUIRE_MESSAGE(backend.Start(TestLaunch(run_id), &err), err);
   const auto exit = FirstExit(backend);
   CHECK(exit.worker_id == "w1");
-  CHECK(exit.status == 127);
+  CHECK(exit.status == fiber::ExitStatus::Exited(127));
   CHECK_MESSAGE(exit.how.find("exit status 127") != std::string::npos, exit.how);
   CHECK_MESSAGE(exit.how.find("libzmq.so.5") != std::string::npos, exit.how);
 }
@@ -259,7 +259,7 @@ TEST_CASE("a worker container that exits at once shows its last output, which it
   std::string err;
   REQUIRE_MESSAGE(backend.Start(launch, &err), err);
   const auto exit = FirstExit(backend);
-  CHECK(exit.status == 2);
+  CHECK(exit.status == fiber::ExitStatus::Exited(2));
   CHECK_MESSAGE(exit.how.find("exit status 2") != std::string::npos, exit.how);
   const std::string said = "FIBER_CLIENT_KEY_FILE names a file without a 40-character Z85 CURVE key";
   CHECK_MESSAGE(exit.how.find(said) != std::string::npos, exit.how);
@@ -277,7 +277,7 @@ TEST_CASE("a worker container whose master never answers ends, and is removed") 
   std::string err;
   REQUIRE_MESSAGE(backend.Start(TestLaunch(run_id), &err), err);
   const auto exit = FirstExit(backend);
-  CHECK(exit.status == 1);
+  CHECK(exit.status == fiber::ExitStatus::Exited(1));
   CHECK_MESSAGE(exit.how.find("exit status 1") != std::string::npos, exit.how);
   CHECK(eventually([&] { return ContainersOf(run_id).empty(); }));
 }

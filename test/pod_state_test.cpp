@@ -5,6 +5,7 @@
 
 #include "backend/kubernetes/pod_state.hpp"
 
+using fiber::ExitStatus;
 using fiber::backend::PodState;
 using fiber::backend::ReadPodState;
 using nlohmann::json;
@@ -53,10 +54,10 @@ TEST_CASE("an ended container says how, as the other backends do") {
   PodState s = ReadPodState(Pod("Failed", Container({{"terminated", {{"exitCode", 3}, {"reason", "Error"}}}})));
   CHECK(s.ended);
   CHECK(s.how == "exit status 3");
-  CHECK(s.status == 3);
+  CHECK(s.exit == ExitStatus::Exited(3));
   s = ReadPodState(Pod("Failed", Container({{"terminated", {{"exitCode", 137}, {"reason", "Error"}}}})));
   CHECK(s.how == "killed by SIGKILL");
-  CHECK(s.status == -9);
+  CHECK(s.exit == ExitStatus::Killed(9));
   s = ReadPodState(Pod("Failed", Container({{"terminated", {{"exitCode", 137}, {"reason", "OOMKilled"}}}})));
   CHECK(s.how == "its pod was killed for using more than its memory limit");
 }

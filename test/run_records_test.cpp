@@ -260,3 +260,36 @@ TEST_CASE("leftovers after kill -9 of a local run: its workers die with their ma
   auto [stopped, stop_out, stop_err] = fiber.Run({"stop", other});
   CHECK_MESSAGE(stopped == 0, stop_err);
 }
+
+// The unit backend/run_records.cpp: what a run records of where its engine
+// was, read back for fiber ps, logs and stop from any shell.
+#include "backend/run_records.hpp"
+
+TEST_CASE("a run finds its engine from the variables it recorded, not this shell's") {
+  fiber::backend::RunPlace run;
+  run.engine_env = std::map<std::string, std::string>{{"DOCKER_HOST", "unix:///recorded.sock"}};
+  ::setenv("DOCKER_HOST", "unix:///this-shell.sock", 1);
+  const fiber::config::Getenv getenv = run.Getenv();
+  CHECK(std::string(getenv("DOCKER_HOST")) == "unix:///recorded.sock");
+  CHECK(getenv("KUBECONFIG") == nullptr);
+  // Recorded by a fiber that kept none: this process's.
+  run.engine_env.reset();
+  CHECK(std::string(run.Getenv()("DOCKER_HOST")) == "unix:///this-shell.sock");
+  ::unsetenv("DOCKER_HOST");
+}
+
+TEST_CASE("fiber run records only the variables that say where engines and clusters are") {
+  const std::map<std::string, std::string> set = {
+      {"DOCKER_HOST", "unix:///d.sock"}, {"KUBECONFIG", "/k"}, {"SLURM_CONF", "/s"}, {"SECRET_TOKEN", "t"}};
+  const auto env = fiber::backend::EngineEnvironment([&](const char* name) -> const char* {
+    const auto it = set.find(name);
+    return it == set.end() ? nullptr : it->second.c_str();
+  });
+  CHECK(env == std::map<std::string, std::string>{{"DOCKER_HOST", "unix:///d.sock"}, {"KUBECONFIG", "/k"}, {"SLURM_CONF", "/s"}});
+}
+
+TEST_CASE("what a run left is counted in words") {
+  CHECK(fiber::backend::Counted(0, "pod").empty());
+  CHECK(fiber::backend::Counted(1, "pod") == "1 pod");
+  CHECK(fiber::backend::Counted(3, "Slurm job") == "3 Slurm jobs");
+}

@@ -6,6 +6,7 @@
 
 #include "backend/slurm/job_state.hpp"
 
+using fiber::ExitStatus;
 using fiber::backend::JobState;
 using fiber::backend::ParseSbatchJobId;
 using fiber::backend::ParseSqueue;
@@ -38,14 +39,14 @@ TEST_CASE("a job that is not fiber's has no worker") {
 TEST_CASE("an ended job's exit code is a wait status: exit status or signal") {
   const JobState failed = One("2_0|2|0|FAILED|NonZeroExitCode|768|fiber.run=r fiber.first=0|");
   CHECK(failed.ended);
-  CHECK(failed.status == 3);
+  CHECK(failed.status == ExitStatus::Exited(3));
   CHECK(failed.how == "exit status 3");
   const JobState killed = One("3_0|3|0|FAILED|JobLaunchFailure|9|fiber.run=r fiber.first=0|");
-  CHECK(killed.status == -9);
+  CHECK(killed.status == ExitStatus::Killed(9));
   CHECK(killed.how == "killed by SIGKILL");
   const JobState done = One("4_0|4|0|COMPLETED|None|0|fiber.run=r fiber.first=0|");
   CHECK(done.ended);
-  CHECK(done.status == 0);
+  CHECK(done.status == ExitStatus::Exited(0));
   CHECK(done.how == "exit status 0");
 }
 

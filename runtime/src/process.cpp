@@ -149,7 +149,7 @@ void Process::start() {
         o->on_exit = [weak](const backend::Exit& exit) {
           if (auto s = weak.lock()) {
             std::lock_guard<std::mutex> lock(s->mu);
-            s->exit_status = exit.status;
+            s->exit_status = exit.status.as_signed();
           }
         };
         o->on_finished = [weak, finished = o->on_finished] {

@@ -14,6 +14,7 @@
 #include <map>
 
 #include "background_thread.hpp"
+#include "exit_status.hpp"
 
 extern char** environ;
 
@@ -179,7 +180,7 @@ bool RunCapture(const Capture& what, Captured* result, std::string* err) {
   int ws = 0;
   while (::waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
   }
-  result->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+  result->status = ExitStatus::FromWait(ws).code();
   return true;
 }
 

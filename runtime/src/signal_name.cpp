@@ -10,8 +10,4 @@ std::string SignalName(int signal) {
   return "signal " + std::to_string(signal);
 }
 
-std::string DescribeStatus(int status) {
-  return status < 0 ? "killed by " + SignalName(-status) : "exit status " + std::to_string(status);
-}
-
 }  // namespace fiber

@@ -10,8 +10,4 @@ namespace fiber {
 /// "SIGSEGV" for 11; "signal N" for a number without a name.
 std::string SignalName(int signal);
 
-/// How a process ended, from its status as backends report it (N >= 0 its
-/// exit status, -N killed by signal N): "exit status 3", "killed by SIGKILL".
-std::string DescribeStatus(int status);
-
 }  // namespace fiber

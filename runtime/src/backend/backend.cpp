@@ -6,7 +6,6 @@
 #include "backend/kubernetes/kubernetes_backend.hpp"
 #include "backend/slurm/slurm_backend.hpp"
 #include "backend/local/local_backend.hpp"
-#include "signal_name.hpp"
 
 namespace fiber::backend {
 
@@ -33,21 +32,11 @@ const Known kBackends[] = {
 
 }  // namespace
 
-namespace {
-bool IsSignal(long code) { return code > 128 && code < 128 + 65; }
-}  // namespace
-
 bool Backend::StartMany(const std::vector<Launch>& launches, std::string* err) {
   for (const Launch& launch : launches)
     if (!Start(launch, err)) return false;
   return true;
 }
-
-int ExitStatusOfCode(long code) {
-  return static_cast<int>(IsSignal(code) ? -(code - 128) : code);
-}
-
-std::string DescribeExitCode(long code) { return DescribeStatus(ExitStatusOfCode(code)); }
 
 bool CheckName(const std::string& name, std::string* err) {
   std::string known;

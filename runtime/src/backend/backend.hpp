@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/settings.hpp"
+#include "exit_status.hpp"
 #include "fiber/resources.hpp"
 #include "worker/bootstrap.hpp"
 
@@ -26,8 +27,10 @@ struct Launch {
 /// A worker the backend saw end.
 struct Exit {
   std::string worker_id;
-  std::string how;  // "exit status 3", "killed by SIGKILL"
-  int status = 0;   // the exit status, or minus the signal number (-9)
+  /// "exit status 3" (ExitStatus::Describe), or what the engine said of
+  /// its end: "its container was killed for using more than its memory limit".
+  std::string how;
+  ExitStatus status = {};
 };
 
 class Backend {
@@ -54,13 +57,6 @@ class Backend {
   /// starting together starve the master that must admit them.
   virtual int MaxStarting() const { return 64; }
 };
-
-/// How a process that ended with an exit code as shells and container
-/// runtimes report it went: "exit status 3", or "killed by SIGKILL" for
-/// 128 + 9.
-std::string DescribeExitCode(long code);
-/// The same code as Exit::status: itself, or minus the signal for 128 + N.
-int ExitStatusOfCode(long code);
 
 /// The one list of backend names: false with *err ("'x' is not a known
 /// backend (known: ...)") for any other.

@@ -1,5 +1,6 @@
 // The labels fiber puts on everything it starts for a run (containers,
-// pods, the Kubernetes object that stands for the run), and by which it
+// pods, the Kubernetes object that stands for the run; the words of a Slurm
+// job's comment, which stand for labels there), and by which it
 // finds them again: the engine's or the cluster's records, not fiber's
 // memory, say what a run has (fiber ps, logs and stop read them after a
 // crash too). The one place that names them.
@@ -12,6 +13,8 @@ namespace fiber::backend {
 inline constexpr const char* kRunLabel = "fiber.run";        // the run's id
 inline constexpr const char* kRoleLabel = "fiber.role";      // one of the roles below
 inline constexpr const char* kWorkerLabel = "fiber.worker";  // the worker's id
+/// A Slurm job array's comment: the worker its array index 0 stands for.
+inline constexpr const char* kFirstLabel = "fiber.first";
 
 /// What a labelled thing is to its run.
 inline constexpr const char* kWorkerRole = "worker";

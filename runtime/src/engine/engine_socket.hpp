@@ -16,7 +16,7 @@ namespace fiber::engine {
 inline constexpr const char* kEngineNames[] = {"auto", "docker", "podman"};
 
 /// The variables CandidateSockets reads: what a run records of where its
-/// engine was (cli/run_engine.hpp).
+/// engine was (backend/run_records.hpp: EngineEnvironment).
 inline constexpr const char* kSocketVariables[] = {"DOCKER_HOST", "CONTAINER_HOST", "XDG_RUNTIME_DIR"};
 
 /// Unix sockets to try for engine, in order (unix:// URLs in DOCKER_HOST

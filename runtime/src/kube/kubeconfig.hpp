@@ -35,7 +35,7 @@ struct CredentialSearch {
 };
 
 /// The variables SearchFor reads: what a run records of where its cluster
-/// was (cli/run_engine.hpp).
+/// was (backend/run_records.hpp: EngineEnvironment).
 inline constexpr const char* kSearchVariables[] = {"KUBECONFIG", "HOME", "KUBERNETES_SERVICE_HOST",
                                                    "KUBERNETES_SERVICE_PORT"};
 

@@ -38,7 +38,9 @@ constexpr std::chrono::milliseconds kExitReportWait{2000};
 // Statuses of a process the loader or runtime could not start (a missing
 // library or executable, docker run's 126 and 127): every replacement would
 // end the same way.
-bool CannotStart(const backend::Exit& exit) { return exit.status == 126 || exit.status == 127; }
+bool CannotStart(const backend::Exit& exit) {
+  return exit.status == ExitStatus::Exited(126) || exit.status == ExitStatus::Exited(127);
+}
 
 // The last line a worker wrote to its log file, if it has one: why it could
 // not start, as the loader said it.

@@ -178,7 +178,7 @@ std::string ContainerBackend::DescribeEnd(const Container& c, const ContainerEve
   if (end.oom_killed)
     return "its container was killed for using more than its memory limit (" +
            config::FormatMemory(c.memory_mb) + ")";
-  const std::string how = DescribeExitCode(end.exit_code);
+  const std::string how = ExitStatus::FromCode(end.exit_code).Describe();
   const std::string tail = LastLines(c.output->last_output(), kLastLines);
   if (c.killed || end.exit_code == 0 || tail.empty()) return how;
   return how + "; its last output: " + OneLine(tail);
@@ -208,7 +208,7 @@ std::vector<Exit> ContainerBackend::Poll() {
       }
     }
     if (end) {
-      exits.push_back({it->first, DescribeEnd(c, *end), ExitStatusOfCode(end->exit_code)});
+      exits.push_back({it->first, DescribeEnd(c, *end), ExitStatus::FromCode(end->exit_code)});
       events_->Forget(c.id);
     } else {
       // No die event: the engine's stream broke, or someone removed it.

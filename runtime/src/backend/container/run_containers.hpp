@@ -2,7 +2,8 @@
 // removal by fiber run (once the master ended) and fiber stop: the output a
 // container wrote after its master stopped copying it is appended to the
 // run's worker log file first, so `fiber logs --worker` has it all after
-// the container is gone. Used by fiber run, stop, ps and logs.
+// the container is gone. Used by ContainerRunRecords, through which fiber
+// run, stop, ps and logs reach them.
 #pragma once
 
 #include <string>

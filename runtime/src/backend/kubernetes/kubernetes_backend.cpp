@@ -199,7 +199,7 @@ std::vector<Exit> KubernetesBackend::Poll() {
       ++it;
       continue;
     }
-    exits.push_back({it->first, state.how, state.status});
+    exits.push_back({it->first, state.how, state.exit.value_or(ExitStatus{})});
     if (!deleted.count(it->first)) {
       SavePodLog(*api_, pod.name, kWorkerRole, it->first, pod.log_file);
       kube::ApiError e;

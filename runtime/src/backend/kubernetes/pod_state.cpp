@@ -69,11 +69,10 @@ PodState ReadPodState(const json& pod) {
                             ? Field(terminated, "exitCode").get<long>()
                             : -1;
       s.ended = true;
-      s.exit_code = code;
-      s.status = ExitStatusOfCode(code);
+      if (code >= 0) s.exit = ExitStatus::FromCode(code);
       s.how = Text(terminated, "reason") == "OOMKilled"
                   ? "its pod was killed for using more than its memory limit"
-                  : DescribeExitCode(code);
+                  : ExitStatus::FromCode(code).Describe();
     }
   }
   if (!s.ended && (s.phase == "Failed" || s.phase == "Succeeded")) {

@@ -6,7 +6,10 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+
+#include "exit_status.hpp"
 
 namespace fiber::backend {
 
@@ -21,10 +24,9 @@ struct PodState {
   /// container cannot be made): how, as the master reports a lost worker.
   bool ended = false;
   std::string how;
-  int status = 0;  // the exit status, or minus the signal number; 0 unknown
-  /// The container's exit code as its runtime gave it (128+N for signal
-  /// N), or -1 when it did not end with one.
-  long exit_code = -1;
+  /// How its container ended, when it ended with an exit code (its
+  /// runtime's: 128+N for signal N).
+  std::optional<ExitStatus> exit;
 };
 
 /// The state of a pod object (a watch event's or a list item's).

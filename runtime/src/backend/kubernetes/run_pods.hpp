@@ -1,8 +1,9 @@
 // A run's Kubernetes objects as the API server records them (by label):
 // its pods, and the Secret that stands for the run and owns them
 // (templates/run.yaml). Used by the Kubernetes backend for its own pods and
-// by fiber run, ps, logs and stop for a whole run, also after its master
-// crashed: labels, not fiber's memory, say what a run has.
+// by KubernetesRunRecords (fiber run, ps, logs and stop) for a whole run,
+// also after its master crashed: labels, not fiber's memory, say what a run
+// has.
 #pragma once
 
 #include <atomic>

@@ -8,22 +8,10 @@
 #include <cerrno>
 #include <thread>
 
-#include "signal_name.hpp"
 
 extern char** environ;
 
 namespace fiber::backend {
-
-int ExitStatusOf(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return -WTERMSIG(status);
-  return status;
-}
-
-std::string DescribeWaitStatus(int status) {
-  if (WIFEXITED(status) || WIFSIGNALED(status)) return DescribeStatus(ExitStatusOf(status));
-  return "wait status " + std::to_string(status);
-}
 
 LocalBackend::~LocalBackend() { KillAll(); }
 
@@ -71,7 +59,8 @@ std::vector<Exit> LocalBackend::Poll() {
   for (const ForkedExit& e : server_.Poll(&gone)) {
     auto it = worker_of_.find(e.pid);
     if (it == worker_of_.end()) continue;
-    exits.push_back({it->second, DescribeWaitStatus(e.wait_status), ExitStatusOf(e.wait_status)});
+    const ExitStatus status = ExitStatus::FromWait(e.wait_status);
+    exits.push_back({it->second, status.Describe(), status});
     children_.erase(it->second);
     worker_of_.erase(it);
   }
@@ -81,7 +70,7 @@ std::vector<Exit> LocalBackend::Poll() {
       ++it;
       continue;
     }
-    exits.push_back({it->first, "killed with its fork server", -SIGKILL});
+    exits.push_back({it->first, "killed with its fork server", ExitStatus::Killed(SIGKILL)});
     worker_of_.erase(it->second.pid);
     it = children_.erase(it);
   }

@@ -35,9 +35,4 @@ class LocalBackend : public Backend {
   std::map<pid_t, std::string> worker_of_;
 };
 
-/// The exit status, or minus the signal number, for a waitpid status.
-int ExitStatusOf(int status);
-/// "exit status N" or "killed by SIGSEGV" for a waitpid status.
-std::string DescribeWaitStatus(int status);
-
 }  // namespace fiber::backend

@@ -4,17 +4,11 @@
 #include <sstream>
 
 #include "backend/labels.hpp"
-#include "signal_name.hpp"
 
 
 namespace fiber::backend {
 
 namespace {
-
-// The words of a comment: "fiber.run=", "fiber.first=", "fiber.role=".
-constexpr const char* kRunWord = "fiber.run=";
-constexpr const char* kFirstWord = "fiber.first=";
-constexpr const char* kRoleWord = "fiber.role=";
 
 bool WholeNumber(const std::string& text, long* out) {
   if (text.empty() || text.size() > 18) return false;
@@ -27,7 +21,7 @@ bool WholeNumber(const std::string& text, long* out) {
 // The value of "key=value" among the comment's words; "" when absent.
 std::string Word(const std::string& comment, const char* key) {
   std::istringstream words(comment);
-  const std::string prefix = key;
+  const std::string prefix = LabelIs(key, "");
   for (std::string w; words >> w;)
     if (w.rfind(prefix, 0) == 0) return w.substr(prefix.size());
   return "";
@@ -46,9 +40,8 @@ std::vector<std::string> Split(const std::string& line, char sep) {
 // wait status as squeue gives it: 768 is exit status 3, 9 signal 9).
 void ReadEnd(const std::string& state, long code, JobState* s) {
   s->ended = true;
-  const int signal = static_cast<int>(code & 0x7f);
-  s->status = signal != 0 ? -signal : static_cast<int>((code >> 8) & 0xff);
-  const std::string exit = DescribeStatus(s->status);
+  s->status = ExitStatus::FromWait(static_cast<int>(code));
+  const std::string exit = s->status.Describe();
   s->ended_by_slurm = state != "COMPLETED" && state != "FAILED";
   if (!s->ended_by_slurm) s->how = exit;
   else if (state == "CANCELLED") s->how = "its job was cancelled";
@@ -73,14 +66,12 @@ bool Ended(const std::string& state) {
 std::string JobName(const std::string& run_id) { return "fiber-" + run_id; }
 
 std::string JobComment(const std::string& run_id, long first_worker) {
-  return std::string(kRunWord) + run_id + " " + kFirstWord + std::to_string(first_worker);
+  return LabelIs(kRunLabel, run_id) + " " + LabelIs(kFirstLabel, std::to_string(first_worker));
 }
 
 std::string MasterJobComment(const std::string& run_id) {
-  return std::string(kRunWord) + run_id + " " + kRoleWord + kMasterRole;
+  return LabelIs(kRunLabel, run_id) + " " + LabelIs(kRoleLabel, kMasterRole);
 }
-
-int ExitStatusOf(const JobState& job) { return job.status >= 0 ? job.status : 128 - job.status; }
 
 std::vector<JobState> ParseSqueue(const std::string& text) {
   std::vector<JobState> jobs;
@@ -97,10 +88,10 @@ std::vector<JobState> ParseSqueue(const std::string& text) {
     for (std::size_t i = 7; i + 1 < f.size(); ++i) comment += "|" + f[i];
     long first = 0, index = 0, code = 0;
     if (s.job.empty() || s.state.empty()) continue;
-    if (WholeNumber(Word(comment, kFirstWord), &first) && WholeNumber(f[2], &index))
+    if (WholeNumber(Word(comment, kFirstLabel), &first) && WholeNumber(f[2], &index))
       s.worker_id = "w" + std::to_string(first + index);
-    s.run_id = Word(comment, kRunWord);
-    s.master = Word(comment, kRoleWord) == kMasterRole;
+    s.run_id = Word(comment, kRunLabel);
+    s.master = Word(comment, kRoleLabel) == kMasterRole;
     if (Ended(s.state)) {
       ReadEnd(s.state, WholeNumber(f[5], &code) ? code : 0, &s);
     } else if (s.state == "PENDING") {

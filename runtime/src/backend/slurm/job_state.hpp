@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "exit_status.hpp"
+
 namespace fiber::backend {
 
 /// squeue's --Format for ParseSqueue: each field followed by '|', so that no
@@ -42,15 +44,11 @@ struct JobState {
   /// It ended (or will never start): how, as the other backends say it.
   bool ended = false;
   std::string how;
-  int status = 0;  // the exit status, or minus the signal number
+  ExitStatus status = {};
   /// Slurm ended it, not its program: a time limit, a preemption, a
   /// cancellation, a failed node.
   bool ended_by_slurm = false;
 };
-
-/// An ended job's status as a process's: its program's exit status, or
-/// 128+N when killed by signal N.
-int ExitStatusOf(const JobState& job);
 
 /// The jobs of squeue --noheader --array --Format=kSqueueFields output;
 /// lines that do not have the fields are skipped.

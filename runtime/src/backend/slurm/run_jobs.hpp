@@ -1,9 +1,10 @@
 // A run's worker jobs as Slurm records them: submitted with sbatch as job
 // arrays (named and commented with the run, job_state.hpp), listed with one
 // squeue for the whole run, cancelled with scancel. Used by the Slurm
-// backend for its own jobs and by fiber run, ps and stop for a whole run,
-// also after its master crashed: Slurm's records, not fiber's memory, say
-// what a run has. Thread-safe (each call runs its own command).
+// backend for its own jobs and by SlurmRunRecords (fiber run, ps and stop)
+// for a whole run, also after its master crashed: Slurm's records, not
+// fiber's memory, say what a run has. Thread-safe (each call runs its own
+// command).
 #pragma once
 
 #include <map>

@@ -58,7 +58,7 @@ bool RunSlurm(const std::vector<std::string>& argv, const std::string& input, st
   }
   if (run.status != 0) {
     const std::string said = LastLine(run.errors);
-    *err = name + " failed (" + DescribeExitCode(run.status) + ")" + (said.empty() ? "" : ": " + said);
+    *err = name + " failed (" + ExitStatus::FromCode(run.status).Describe() + ")" + (said.empty() ? "" : ": " + said);
     return false;
   }
   *out = std::move(run.output);

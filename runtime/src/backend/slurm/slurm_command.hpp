@@ -14,7 +14,7 @@ namespace fiber::backend {
 inline constexpr std::chrono::seconds kSlurmCommandTimeout{30};
 
 /// The variables that say which Slurm cluster the commands reach: what a
-/// run records (cli/run_engine.hpp), so that fiber stop, ps and prune reach
+/// run records (backend/run_records.hpp: EngineEnvironment), so that fiber stop, ps and prune reach
 /// the run's own.
 inline constexpr const char* kSlurmVariables[] = {"SLURM_CONF"};
 

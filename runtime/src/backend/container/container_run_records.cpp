@@ -1,0 +1,80 @@
+#include "backend/container/container_run_records.hpp"
+
+#include "backend/container/container_backend.hpp"
+#include "backend/container/run_containers.hpp"
+#include "backend/labels.hpp"
+
+namespace fiber::backend {
+
+namespace {
+
+// The engine's word for a container's state, as a phase.
+WorkerRecord::Phase PhaseOf(const std::string& state) {
+  if (state == "created") return WorkerRecord::Phase::kPending;
+  if (state == "exited" || state == "dead" || state == "removing") return WorkerRecord::Phase::kEnded;
+  return WorkerRecord::Phase::kRunning;
+}
+
+}  // namespace
+
+const RecordWords& ContainerRunRecords::words() const {
+  static const RecordWords kWords{"containers", "container", "id", "state", false};
+  return kWords;
+}
+
+bool ContainerRunRecords::Connect(const RunPlace& run, engine::Client* out, std::string* err) {
+  const std::string engine = EngineOf(run.backend, run.Setting("engine"));
+  if (engine.empty()) {
+    *err = "run " + run.id + " runs no containers (" + run.backend + " backend)";
+    return false;
+  }
+  return engine::Client::Connect(engine, run.Getenv(), out, err);
+}
+
+RunsWorkers ContainerRunRecords::List(const std::vector<RunPlace>& runs) const {
+  RunsWorkers out;
+  for (const RunPlace& run : runs) {
+    engine::Client engine;
+    std::vector<RunContainer> found;
+    std::string err;
+    if (!Connect(run, &engine, &err) || !ListRunContainers(engine, run.id, &found, &err)) {
+      out.errors[run.id] = err;
+      continue;
+    }
+    std::vector<WorkerRecord>& workers = out.workers[run.id];
+    for (const RunContainer& c : found) {
+      WorkerRecord w;
+      w.worker_id = c.worker_id;
+      w.where = c.id.substr(0, 12);
+      w.phase = PhaseOf(c.state);
+      w.engine_state = c.state;
+      workers.push_back(std::move(w));
+    }
+  }
+  return out;
+}
+
+bool ContainerRunRecords::ReadLog(const RunPlace& run, const std::string& worker_id, bool follow,
+                                  const std::function<bool(std::string_view)>& show, bool* found,
+                                  std::string* err) const {
+  *found = false;
+  engine::Client engine;
+  std::vector<nlohmann::json> containers;
+  std::string unused;
+  if (!Connect(run, &engine, &unused) ||
+      !engine.List({LabelIs(kRunLabel, run.id), LabelIs(kWorkerLabel, worker_id)}, &containers, &unused) ||
+      containers.empty())
+    return true;
+  *found = true;
+  const std::string id = containers.front().value("Id", "");
+  return follow ? engine.FollowLogs(id, show, err)
+                : engine.Logs(id, 0, [&](std::string_view chunk) { show(chunk); }, err);
+}
+
+bool ContainerRunRecords::Remove(const RunPlace& run, int* removed, std::string* err) const {
+  *removed = 0;
+  engine::Client engine;
+  return Connect(run, &engine, err) && RemoveRunContainers(engine, run.id, run.dir, removed, err);
+}
+
+}  // namespace fiber::backend

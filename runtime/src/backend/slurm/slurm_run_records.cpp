@@ -1,0 +1,115 @@
+#include "backend/slurm/slurm_run_records.hpp"
+
+#include "backend/labels.hpp"
+#include "backend/slurm/run_jobs.hpp"
+#include "backend/slurm/slurm_command.hpp"
+#include "runs/run_dir.hpp"
+
+namespace fiber::backend {
+
+namespace {
+
+WorkerRecord RecordOf(const JobState& job) {
+  WorkerRecord w;
+  w.worker_id = job.master ? kMasterRole : job.worker_id;
+  w.where = job.job;
+  w.phase = job.ended               ? WorkerRecord::Phase::kEnded
+            : job.state == "RUNNING" ? WorkerRecord::Phase::kRunning
+                                     : WorkerRecord::Phase::kPending;
+  w.engine_state = job.state;
+  w.waiting = job.waiting;
+  if (job.ended && !job.hopeless) w.exit = job.status;
+  return w;
+}
+
+// The key directory of the run's workers; "" for a run without a directory.
+std::string KeyDirOf(const RunPlace& run) { return run.dir.empty() ? "" : runs::SlurmDir(run.dir); }
+
+}  // namespace
+
+std::vector<std::string> SlurmEnvOf(const RunPlace& run) {
+  std::vector<std::string> env;
+  if (run.engine_env)
+    for (const char* name : kSlurmVariables)
+      if (const auto it = run.engine_env->find(name); it != run.engine_env->end())
+        env.push_back(std::string(name) + "=" + it->second);
+  return env;
+}
+
+std::string SlurmClusterOf(const RunPlace& run) {
+  std::string names;
+  for (const std::string& entry : SlurmEnvOf(run)) names += (names.empty() ? "" : " ") + entry;
+  return names.empty() ? "this machine's Slurm cluster" : "the Slurm cluster of " + names;
+}
+
+const RecordWords& SlurmRunRecords::words() const {
+  static const RecordWords kWords{"jobs", "Slurm job", "job", "state", true};
+  return kWords;
+}
+
+RunsWorkers SlurmRunRecords::List(const std::vector<RunPlace>& runs) const {
+  // One squeue per Slurm cluster the runs used.
+  std::map<std::vector<std::string>, std::vector<const RunPlace*>> by_cluster;
+  for (const RunPlace& run : runs) by_cluster[SlurmEnvOf(run)].push_back(&run);
+  RunsWorkers out;
+  for (const auto& [env, of_cluster] : by_cluster) {
+    std::vector<std::string> ids;
+    for (const RunPlace* run : of_cluster) ids.push_back(run->id);
+    std::map<std::string, std::vector<JobState>> found;
+    std::string err;
+    const bool ok = ListRunsJobs(ids, &found, &err, env);
+    for (const RunPlace* run : of_cluster) {
+      if (!ok) {
+        out.errors[run->id] = SlurmClusterOf(*run) + ": " + err;
+        continue;
+      }
+      // Ended jobs are Slurm's history, not the run's: but for those Slurm
+      // will never run, which still hold a place in its queue.
+      std::vector<WorkerRecord>& workers = out.workers[run->id];
+      for (const JobState& job : found[run->id])
+        if (!job.ended || job.hopeless) workers.push_back(RecordOf(job));
+    }
+  }
+  return out;
+}
+
+bool SlurmRunRecords::Leftovers(const RunPlace& run, std::vector<std::string>* out, std::string*) const {
+  // Keys waiting for workers whose jobs never started, on the shared disk.
+  const std::string keys = Counted(static_cast<int>(UnreadKeyFiles(KeyDirOf(run)).size()), "key file");
+  if (!keys.empty()) out->push_back(keys);
+  return true;
+}
+
+bool SlurmRunRecords::Remove(const RunPlace& run, int* removed, std::string* err) const {
+  if (CancelRun(run.id, KeyDirOf(run), removed, err, SlurmEnvOf(run))) return true;
+  *err = SlurmClusterOf(run) + ": " + *err;
+  return false;
+}
+
+bool SlurmMasterPlacement::State(const RunPlace& run, bool* runs, std::optional<ExitStatus>* exit,
+                                 std::string* err) const {
+  *runs = false;
+  std::vector<JobState> jobs;
+  if (!ListRunJobs(run.id, &jobs, err, SlurmEnvOf(run))) {
+    *err = SlurmClusterOf(run) + ": " + *err;
+    return false;
+  }
+  for (const JobState& job : jobs) {
+    if (!job.master || run.master_job.empty() || job.job != run.master_job) continue;
+    *runs = !job.ended;
+    if (job.ended) *exit = job.status;
+  }
+  return true;
+}
+
+bool SlurmMasterPlacement::Stop(const RunPlace& run, bool force, std::string* err) const {
+  if (run.master_job.empty()) {
+    *err = "run " + run.id + " has no master in a cluster to stop";
+    return false;
+  }
+  if (CancelJobs({run.master_job}, err, SlurmEnvOf(run), !force)) return true;
+  *err = SlurmClusterOf(run) + ": " + *err;
+  return false;
+}
+
+}  // namespace fiber::backend

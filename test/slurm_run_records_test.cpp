@@ -1,0 +1,128 @@
+// SlurmRunRecords and SlurmMasterPlacement: a Slurm run's workers and
+// master as squeue lists them, in the words fiber ps shows, and the
+// leftovers fiber stop removes. squeue here is a script on PATH that
+// answers as the real one does (the Slurm suite drives the real one).
+#include <doctest/doctest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "backend/labels.hpp"
+#include "backend/slurm/run_jobs.hpp"
+#include "backend/slurm/slurm_run_records.hpp"
+#include "runs/run_dir.hpp"
+
+using fiber::ExitStatus;
+using fiber::backend::RunPlace;
+using fiber::backend::SlurmMasterPlacement;
+using fiber::backend::SlurmRunRecords;
+using fiber::backend::WorkerRecord;
+
+namespace {
+
+// A directory on PATH, first, whose squeue prints answer and exits with
+// status; the real PATH again when it goes.
+class FakeSqueue {
+ public:
+  FakeSqueue(const std::string& answer, int status = 0) : old_path_(std::getenv("PATH")) {
+    char pattern[] = "/tmp/fake-squeue-XXXXXX";
+    dir_ = ::mkdtemp(pattern);
+    const std::string script = dir_ + "/squeue";
+    std::ofstream(script) << "#!/bin/sh\ncat <<'END'\n" << answer << "END\nexit " << status << "\n";
+    ::chmod(script.c_str(), 0755);
+    ::setenv("PATH", (dir_ + ":" + old_path_).c_str(), 1);
+  }
+  ~FakeSqueue() {
+    ::setenv("PATH", old_path_.c_str(), 1);
+    std::filesystem::remove_all(dir_);
+  }
+
+ private:
+  std::string old_path_, dir_;
+};
+
+RunPlace Place(const std::string& id) {
+  RunPlace run;
+  run.id = id;
+  run.backend = "slurm";
+  run.engine_env = std::map<std::string, std::string>{{"SLURM_CONF", "/etc/x/slurm.conf"}};
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("a run's jobs are its workers by their comment, with why they wait; ended ones are history") {
+  const FakeSqueue squeue(
+      "5_0|5|0|PENDING|Resources|0|fiber.run=r1 fiber.first=3|\n"
+      "5_1|5|1|RUNNING|None|0|fiber.run=r1 fiber.first=3|\n"
+      "6_0|6|0|COMPLETED|None|0|fiber.run=r1 fiber.first=5|\n"
+      "7_0|7|0|PENDING|PartitionConfig|0|fiber.run=r1 fiber.first=6|\n"
+      "8|8|N/A|RUNNING|None|0|fiber.run=r1 fiber.role=master|\n"
+      "9_0|9|0|RUNNING|None|0|fiber.run=r2 fiber.first=0|\n");
+  const auto listed = SlurmRunRecords().List({Place("r1"), Place("r2")});
+  CHECK(listed.errors.empty());
+  REQUIRE(listed.workers.count("r1"));
+  const std::vector<WorkerRecord>& r1 = listed.workers.at("r1");
+  REQUIRE(r1.size() == 4);
+  CHECK(r1[0].worker_id == "w3");
+  CHECK(r1[0].where == "5_0");
+  CHECK(r1[0].phase == WorkerRecord::Phase::kPending);
+  CHECK(r1[0].engine_state == "PENDING");
+  CHECK(r1[0].waiting.find("Resources") == 0);
+  CHECK(r1[1].worker_id == "w4");
+  CHECK(r1[1].phase == WorkerRecord::Phase::kRunning);
+  CHECK(r1[1].waiting.empty());
+  // Slurm will never run it as asked: it stays in the list, ended.
+  CHECK(r1[2].worker_id == "w6");
+  CHECK(r1[2].phase == WorkerRecord::Phase::kEnded);
+  CHECK(r1[3].worker_id == fiber::backend::kMasterRole);
+  REQUIRE(listed.workers.count("r2"));
+  CHECK(listed.workers.at("r2").size() == 1);
+}
+
+TEST_CASE("when squeue fails, each run says which Slurm cluster could not be asked") {
+  const FakeSqueue squeue("slurm_load_jobs error: Unable to contact slurm controller\n", 1);
+  const auto listed = SlurmRunRecords().List({Place("r1")});
+  CHECK(listed.workers.empty());
+  REQUIRE(listed.errors.count("r1"));
+  CHECK(listed.errors.at("r1").find("the Slurm cluster of SLURM_CONF=/etc/x/slurm.conf: squeue failed (exit status 1)") == 0);
+  RunPlace here = Place("r1");
+  here.engine_env.reset();
+  CHECK(fiber::backend::SlurmClusterOf(here) == "this machine's Slurm cluster");
+}
+
+TEST_CASE("a master in the cluster is the job fiber run recorded, and says how it ended") {
+  const FakeSqueue squeue(
+      "8|8|N/A|FAILED|NonZeroExitCode|768|fiber.run=r1 fiber.role=master|\n"
+      "9|9|N/A|RUNNING|None|0|fiber.run=r1 fiber.role=master|\n");
+  RunPlace run = Place("r1");
+  run.master_job = "8";
+  bool runs = true;
+  std::optional<ExitStatus> exit;
+  std::string err;
+  REQUIRE(SlurmMasterPlacement().State(run, &runs, &exit, &err));
+  CHECK_FALSE(runs);
+  REQUIRE(exit);
+  CHECK(exit->code() == 3);
+  // No job recorded: nothing to stop, said so.
+  run.master_job.clear();
+  CHECK_FALSE(SlurmMasterPlacement().Stop(run, false, &err));
+  CHECK(err == "run r1 has no master in a cluster to stop");
+}
+
+TEST_CASE("keys no worker read are what an ended Slurm run left besides its jobs") {
+  char pattern[] = "/tmp/slurm-run-XXXXXX";
+  RunPlace run = Place("r1");
+  run.dir = ::mkdtemp(pattern);
+  std::vector<std::string> left;
+  std::string err;
+  REQUIRE(SlurmRunRecords().Leftovers(run, &left, &err));
+  CHECK(left.empty());
+  std::filesystem::create_directories(fiber::runs::SlurmDir(run.dir));
+  for (const char* w : {"w1", "w2"}) std::ofstream(fiber::backend::KeyFile(fiber::runs::SlurmDir(run.dir), w)) << "k";
+  REQUIRE(SlurmRunRecords().Leftovers(run, &left, &err));
+  CHECK(left == std::vector<std::string>{"2 key files"});
+  std::filesystem::remove_all(run.dir);
+}
