@@ -6,10 +6,11 @@
 
 namespace fiber::testing {
 
-TestMaster::TestMaster(wire::PeerLimits limits) {
+TestMaster::TestMaster(wire::PeerLimits limits, wire::BacklogLimits backlog,
+                       config::Settings settings) {
   std::string err;
   REQUIRE(wire::Credentials::Generate(&keys, &err));
-  dispatcher = std::make_unique<master::Dispatcher>(config::Settings{}, keys, limits);
+  dispatcher = std::make_unique<master::Dispatcher>(std::move(settings), keys, limits, backlog);
   REQUIRE_MESSAGE(dispatcher->Start(&err), err);
 }
 

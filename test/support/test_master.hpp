@@ -11,8 +11,10 @@
 namespace fiber::testing {
 
 struct TestMaster {
-  /// limits: what each worker may make the master hold.
-  explicit TestMaster(wire::PeerLimits limits = {});
+  /// limits: what each worker may make the master hold; backlog: what each
+  /// connection may hold below ZeroMQ; settings: the run's (heartbeats).
+  explicit TestMaster(wire::PeerLimits limits = {}, wire::BacklogLimits backlog = {},
+                      config::Settings settings = {});
   /// Adds a pool of processes scripted workers; returns its channel.
   wire::Channel AddPool(int processes, std::shared_ptr<ScriptedBackend::State> state,
                         int max_task_retries = 3);

@@ -76,10 +76,10 @@ bool ClosedFrom(const std::vector<PeerEvent>& events, std::size_t i, std::size_t
 
 }  // namespace
 
-void ShutDown(const PeerEvent& accepted) {
+bool ShutDown(const PeerEvent& accepted) {
   const int fd = static_cast<int>(accepted.event.value);
-  if (!accepted.peer.empty() && PeerOf(fd, accepted.event.address) == accepted.peer)
-    ::shutdown(fd, SHUT_RDWR);
+  return !accepted.peer.empty() && PeerOf(fd, accepted.event.address) == accepted.peer &&
+         ::shutdown(fd, SHUT_RDWR) == 0;
 }
 
 std::vector<PeerEvent> ReadWithPeers(wire::SocketMonitor& monitor) {

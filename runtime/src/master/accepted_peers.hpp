@@ -30,7 +30,7 @@ std::vector<PeerEvent> ReadWithPeers(wire::SocketMonitor& monitor);
 /// its fd still is that connection: shutdown(2), after which libzmq reads
 /// the end of the stream and closes the fd itself (it owns it). Only the
 /// bound socket's connections have its port as theirs, so a number reused
-/// by any other descriptor is left alone.
-void ShutDown(const PeerEvent& accepted);
+/// by any other descriptor is left alone: false then.
+bool ShutDown(const PeerEvent& accepted);
 
 }  // namespace fiber::master

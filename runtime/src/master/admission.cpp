@@ -36,10 +36,12 @@ std::string AddressOf(const std::string& peer) {
 }  // namespace
 
 Admission::Admission(zmq::context_t& context, zmq::socket_t& router,
+                     std::function<void(const PeerEvent&)> on_accepted,
                      std::function<void(int fd)> on_closed)
     : monitor_(context, router, kEvents),
       max_unproven_(MaxUnproven()),
       max_unproven_per_address_(max_unproven_ / 2),
+      on_accepted_(std::move(on_accepted)),
       on_closed_(std::move(on_closed)) {
   router.set(zmq::sockopt::handshake_ivl,
              static_cast<int>(std::chrono::milliseconds(wire::kHandshakeTimeout).count()));
@@ -81,6 +83,7 @@ void Admission::HandleMonitor() {
     if (e.event.id == ZMQ_EVENT_ACCEPTED) {
       peers_[fd] = e.peer;
       if (!e.peer.empty()) log::Info("connection from " + e.peer);
+      on_accepted_(e);
       std::string why;
       if (!Hold(e, &why)) {
         // An unknown peer may be gone, its fd another's: not ours to end.

@@ -35,9 +35,12 @@ struct PeerEvent;
 class Admission {
  public:
   /// Watches router's handshakes and sets their time limit (call before
-  /// router binds). Its thread calls on_closed (on that thread) with the
-  /// descriptor of each connection that closes. Throws zmq::error_t.
-  Admission(zmq::context_t& context, zmq::socket_t& router, std::function<void(int fd)> on_closed);
+  /// router binds). Its thread calls on_accepted with each connection the
+  /// socket accepts (its fd and peer), and on_closed with the descriptor of
+  /// each that closes, in the order they happen. Throws zmq::error_t.
+  Admission(zmq::context_t& context, zmq::socket_t& router,
+            std::function<void(const PeerEvent&)> on_accepted,
+            std::function<void(int fd)> on_closed);
   /// Stops the thread; before the context ends.
   ~Admission();
   Admission(const Admission&) = delete;
@@ -74,6 +77,7 @@ class Admission {
   std::unordered_map<std::uint32_t, std::string> peers_;  // by fd: "ip:port", "" if unknown
   int handshake_failed_ = 0;  // the failure event awaiting its DISCONNECTED
   log::RateLimit refused_;
+  std::function<void(const PeerEvent&)> on_accepted_;
   std::function<void(int fd)> on_closed_;
   int stop_fd_ = -1;
   std::thread thread_;

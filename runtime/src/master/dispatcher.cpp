@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "background_thread.hpp"
 #include "demangle.hpp"
+#include "master/peer_budget.hpp"
 #include "runs/run_dir.hpp"
 #include "wire/codec.hpp"
 #include "wire/frames.hpp"
@@ -20,12 +22,13 @@ namespace fiber::master {
 using wire::Type;
 
 Dispatcher::Dispatcher(config::Settings settings, wire::Credentials credentials,
-                       wire::PeerLimits limits)
+                       wire::PeerLimits limits, wire::BacklogLimits backlog)
     : settings_(std::move(settings)),
       credentials_(std::move(credentials)),
       context_(1),
       requests_([this](wire::Channel channel) { return FindPool(channel); },
-                [this](const std::string& id) { return Connected(id); }, limits) {}
+                [this](const std::string& id) { return Connected(id); }, limits),
+      backlog_(backlog, settings_.heartbeat_interval) {}
 
 Dispatcher::~Dispatcher() {
   {
@@ -70,8 +73,15 @@ bool Dispatcher::Start(std::string* err) {
     // Its TTL makes a worker close its side when the master stops.
     wire::KeepAliveMaster(router_, settings_.heartbeat_interval, settings_.heartbeat_timeout);
     admission_ = std::make_unique<Admission>(
-        context_, router_, [this](int fd) {
-          (void)Post([this, fd] { OnClosed(fd, Clock::now()); });
+        context_, router_,
+        [this](const PeerEvent& accepted) {
+          (void)Post([this, accepted] { backlog_.Opened(accepted, Clock::now()); });
+        },
+        [this](int fd) {
+          (void)Post([this, fd] {
+            backlog_.Closed(fd);
+            OnClosed(fd, Clock::now());
+          });
         });
     router_.bind(address);
     endpoint_ = router_.get(zmq::sockopt::last_endpoint);
@@ -207,7 +217,12 @@ PoolService* Dispatcher::FindPool(wire::Channel channel) {
 }
 
 bool Dispatcher::Send(const std::string& worker_id, zmq::message_t message) {
-  return wire::SendMessage(router_, worker_id, std::move(message));
+  const std::size_t bytes = message.size();
+  if (!wire::SendMessage(router_, worker_id, std::move(message))) return false;
+  // Measured after the pool that sends is done: closing loses a worker.
+  const int due = backlog_.Sent(worker_id, bytes);
+  if (due >= 0) due_backlogs_.push_back(due);
+  return true;
 }
 
 // Whatever it was (an engine's or API server's answer fiber did not expect,
@@ -254,9 +269,12 @@ void Dispatcher::Loop() {
       for (int i = 0; i < 1024; ++i) {
         std::string id, err;
         zmq::message_t message;
+        wire::Arrival arrival;
         const auto receipt = wire::ReceiveMessage(router_, true, &id, &message, &err,
-                                                  zmq::recv_flags::dontwait);
+                                                  zmq::recv_flags::dontwait, &arrival);
         if (receipt == wire::Receipt::kNone) break;
+        if (backlog_.Read(arrival.fd, id, arrival.bytes, arrival.frames))
+          MeasureBacklog(arrival.fd, Clock::now());
         if (receipt == wire::Receipt::kMalformed) {
           Drop(id, err);
           continue;
@@ -271,7 +289,9 @@ void Dispatcher::Loop() {
       for (auto& [channel, pool] : pools_) pool->Tick(last_tick);
       ProbeSuspects(last_tick);
       requests_.Tick(last_tick);
+      SweepBacklogs(last_tick);
     }
+    for (int fd : std::exchange(due_backlogs_, {})) MeasureBacklog(fd, Clock::now());
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) {
       stopped_ = true;
@@ -367,6 +387,34 @@ void Dispatcher::ProbeSuspects(Clock::time_point now) {
         if (pool->Probe(it->first, now)) keep = true;
     it = keep ? std::next(it) : suspects_.erase(it);
   }
+}
+
+void Dispatcher::MeasureBacklog(int fd, Clock::time_point now) {
+  TcpCounts counts;
+  if (!ReadTcpCounts(fd, &counts)) return;  // closed; its DISCONNECTED is on its way
+  if (const auto excess = backlog_.Measure(fd, counts, now)) CloseHolding(*excess, now);
+}
+
+void Dispatcher::SweepBacklogs(Clock::time_point now) {
+  for (int fd : backlog_.Connections()) MeasureBacklog(fd, now);
+  while (const auto excess = backlog_.OverTotal()) CloseHolding(*excess, now);
+}
+
+// The counters read may have been another descriptor's, the number reused
+// before its connection's DISCONNECTED was handled: ShutDown acts only on
+// the connection it was. libzmq then reads the end of the stream and frees
+// what it held for it.
+void Dispatcher::CloseHolding(const ConnectionBacklog::Excess& excess, Clock::time_point now) {
+  if (!ShutDown(excess.accepted)) return;
+  const std::string worker = PeerBudget::PeerOf(excess.id);
+  log::Warning("closed the connection " +
+               (excess.id.empty() ? std::string("from ") + excess.accepted.peer
+                                  : "of worker " + worker + " (" + excess.accepted.peer + ")") +
+               ": it holds " + excess.what);
+  if (worker.empty()) return;
+  for (auto& [channel, pool] : pools_)
+    if (pool->Owns(worker))
+      pool->LoseWorker(worker, "its connection held " + excess.what, now);
 }
 
 bool Dispatcher::Connected(const std::string& id) const {

@@ -20,6 +20,7 @@
 #include "config/settings.hpp"
 #include "log.hpp"
 #include "master/admission.hpp"
+#include "master/connection_backlog.hpp"
 #include "master/control.hpp"
 #include "master/outbox.hpp"
 #include "master/pool_service.hpp"
@@ -31,9 +32,10 @@ namespace fiber::master {
 
 class Dispatcher : public Outbox {
  public:
-  /// limits: what each worker may make the master hold (tests lower them).
+  /// limits: what each worker may make the master hold, backlog: what each
+  /// connection may hold below ZeroMQ (tests lower them).
   Dispatcher(config::Settings settings, wire::Credentials credentials,
-             wire::PeerLimits limits = {});
+             wire::PeerLimits limits = {}, wire::BacklogLimits backlog = {});
   /// Stops the I/O thread; pools still there kill their workers.
   ~Dispatcher() override;
   Dispatcher(const Dispatcher&) = delete;
@@ -68,6 +70,7 @@ class Dispatcher : public Outbox {
     requests_.Handle("", request, std::move(answer), Clock::now());
   }
   const RequestService& requests() const { return requests_; }
+  const ConnectionBacklog& backlog() const { return backlog_; }
 
  private:
   void Loop();
@@ -85,6 +88,12 @@ class Dispatcher : public Outbox {
   /// was reused by a new connection).
   void OnClosed(int fd, Clock::time_point now);
   void ProbeSuspects(Clock::time_point now);
+  /// Measures what fd holds below ZeroMQ, closing it if too much.
+  void MeasureBacklog(int fd, Clock::time_point now);
+  /// Measures every connection, then closes the largest while all hold too much.
+  void SweepBacklogs(Clock::time_point now);
+  /// Closes a connection that holds too much; its worker is lost.
+  void CloseHolding(const ConnectionBacklog::Excess& excess, Clock::time_point now);
   /// The run's numbers, its pools' and those of pools already gone.
   PoolService::Status Totals() const;
   /// The run's numbers for the control socket, as JSON ("status").
@@ -114,6 +123,8 @@ class Dispatcher : public Outbox {
   std::map<wire::Channel, std::unique_ptr<PoolService>> pools_;
   std::size_t gone_tasks_done_ = 0, gone_tasks_failed_ = 0;  // of removed pools
   RequestService requests_;
+  ConnectionBacklog backlog_;
+  std::vector<int> due_backlogs_;  // connections sent enough to be measured
   std::atomic<wire::Channel> next_channel_{1};
   std::uint64_t next_worker_ = 0;
   log::RateLimit dropped_;

@@ -44,7 +44,8 @@ bool SendMessage(zmq::socket_t& socket, std::string_view routing_id, zmq::messag
 }
 
 Receipt ReceiveMessage(zmq::socket_t& socket, bool routed, std::string* routing_id,
-                       zmq::message_t* message, std::string* err, zmq::recv_flags flags) {
+                       zmq::message_t* message, std::string* err, zmq::recv_flags flags,
+                       Arrival* arrival) {
   zmq::message_t first;
   try {
     if (!socket.recv(first, flags)) return Receipt::kNone;
@@ -67,6 +68,14 @@ Receipt ReceiveMessage(zmq::socket_t& socket, bool routed, std::string* routing_
     body = 1;
   }
   const std::size_t parts = frames.size() - body;
+  if (arrival) {
+    *arrival = {};
+    for (std::size_t i = body; i < frames.size(); ++i) {
+      if (arrival->fd < 0) arrival->fd = zmq_msg_get(frames[i].handle(), ZMQ_SRCFD);
+      arrival->bytes += frames[i].size();
+    }
+    arrival->frames = parts;
+  }
   if (parts == 0) {
     *err = "a message with no frames";
     return Receipt::kMalformed;

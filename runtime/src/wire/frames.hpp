@@ -26,13 +26,22 @@ std::string MessageSizeFault(std::size_t bytes);
 
 enum class Receipt { kNone, kMessage, kMalformed };
 
+/// What a received message took from its connection, for the master's
+/// count of what connections hold below ZeroMQ (master/connection_backlog.hpp).
+struct Arrival {
+  int fd = -1;  // the connection's descriptor (ZMQ_SRCFD); -1 when unknown
+  std::size_t bytes = 0, frames = 0;  // of its body, the routing id not counted
+};
+
 /// Receives one message and joins its frames into *message; with routed,
 /// the first frame is the sender's routing id, into *routing_id. kNone when
 /// nothing arrived (flags dontwait, the socket's receive timeout, or a signal);
 /// kMalformed with *err when its frames are not laid out as above or hold
-/// more than kMaxMessageBytes in all.
+/// more than kMaxMessageBytes in all. *arrival, when given, says what it
+/// took, malformed or not.
 [[nodiscard]] Receipt ReceiveMessage(zmq::socket_t& socket, bool routed, std::string* routing_id,
                                      zmq::message_t* message, std::string* err,
-                                     zmq::recv_flags flags = zmq::recv_flags::none);
+                                     zmq::recv_flags flags = zmq::recv_flags::none,
+                                     Arrival* arrival = nullptr);
 
 }  // namespace fiber::wire

@@ -54,6 +54,44 @@ struct PeerLimits {
   std::size_t queues = kMaxPeerQueues;
 };
 
+/// What a connection may hold below ZeroMQ, where the master's per-peer
+/// budget cannot see it (master/connection_backlog.hpp): bytes a peer sent
+/// that the master has not read as whole messages (libzmq buffers a
+/// message's frames until its last, however many), or bytes the master
+/// handed ZeroMQ for it that its kernel has not acknowledged (a peer that
+/// does not read). Past it, the connection is closed.
+/// Room in the bound for what is neither a message nor the master's to
+/// read: the kernel's socket buffers, libzmq's read batch, the handshake.
+constexpr std::size_t kBacklogRoomBytes = std::size_t{32} << 20;
+/// One whole message in transit, its frames' CURVE overhead, and the room:
+/// a legitimate connection never holds more, since the master reads each
+/// message as soon as its last frame is in.
+constexpr std::size_t kMaxConnectionBacklogBytes =
+    kMaxMessageBytes + (kMaxMessageBytes / kMaxFrameBytes + 1) * kFrameOverheadBytes +
+    kBacklogRoomBytes;
+/// All connections together: four whole messages in transit at once (a few
+/// workers returning large results together) is more than legitimate runs
+/// reach, and keeps the master within a few GiB however many peers it has.
+/// Past it, the connection holding the most is closed.
+constexpr std::size_t kMaxBacklogBytes = 4 * kMaxMessageBytes;
+/// A connection is measured once the master has read or sent this much on
+/// it since it last was (and every connection on each tick of the I/O loop):
+/// one getsockopt(2) per 16 MiB keeps the check off the hot path.
+constexpr std::size_t kBacklogCheckBytes = std::size_t{16} << 20;
+/// What a ZMTP PING or PONG command takes on the wire with CURVE, with
+/// room: libzmq 4.3 sends a PING of 7 bytes (a PONG of 5) in a CURVE
+/// MESSAGE box of 33 more and a 2-byte frame header, 42 bytes at most. The
+/// master cannot tell them from a message's frames, so it allows one of
+/// each per heartbeat interval (the master PINGs every interval, a worker
+/// less often).
+constexpr std::size_t kHeartbeatCommandBytes = 64;
+
+struct BacklogLimits {
+  std::size_t connection = kMaxConnectionBacklogBytes;
+  std::size_t total = kMaxBacklogBytes;
+  std::size_t check_every = kBacklogCheckBytes;
+};
+
 /// Messages a socket queues for (or from) one peer before sending (or
 /// reading) waits. Legitimate traffic never comes near: to a worker, one
 /// TASK per task it holds at most (kMaxCredit) and a few control messages;
