@@ -62,12 +62,6 @@ std::string DescribeExitCode(long code);
 /// The same code as Exit::status: itself, or minus the signal for 128 + N.
 int ExitStatusOfCode(long code);
 
-/// The one list of backend names: false with *err ("'x' is not a known
-/// backend (known: ...)") for any other.
-[[nodiscard]] bool CheckName(const std::string& name, std::string* err);
-/// Every backend's name, in the order CheckName lists them.
-std::vector<std::string> Names();
-
 /// True when backend name's workers run an image (containers, pods); the
 /// local and Slurm backends run the program itself.
 bool RunsImages(const std::string& name);

@@ -8,15 +8,15 @@
 
 #include <string>
 
+#include "config/variables.hpp"
+
 namespace fiber::runs {
 
-/// What fiber run hands the program it starts: the run's id (which its
-/// workers carry too) and directory.
-inline constexpr const char* kRunIdVariable = "FIBER_RUN_ID";
-inline constexpr const char* kRunDirVariable = "FIBER_RUN_DIR";
-/// What fiber run hands a master it starts in a pod (master: cluster): the
-/// file holding the workers' key, which fiber run put in the run's Secret.
-inline constexpr const char* kRunKeyFileVariable = "FIBER_RUN_KEY_FILE";
+/// The variables fiber run hands the program it starts, spelled in
+/// config/variables.hpp.
+using config::kRunDirVariable;
+using config::kRunIdVariable;
+using config::kRunKeyFileVariable;
 
 /// A fresh run id: 12 hex digits, enough to tell the runs of one machine
 /// or cluster apart.
