@@ -18,7 +18,7 @@
 #include "control_client.hpp"
 #include "log_follower.hpp"
 #include "runs/run_dir.hpp"
-#include "signal_name.hpp"
+#include "os/signal_name.hpp"
 
 namespace fiber::cli {
 

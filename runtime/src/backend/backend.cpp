@@ -8,7 +8,7 @@
 #include "backend/slurm/slurm_backend.hpp"
 #include "config/backend_names.hpp"
 #include "backend/local/local_backend.hpp"
-#include "signal_name.hpp"
+#include "os/signal_name.hpp"
 
 namespace fiber::backend {
 

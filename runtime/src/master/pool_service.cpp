@@ -6,7 +6,7 @@
 #include <set>
 
 #include "log.hpp"
-#include "run_capture.hpp"
+#include "os/run_capture.hpp"
 #include "runs/run_dir.hpp"
 #include "wire/limits.hpp"
 #include "wire/task_batch.hpp"

@@ -39,7 +39,8 @@ inline std::string WorkerLogPath(const std::string& dir, const std::string& work
 /// each worker's key until the worker reads it, and each worker job's
 /// output, to which the worker's log is a link.
 inline std::string SlurmDir(const std::string& dir) { return dir + "/slurm"; }
-/// A Unix socket (ZeroMQ ipc) on which the master answers "status".
+/// A Unix socket (ZeroMQ ipc) on which the master answers fiber ps
+/// (runs/control_protocol.hpp).
 inline std::string ControlSocketPath(const std::string& dir) { return dir + "/control"; }
 /// The master's numbers as it ended ("status"'s, and the workers it
 /// started); written by a master that ends normally, else by fiber run with

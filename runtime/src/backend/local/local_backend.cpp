@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <thread>
 
-#include "signal_name.hpp"
+#include "os/signal_name.hpp"
 
 extern char** environ;
 

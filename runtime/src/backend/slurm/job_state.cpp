@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "backend/labels.hpp"
-#include "signal_name.hpp"
+#include "os/signal_name.hpp"
 
 
 namespace fiber::backend {
