@@ -19,7 +19,7 @@
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/labels.hpp"
 #include "background_thread.hpp"
-#include "exit_status.hpp"
+#include "os/exit_status.hpp"
 #include "commands.hpp"
 #include "config/setting_table.hpp"
 #include "runs/run_dir.hpp"

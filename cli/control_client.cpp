@@ -4,7 +4,7 @@
 
 #include <zmq.hpp>
 
-#include "runs/run_dir.hpp"
+#include "runs/control_protocol.hpp"
 
 namespace fiber::cli {
 
@@ -19,9 +19,9 @@ bool ControlClient::Query(const std::string& run_dir, const std::string& request
   try {
     zmq::socket_t req(context_, zmq::socket_type::req);
     req.set(zmq::sockopt::linger, 0);
-    req.set(zmq::sockopt::rcvtimeo, 1000);
-    req.set(zmq::sockopt::sndtimeo, 1000);
-    req.connect("ipc://" + path);
+    req.set(zmq::sockopt::rcvtimeo, runs::kControlAnswerMs);
+    req.set(zmq::sockopt::sndtimeo, runs::kControlAnswerMs);
+    req.connect(runs::ControlEndpoint(run_dir));
     if (!req.send(zmq::buffer(request), zmq::send_flags::none)) {
       *err = "the master does not answer";
       return false;

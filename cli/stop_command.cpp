@@ -12,7 +12,7 @@
 
 #include "backend/engine_adapter.hpp"
 #include "commands.hpp"
-#include "exit_status.hpp"
+#include "os/exit_status.hpp"
 #include "run_removal.hpp"
 #include "run_store.hpp"
 

@@ -16,10 +16,10 @@
 
 #include "backend/worker_output.hpp"
 #include "control_client.hpp"
-#include "exit_status.hpp"
+#include "os/exit_status.hpp"
 #include "log_follower.hpp"
 #include "runs/run_dir.hpp"
-#include "signal_name.hpp"
+#include "os/signal_name.hpp"
 
 namespace fiber::cli {
 

@@ -143,7 +143,7 @@ TEST_CASE("leftovers after kill -9 of a container run: ps names them; stop and p
   // The runs reach the engine through a socket of their own: a shell
   // without DOCKER_HOST must still find it, and once it is gone, say so.
   std::string socket, err;
-  const fiber::config::Getenv getenv = [](const char* name) -> const char* { return std::getenv(name); };
+  const fiber::config::Getenv getenv = fiber::config::ProcessEnvironment;
   REQUIRE_MESSAGE(fiber::engine::FindSocket(fiber::testing::TestEngineName(), getenv, &socket, &err), err);
   const std::string link = fiber.state.path() + "/engine.sock";
   REQUIRE(::symlink(socket.c_str(), link.c_str()) == 0);

@@ -6,7 +6,7 @@
 
 #include <doctest/doctest.h>
 
-#include "exit_status.hpp"
+#include "os/exit_status.hpp"
 
 using fiber::ExitStatus;
 

@@ -9,7 +9,7 @@
 #include <atomic>
 #include <string>
 
-#include "run_capture.hpp"
+#include "os/run_capture.hpp"
 
 namespace {
 

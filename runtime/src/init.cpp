@@ -108,7 +108,7 @@ void detail::RequireMaster(const std::string& what) {
 
 void init(int argc, char** argv) {
   backend::SetCommandLine(argc, argv);
-  const config::Getenv env = [](const char* name) -> const char* { return std::getenv(name); };
+  const config::Getenv env = config::ProcessEnvironment;
   // A local backend's fork server returns from here only in a worker it
   // forked, with that worker's environment.
   if (const char* fd = env(backend::kForkServerFd)) backend::RunForkServer(std::atoi(fd));

@@ -40,7 +40,7 @@ std::string TestEngineName() {
 engine::Client TestEngine() {
   engine::Client client;
   std::string err;
-  const config::Getenv getenv = [](const char* name) -> const char* { return std::getenv(name); };
+  const config::Getenv getenv = config::ProcessEnvironment;
   REQUIRE_MESSAGE(engine::Client::Connect(TestEngineName(), getenv, &client, &err), err);
   return client;
 }

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "config/settings.hpp"
-#include "exit_status.hpp"
+#include "os/exit_status.hpp"
 #include "fiber/resources.hpp"
 #include "worker/bootstrap.hpp"
 
@@ -58,11 +58,6 @@ class Backend {
   virtual int MaxStarting() const { return 64; }
 };
 
-/// The one list of backend names: false with *err ("'x' is not a known
-/// backend (known: ...)") for any other.
-[[nodiscard]] bool CheckName(const std::string& name, std::string* err);
-/// Every backend's name, in the order CheckName lists them.
-std::vector<std::string> Names();
 
 /// True when backend name's workers run an image (containers, pods); the
 /// local and Slurm backends run the program itself.

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "backend/run_records.hpp"
-#include "exit_status.hpp"
+#include "os/exit_status.hpp"
 
 namespace fiber::backend {
 

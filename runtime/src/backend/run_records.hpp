@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "config/settings.hpp"
-#include "exit_status.hpp"
+#include "os/exit_status.hpp"
 
 namespace fiber::backend {
 

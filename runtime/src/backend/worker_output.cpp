@@ -8,18 +8,6 @@
 
 namespace fiber::backend {
 
-namespace {
-
-void WriteAll(int fd, std::string_view text) {
-  while (!text.empty()) {
-    const ssize_t n = ::write(fd, text.data(), text.size());
-    if (n <= 0) return;
-    text.remove_prefix(static_cast<std::size_t>(n));
-  }
-}
-
-}  // namespace
-
 std::string HeadedLine(std::string_view worker_id, std::string_view line) {
   std::string headed;
   headed.reserve(worker_id.size() + line.size() + 4);
@@ -32,32 +20,29 @@ WorkerOutput::WorkerOutput(std::string worker_id, const std::string& log_file)
       to_stderr_(log_file.empty()),
       lines_([this](std::string_view line) { headed_ += HeadedLine(worker_id_, line); }) {
   if (to_stderr_) return;
-  fd_ = runs::OpenToAppend(log_file);
+  fd_.Reset(runs::OpenToAppend(log_file));
   struct stat st {};
-  if (fd_ >= 0 && ::fstat(fd_, &st) == 0) kept_ = st.st_size;
+  if (fd_ && ::fstat(fd_.get(), &st) == 0) kept_ = st.st_size;
   // A log file that cannot be opened loses the output, as a full disk
   // would; the worker itself runs on.
 }
 
-WorkerOutput::~WorkerOutput() {
-  Finish();
-  if (fd_ >= 0) ::close(fd_);
-}
+WorkerOutput::~WorkerOutput() { Finish(); }
 
 void WorkerOutput::Write(std::string_view text) {
   if (!to_stderr_) {
-    if (fd_ >= 0) WriteAll(fd_, text);
+    if (fd_) os::WriteAll(fd_.get(), text);
     return;
   }
   lines_.Feed(text);
-  WriteAll(2, headed_);
+  os::WriteAll(2, headed_);
   headed_.clear();
 }
 
 void WorkerOutput::Finish() {
   if (!to_stderr_) return;
   lines_.Finish();
-  WriteAll(2, headed_);
+  os::WriteAll(2, headed_);
   headed_.clear();
 }
 

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "backend/line_splitter.hpp"
+#include "os/descriptor.hpp"
 
 namespace fiber::backend {
 
@@ -34,7 +35,7 @@ class WorkerOutput {
  private:
   std::string worker_id_;
   bool to_stderr_;
-  int fd_ = -1;  // the log file
+  os::Descriptor fd_;  // the log file
   long long kept_ = 0;
   LineSplitter lines_;  // for stderr
   std::string headed_;  // the lines of one Write, written at once

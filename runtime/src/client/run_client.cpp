@@ -1,8 +1,6 @@
 #include "client/run_client.hpp"
 
-#include <sys/eventfd.h>
-#include <unistd.h>
-
+#include <atomic>
 #include <future>
 #include <map>
 #include <memory>
@@ -16,6 +14,7 @@
 #include "init_state.hpp"
 #include "log.hpp"
 #include "master/run.hpp"
+#include "os/inbox.hpp"
 #include "wire/credentials.hpp"
 #include "wire/frames.hpp"
 #include "wire/poll.hpp"
@@ -55,8 +54,7 @@ class RemoteClient : public RunClient {
  public:
   explicit RemoteClient(const worker::Bootstrap& b)
       : run_id_(b.run_id), context_(1), dealer_(context_, zmq::socket_type::dealer) {
-    wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (wake_fd_ < 0) throw Error("cannot create an eventfd for the run's client connection");
+    if (std::string err; !outbox_.Open(&err)) throw Error(err + " for the run's client connection");
     dealer_.set(zmq::sockopt::routing_id, b.worker_id + ".client");
     dealer_.set(zmq::sockopt::linger, 0);  // every request waits for its answer
     wire::LimitFrames(dealer_);
@@ -67,31 +65,17 @@ class RemoteClient : public RunClient {
     });
   }
   ~RemoteClient() override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stopping_ = true;
-    }
-    Wake();
+    outbox_.Close("the run's client connection has closed");
+    outbox_.Wake();
     thread_.join();
-    ::close(wake_fd_);
   }
 
   const std::string& run_id() const override { return run_id_; }
 
   void Send(Request request, std::function<void(Reply)> on_reply) override {
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      if (!failed_.empty()) {
-        const std::string why = failed_;
-        lock.unlock();
-        on_reply(Reply{0, Status::kLost, why});
-        return;
-      }
-      request.id = next_id_++;
-      outbox_.push_back({std::move(request), std::move(on_reply)});
-      if (outbox_.size() > 1) return;  // the wake for the first is pending
-    }
-    Wake();
+    request.id = next_id_++;
+    Outgoing o{std::move(request), on_reply};
+    if (std::string why; !outbox_.Post(std::move(o), &why)) on_reply(Reply{0, Status::kLost, why});
   }
 
  private:
@@ -100,29 +84,14 @@ class RemoteClient : public RunClient {
     std::function<void(Reply)> on_reply;
   };
 
-  void Wake() {
-    const std::uint64_t one = 1;
-    if (::write(wake_fd_, &one, sizeof one) < 0) {
-      // The counter can only saturate; the thread wakes all the same.
-    }
-  }
-
   void Run() {
     for (;;) {
       zmq::pollitem_t items[] = {{dealer_.handle(), 0, ZMQ_POLLIN, 0},
-                                 {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
+                                 {nullptr, outbox_.fd(), ZMQ_POLLIN, 0}};
       wire::Poll(items, 2, std::chrono::milliseconds(-1));
       if (items[1].revents & ZMQ_POLLIN) {
-        std::uint64_t count;
-        if (::read(wake_fd_, &count, sizeof count) < 0) {
-          // EAGAIN: an earlier pass took the wake.
-        }
-        std::vector<Outgoing> out;
-        {
-          std::lock_guard<std::mutex> lock(mu_);
-          if (stopping_) return;
-          out.swap(outbox_);
-        }
+        std::vector<Outgoing> out = outbox_.Take();
+        if (outbox_.closed()) return;  // the client is going
         for (auto& o : out) {
           pending_[o.request.id] = std::move(o.on_reply);
           zmq::message_t message = wire::Encode(o.request);
@@ -156,12 +125,8 @@ class RemoteClient : public RunClient {
   // The thread has ended: every call waiting, and every later one, fails
   // with why.
   void Fail(const std::string& why) {
-    std::vector<Outgoing> out;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      failed_ = why;
-      out.swap(outbox_);
-    }
+    outbox_.Close(why);
+    std::vector<Outgoing> out = outbox_.Take();
     log::Error(why);
     for (auto& [id, on_reply] : pending_) on_reply(Reply{id, Status::kLost, why});
     pending_.clear();
@@ -179,14 +144,12 @@ class RemoteClient : public RunClient {
   std::string run_id_;
   zmq::context_t context_;
   zmq::socket_t dealer_;  // the thread's only
-  int wake_fd_ = -1;
   std::thread thread_;
 
-  std::mutex mu_;
-  std::vector<Outgoing> outbox_;
-  std::uint64_t next_id_ = 1;
-  bool stopping_ = false;
-  std::string failed_;  // why the thread ended early; "" while it runs
+  // Requests from the program's threads; closed with why once the thread
+  // sends no more (it failed, or the client is going).
+  os::Inbox<Outgoing> outbox_;
+  std::atomic<std::uint64_t> next_id_{1};
 
   std::map<std::uint64_t, std::function<void(Reply)>> pending_;  // the thread's only
 };

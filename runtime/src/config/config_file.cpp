@@ -3,30 +3,15 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cctype>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <memory>
 
 #include "config/did_you_mean.hpp"
+#include "os/whole_file.hpp"
 
 namespace fiber::config {
 
 namespace {
 
 constexpr const char* kProfiles = "profiles";
-
-bool ReadText(const std::string& path, std::string* text, std::string* err) {
-  std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  char buf[4096];
-  std::size_t n = 0;
-  while (file && (n = std::fread(buf, 1, sizeof buf, file.get())) > 0) text->append(buf, n);
-  if (!file || std::ferror(file.get())) {
-    *err = path + ": cannot read: " + std::strerror(errno);
-    return false;
-  }
-  return true;
-}
 
 const char* KindOf(const YAML::Node& node) {
   switch (node.Type()) {
@@ -187,7 +172,10 @@ int TabIndentedLine(const std::string& text) {
 
 bool ReadConfigFile(const std::string& path, ConfigFile* out, std::string* err) {
   std::string text;
-  if (!ReadText(path, &text, err)) return false;
+  if (std::string why; !os::ReadWholeFile(path, &text, &why)) {
+    *err = path + ": cannot read: " + why;
+    return false;
+  }
   out->path = path;
   Reader reader(path, err);
   if (const int line = TabIndentedLine(text)) {

@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <string_view>
 
-#include "backend/local/fork_server.hpp"
 #include "config/did_you_mean.hpp"
 #include "config/resolve.hpp"
-#include "runs/run_dir.hpp"
-#include "worker/bootstrap.hpp"
+#include "config/variables.hpp"
 
 namespace fiber::config {
 
@@ -30,15 +29,7 @@ std::vector<std::string> KnownVariables() {
   std::vector<std::string> known;
   for (const Setting& s : Table()) known.push_back(s.variable);
   known.push_back(kConfigVariable);
-  known.push_back(runs::kRunIdVariable);
-  known.push_back(runs::kRunDirVariable);
-  known.push_back(runs::kRunKeyFileVariable);
-  known.push_back(backend::kForkServerFd);
-  // Whatever a backend hands a worker, secret file and parent included.
-  worker::Bootstrap sample;
-  sample.parent_pid = 1;
-  for (const auto& env : {worker::ToEnvironment(sample), worker::ToEnvironmentWithSecretFile(sample, "f")})
-    for (const auto& [name, value] : env) known.push_back(name);
+  known.insert(known.end(), std::begin(kNonSettingVariables), std::end(kNonSettingVariables));
   return known;
 }
 

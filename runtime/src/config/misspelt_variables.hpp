@@ -11,8 +11,8 @@
 namespace fiber::config {
 
 /// Every FIBER_* variable fiber itself reads or sets: the settings table's,
-/// FIBER_CONFIG, the run's (runs/run_dir.hpp), a worker's bootstrap
-/// (worker/bootstrap.hpp) and the local backend's fork server.
+/// FIBER_CONFIG, and the run's, a worker's and the local fork server's
+/// (config/variables.hpp).
 std::vector<std::string> KnownVariables();
 
 /// One line per misspelt setting variable in env (entries "NAME=VALUE"):

@@ -5,7 +5,7 @@
 
 #include "config/config_file.hpp"
 #include "config/trusted_file.hpp"
-#include "runs/run_dir.hpp"
+#include "config/variables.hpp"
 
 namespace fiber::config {
 
@@ -156,9 +156,9 @@ bool Resolve(const Inputs& in, Resolved* out, std::string* err) {
     }
   }
   // What fiber run handed over: not settings a user writes, so not in the table.
-  if (const char* id = in.getenv(runs::kRunIdVariable)) out->settings.run_id = id;
-  if (const char* dir = in.getenv(runs::kRunDirVariable)) out->settings.run_dir = dir;
-  if (const char* key = in.getenv(runs::kRunKeyFileVariable)) out->settings.run_key_file = key;
+  if (const char* id = in.getenv(kRunIdVariable)) out->settings.run_id = id;
+  if (const char* dir = in.getenv(kRunDirVariable)) out->settings.run_dir = dir;
+  if (const char* key = in.getenv(kRunKeyFileVariable)) out->settings.run_key_file = key;
   return CheckTogether(out->settings, out->sources, err);
 }
 

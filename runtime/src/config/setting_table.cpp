@@ -7,9 +7,8 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "backend/backend.hpp"
+#include "config/backend_names.hpp"
 #include "config/quantities.hpp"
-#include "engine/engine_socket.hpp"
 #include "wire/limits.hpp"
 
 namespace fiber::config {
@@ -96,12 +95,12 @@ Kind BackendName() {
   Kind kind{
     "a backend name",
     [](const std::string& text, Settings* s, std::string* err) {
-      if (!backend::CheckName(text, err)) return false;
+      if (!CheckBackendName(text, err)) return false;
       s->backend = text;
       return true;
     },
     [](const Settings& s) { return s.backend; }};
-  kind.choices = backend::Names();
+  kind.choices.assign(std::begin(kBackendNames), std::end(kBackendNames));
   return kind;
 }
 
@@ -110,7 +109,7 @@ Kind EngineName() {
     "an engine name",
     [](const std::string& text, Settings* s, std::string* err) {
       std::string known;
-      for (const char* name : engine::kEngineNames) {
+      for (const char* name : kEngineNames) {
         if (text == name) {
           s->engine = text;
           return true;
@@ -121,7 +120,7 @@ Kind EngineName() {
       return false;
     },
     [](const Settings& s) { return s.engine; }};
-  kind.choices.assign(std::begin(engine::kEngineNames), std::end(engine::kEngineNames));
+  kind.choices.assign(std::begin(kEngineNames), std::end(kEngineNames));
   return kind;
 }
 

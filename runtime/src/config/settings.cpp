@@ -1,6 +1,7 @@
 #include "config/settings.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <string_view>
 #include <mutex>
 
@@ -14,6 +15,8 @@ std::mutex current_mu;
 Settings current;
 
 }  // namespace
+
+const char* ProcessEnvironment(const char* name) { return std::getenv(name); }
 
 bool IsVariableName(std::string_view name) {
   if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return false;

@@ -108,6 +108,10 @@ inline constexpr const char* kHeartbeatTimeout = "FIBER_HEARTBEAT_TIMEOUT";
 inline constexpr const char* kStartTimeout = "FIBER_START_TIMEOUT";
 
 using Getenv = std::function<const char*(const char*)>;
+/// The process's own environment as a Getenv, for the few that read it
+/// (Resolve and the worker's bootstrap; see GUIDE.md): the one place that
+/// calls std::getenv for them.
+const char* ProcessEnvironment(const char* name);
 
 /// Applies the timing variables, where set, and checks the heartbeat
 /// timeout is more than twice the interval, as the settings of a run are

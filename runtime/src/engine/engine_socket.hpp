@@ -12,9 +12,6 @@
 
 namespace fiber::engine {
 
-/// The engines fiber talks to, as the `engine` setting names them.
-inline constexpr const char* kEngineNames[] = {"auto", "docker", "podman"};
-
 /// The variables CandidateSockets reads: what a run records of where its
 /// engine was (backend/run_records.hpp: EngineEnvironment).
 inline constexpr const char* kSocketVariables[] = {"DOCKER_HOST", "CONTAINER_HOST", "XDG_RUNTIME_DIR"};

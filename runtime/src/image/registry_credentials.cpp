@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "base64.hpp"
-#include "run_capture.hpp"
+#include "os/run_capture.hpp"
 
 namespace fiber::image {
 

@@ -5,7 +5,7 @@
 
 #include <sstream>
 
-#include "run_capture.hpp"
+#include "os/run_capture.hpp"
 
 namespace fiber::image {
 

@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <filesystem>
 
-#include "run_capture.hpp"
+#include "os/run_capture.hpp"
 
 namespace fiber::image {
 

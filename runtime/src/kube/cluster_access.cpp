@@ -1,8 +1,6 @@
 #include "kube/cluster_access.hpp"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
+#include "os/whole_file.hpp"
 
 namespace fiber::kube {
 
@@ -17,20 +15,10 @@ std::string Trimmed(std::string text) {
 }  // namespace
 
 bool ReadCredentialFile(const std::string& path, std::string* text, std::string* err) {
-  std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
-  if (!file) {
-    *err = "cannot read " + path + " (" + std::strerror(errno) + ")";
-    return false;
-  }
-  text->clear();
-  char buf[8192];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, file.get())) > 0) text->append(buf, n);
-  if (std::ferror(file.get())) {
-    *err = "cannot read " + path + " (" + std::strerror(errno) + ")";
-    return false;
-  }
-  return true;
+  std::string why;
+  if (os::ReadWholeFile(path, text, &why)) return true;
+  *err = "cannot read " + path + " (" + why + ")";
+  return false;
 }
 
 bool ClusterAccess::Authenticate(http::Request* request, std::string* err) const {

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base64.hpp"
-#include "run_capture.hpp"
+#include "os/run_capture.hpp"
 
 namespace fiber::kube {
 

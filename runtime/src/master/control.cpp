@@ -2,20 +2,20 @@
 
 #include <sys/stat.h>
 
-#include "runs/run_dir.hpp"
+#include "runs/control_protocol.hpp"
 
 namespace fiber::master {
 
 ControlSocket::ControlSocket(zmq::context_t& context, Status status, Status detail)
     : socket_(context, zmq::socket_type::rep), status_(std::move(status)), detail_(std::move(detail)) {
   socket_.set(zmq::sockopt::linger, 0);
-  socket_.set(zmq::sockopt::maxmsgsize, int64_t{4096});
+  socket_.set(zmq::sockopt::maxmsgsize, runs::kControlMaxRequestBytes);
 }
 
 bool ControlSocket::Bind(const std::string& run_dir, std::string* err) {
   const std::string path = runs::ControlSocketPath(run_dir);
   try {
-    socket_.bind("ipc://" + path);
+    socket_.bind(runs::ControlEndpoint(run_dir));
   } catch (const zmq::error_t& e) {
     *err = "cannot open the control socket " + path + ": " + e.what();
     return false;
@@ -29,9 +29,9 @@ void ControlSocket::Answer() {
     zmq::message_t request;
     if (!socket_.recv(request, zmq::recv_flags::dontwait)) return;
     const std::string what = request.to_string();
-    const std::string reply = what == "status"   ? status_()
-                              : what == "detail" ? detail_()
-                                                 : std::string(R"({"error": "unknown request"})");
+    const std::string reply = what == runs::kControlStatus   ? status_()
+                              : what == runs::kControlDetail ? detail_()
+                                                             : std::string(runs::kControlUnknownAnswer);
     (void)socket_.send(zmq::buffer(reply), zmq::send_flags::dontwait);
   }
 }

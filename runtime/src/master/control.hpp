@@ -1,8 +1,8 @@
-// The run's control socket: a ZeroMQ REP socket on a Unix socket in the run's
-// directory (runs/run_dir.hpp), answering "status" with the master's numbers
-// as JSON for `fiber ps`, and "detail" with those and every worker's state
-// and task for `fiber ps RUN`. The directory is its owner's only (mode 0700), and
-// so is the socket. Polled by the dispatcher's I/O thread, which owns it.
+// The run's control socket, the master's end: a ZeroMQ REP socket on a Unix
+// socket in the run's directory, answering "status" and "detail" as
+// runs/control_protocol.hpp says. The directory is its owner's only (mode
+// 0700), and so is the socket. Polled by the dispatcher's I/O thread, which
+// owns it.
 #pragma once
 
 #include <functional>

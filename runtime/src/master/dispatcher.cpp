@@ -1,8 +1,5 @@
 #include "master/dispatcher.hpp"
 
-#include <sys/eventfd.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -31,15 +28,9 @@ Dispatcher::Dispatcher(config::Settings settings, wire::Credentials credentials,
       backlog_(backlog, settings_.heartbeat_interval) {}
 
 Dispatcher::~Dispatcher() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-  }
+  inbox_.Close("the run's master has stopped");
   if (thread_.joinable()) {
-    const std::uint64_t one = 1;
-    if (::write(wake_fd_, &one, sizeof one) < 0) {
-      // The counter can only saturate; the loop wakes all the same.
-    }
+    inbox_.Wake();
     thread_.join();
   }
   if (control_) {
@@ -52,15 +43,10 @@ Dispatcher::~Dispatcher() {
   pools_.clear();  // each kills its workers
   control_.reset();
   admission_.reset();
-  if (wake_fd_ >= 0) ::close(wake_fd_);
 }
 
 bool Dispatcher::Start(std::string* err) {
-  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (wake_fd_ < 0) {
-    *err = "cannot create eventfd";
-    return false;
-  }
+  if (!inbox_.Open(err)) return false;
   const std::string address =
       "tcp://" + settings_.listen_host + ":" + std::to_string(settings_.listen_port);
   try {
@@ -171,38 +157,12 @@ std::string Dispatcher::DetailJson() const {
   return j.dump();
 }
 
-bool Dispatcher::Post(std::function<void()> fn) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stopped_ || stopping_) return false;  // the I/O thread reads no more
-    inbox_.push_back(std::move(fn));
-    // The I/O thread reads the eventfd before it takes the inbox, so work
-    // queued behind other work is taken with it: only the first needs a wake.
-    if (inbox_.size() > 1) return true;
-  }
-  const std::uint64_t one = 1;
-  if (::write(wake_fd_, &one, sizeof one) < 0) {
-    // The counter can only saturate; the loop drains it, so nothing is lost.
-  }
-  return true;
-}
+bool Dispatcher::Post(std::function<void()> fn) { return inbox_.Post(std::move(fn)); }
 
-bool Dispatcher::running() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return !stopping_ && !stopped_;
-}
+bool Dispatcher::running() { return !inbox_.closed(); }
 
 void Dispatcher::RunPosted() {
-  std::uint64_t count;
-  if (::read(wake_fd_, &count, sizeof count) < 0) {
-    // EAGAIN: a previous drain already took the wakeup.
-  }
-  std::vector<std::function<void()>> work;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    work.swap(inbox_);
-  }
-  for (auto& fn : work) fn();
+  for (auto& fn : inbox_.Take()) fn();
 }
 
 void Dispatcher::AddPool(std::unique_ptr<PoolService> pool) {
@@ -229,10 +189,7 @@ bool Dispatcher::Send(const std::string& worker_id, zmq::message_t message) {
 // memory running out), it ends the run as one error its pools fail with,
 // not as std::terminate ending the program.
 void Dispatcher::FailRun(const std::string& why) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopped_ = true;  // no more posts; waiters on running() stop waiting
-  }
+  inbox_.Close(why);  // no more posts; waiters on running() stop waiting
   if (pools_.empty()) log::Error(why);
   try {
     for (auto& [channel, pool] : pools_) pool->Fail(why, Clock::now());
@@ -256,7 +213,7 @@ void Dispatcher::Loop() {
   for (;;) {
     zmq::pollitem_t items[] = {
         {router_.handle(), 0, ZMQ_POLLIN, 0},
-        {nullptr, wake_fd_, ZMQ_POLLIN, 0},
+        {nullptr, inbox_.fd(), ZMQ_POLLIN, 0},
         {control_ ? control_->handle() : nullptr, -1, ZMQ_POLLIN, 0},
     };
     const auto wait = std::max<Clock::duration>(Clock::duration::zero(),
@@ -292,11 +249,7 @@ void Dispatcher::Loop() {
       SweepBacklogs(last_tick);
     }
     for (int fd : std::exchange(due_backlogs_, {})) MeasureBacklog(fd, Clock::now());
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_) {
-      stopped_ = true;
-      break;
-    }
+    if (inbox_.closed()) break;
   }
 }
 

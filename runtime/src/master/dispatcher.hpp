@@ -25,8 +25,10 @@
 #include "master/outbox.hpp"
 #include "master/pool_service.hpp"
 #include "master/request_service.hpp"
+#include "os/inbox.hpp"
 #include "wire/credentials.hpp"
 #include "wire/message.hpp"
+#include "worker/worker_id.hpp"
 
 namespace fiber::master {
 
@@ -59,10 +61,7 @@ class Dispatcher : public Outbox {
   void RemovePool(wire::Channel channel);
   PoolService* FindPool(wire::Channel channel);
   /// A worker id unique within the run: w0, w1, ...
-  std::string NewWorkerId() {
-    std::string id = "w";  // not "w" + ...: GCC 12's false -Wrestrict at -O3
-    return id += std::to_string(next_worker_++);
-  }
+  std::string NewWorkerId() { return worker::WorkerId(next_worker_++); }
   [[nodiscard]] bool Send(const std::string& worker_id, zmq::message_t message) override;
   /// A request from this process (the master's own Queue, Pipe or Manager
   /// calls), answered as a peer's REQUEST would be.
@@ -110,14 +109,10 @@ class Dispatcher : public Outbox {
   std::unique_ptr<Admission> admission_;
   std::unique_ptr<ControlSocket> control_;  // when the run has a directory
   std::string endpoint_;
-  int wake_fd_ = -1;
   std::thread thread_;
 
-  // Shared with user threads.
-  std::mutex mu_;
-  std::vector<std::function<void()>> inbox_;
-  bool stopping_ = false;
-  bool stopped_ = false;
+  // Shared with user threads: closed once the I/O thread takes no more.
+  os::Inbox<std::function<void()>> inbox_;
 
   // I/O thread only.
   std::map<wire::Channel, std::unique_ptr<PoolService>> pools_;

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "log.hpp"
-#include "run_capture.hpp"
+#include "os/run_capture.hpp"
 #include "runs/run_dir.hpp"
 #include "wire/limits.hpp"
 #include "wire/task_batch.hpp"
@@ -75,7 +75,7 @@ PoolService::PoolService(Options options, std::unique_ptr<backend::Backend> back
       backend_(std::move(backend)),
       outbox_(outbox),
       tasks_(options_.max_task_retries),
-      target_(options_.elastic ? options_.elastic->min : options_.processes) {}
+      sizer_(options_.elastic ? Sizer(*options_.elastic) : Sizer(options_.processes)) {}
 
 PoolService::~PoolService() { backend_->KillAll(); }
 
@@ -83,7 +83,7 @@ void PoolService::Start(Clock::time_point now) { StartWorkers(now); }
 
 PoolService::Status PoolService::status() const {
   Status s;
-  s.workers_wanted = finished_ ? 0 : target_;
+  s.workers_wanted = finished_ ? 0 : sizer_.target();
   for (const auto& [id, w] : workers_.all()) s.workers_ready += w.state == WorkerState::kReady;
   s.tasks_queued = tasks_.pending();
   s.tasks_running = tasks_.size() - tasks_.pending();
@@ -130,8 +130,7 @@ void PoolService::Submit(std::string function, std::vector<std::string> calls,
 
 void PoolService::Resize(int processes, Clock::time_point now) {
   if (closing_ || terminating_) return;
-  options_.elastic.reset();
-  target_ = processes;
+  sizer_.Resize(processes);
   StartWorkers(now);
   Retire(now);
 }
@@ -204,7 +203,7 @@ void PoolService::OnReady(const std::string& id, Worker& worker, const zmq::mess
   if (!wire::Decode(message, &ready, &err)) return LoseWorker(id, "it sent " + err, now);
   workers_.SetCredit(worker, static_cast<int>(ready.credit));
   worker.idle_since = now;
-  start_failures_ = 0;
+  sizer_.Started();
   Retire(now);
 }
 
@@ -302,9 +301,9 @@ bool PoolService::SendControl(const std::string& id, Type type, Clock::time_poin
 void PoolService::StartWorkers(Clock::time_point now) {
   if (closing_ || broken_) return;
   // The rest start as these connect (OnHello) or are lost.
-  const int room = backend_->MaxStarting() - workers_.Starting();
+  const int count = sizer_.ToStart(workers_.Live(), workers_.Starting(), backend_->MaxStarting());
   std::vector<backend::Launch> launches;
-  for (int n = workers_.Live(); n < target_ && static_cast<int>(launches.size()) < room; ++n) {
+  for (int n = 0; n < count; ++n) {
     backend::Launch launch{options_.bootstrap, {}, options_.resources};
     launch.bootstrap.worker_id = options_.new_worker_id();
     if (!options_.settings.run_dir.empty())
@@ -325,24 +324,19 @@ void PoolService::StartWorkers(Clock::time_point now) {
 }
 
 void PoolService::Grow(Clock::time_point now) {
-  if (!options_.elastic || closing_ || broken_ || !tasks_.HasPending()) return;
-  // Each starting worker will take at least one waiting task.
-  const int waiting = static_cast<int>(tasks_.pending()) - workers_.Starting();
-  if (waiting <= 0) return;
-  target_ = std::min(options_.elastic->max, std::max(target_, workers_.Live() + waiting));
-  StartWorkers(now);
+  if (closing_ || broken_ || !tasks_.HasPending()) return;
+  if (sizer_.Grow(tasks_.pending(), workers_.Live(), workers_.Starting())) StartWorkers(now);
 }
 
 void PoolService::RetireIdle(Clock::time_point now) {
-  if (!options_.elastic || closing_ || broken_ || tasks_.HasPending()) return;
-  const int keep = options_.elastic->min;
-  for (const std::string& id : workers_.IdleSince(now - options_.elastic->idle_timeout, tasks_)) {
-    if (workers_.Live() <= keep) break;
-    Worker& w = *workers_.Find(id);
-    workers_.Retire(w);
-    (void)SendControl(id, Type::kStop, now);
+  const auto cutoff = sizer_.IdleCutoff(now);
+  if (!cutoff || closing_ || broken_ || tasks_.HasPending()) return;
+  const std::vector<std::string> idle = workers_.IdleSince(*cutoff, tasks_);
+  const int retire = sizer_.RetireIdle(workers_.Live(), static_cast<int>(idle.size()));
+  for (int i = 0; i < retire; ++i) {
+    workers_.Retire(*workers_.Find(idle[static_cast<std::size_t>(i)]));
+    (void)SendControl(idle[static_cast<std::size_t>(i)], Type::kStop, now);
   }
-  target_ = std::max(keep, std::min(target_, workers_.Live()));
 }
 
 bool PoolService::Probe(const std::string& id, Clock::time_point now) {
@@ -369,7 +363,7 @@ std::string PoolService::Ended(const std::string& id, const backend::Exit& exit)
 }
 
 void PoolService::Retire(Clock::time_point now) {
-  for (const std::string& id : workers_.PickRetirees(target_, tasks_)) {
+  for (const std::string& id : workers_.PickRetirees(sizer_.target(), tasks_)) {
     Worker& w = *workers_.Find(id);
     workers_.Retire(w);
     if (!w.connected) {
@@ -390,7 +384,7 @@ void PoolService::LoseWorker(const std::string& id, const std::string& why, Cloc
   // A worker asked to stop with nothing left to do that goes is no loss,
   // however its going shows first (its connection closing, its exit).
   const bool done = terminating_ || (retiring && tasks_.Leases(id) == 0);
-  if (!worker.connected && !terminating_ && !retiring) ++start_failures_;
+  if (!worker.connected && !terminating_ && !retiring) sizer_.StartFailed();
   if (!done) log::Warning("worker " + id + " lost: " + why);
   tasks_.Lose(id, why);
   // The pool finishes once the backend has seen it end (and on_exit has
@@ -398,9 +392,9 @@ void PoolService::LoseWorker(const std::string& id, const std::string& why, Cloc
   awaiting_exit_[id] = now;
   if (!options_.replace_lost_workers) {
     if (!done) Break({Outcome::Kind::kWorkerLost, "process " + id + " was lost (" + why + ")", {}});
-  } else if (start_failures_ > std::max(3, 2 * target_)) {
+  } else if (sizer_.GivesUp()) {
     Break({Outcome::Kind::kWorkerLost,
-           std::to_string(start_failures_) +
+           std::to_string(sizer_.start_failures()) +
                " workers in a row ended before connecting to the master; the last: " + why,
            {}});
   } else {

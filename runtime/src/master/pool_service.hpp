@@ -18,6 +18,7 @@
 #include "config/settings.hpp"
 #include "fiber/pool.hpp"
 #include "master/outbox.hpp"
+#include "master/sizer.hpp"
 #include "master/task_table.hpp"
 #include "master/worker_set.hpp"
 #include "wire/codec.hpp"
@@ -33,10 +34,7 @@ class PoolService {
     int processes = 1;
     /// Set: the pool sizes itself within these bounds, and processes is
     /// not used.
-    struct Elastic {
-      int min = 0, max = 1;
-      std::chrono::milliseconds idle_timeout{30000};
-    };
+    using Elastic = Sizer::Elastic;
     std::optional<Elastic> elastic;
     int max_task_retries = 3;
     Call initializer;
@@ -163,12 +161,11 @@ class PoolService {
   Outbox& outbox_;
   TaskTable tasks_;
   WorkerSet workers_;
-  int target_ = 0;
+  Sizer sizer_;
   bool closing_ = false;
   bool terminating_ = false;
   bool finished_ = false;
   std::optional<detail::Outcome> broken_;  // why the pool can run nothing more
-  int start_failures_ = 0;
   std::map<std::string, Clock::time_point> awaiting_exit_;  // lost at; exit not yet reported
 };
 

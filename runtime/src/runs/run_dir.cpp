@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "config/trusted_file.hpp"
+#include "os/descriptor.hpp"
 
 namespace fiber::runs {
 
@@ -69,11 +70,8 @@ int OpenToAppend(const std::string& path) {
 bool WriteWhole(const std::string& path, const std::string& text, std::string* err) {
   const std::string tmp = path + ".tmp";
   // Never through a link planted at tmp; rename replaces one at path.
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  const bool written =
-      fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  if (fd >= 0) ::close(fd);
-  if (!written) {
+  os::Descriptor fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd || !os::WriteAll(fd.get(), text) || !fd.Close()) {
     *err = "cannot write " + tmp;
     return false;
   }

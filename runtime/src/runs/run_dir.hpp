@@ -8,15 +8,15 @@
 
 #include <string>
 
+#include "config/variables.hpp"
+
 namespace fiber::runs {
 
-/// What fiber run hands the program it starts: the run's id (which its
-/// workers carry too) and directory.
-inline constexpr const char* kRunIdVariable = "FIBER_RUN_ID";
-inline constexpr const char* kRunDirVariable = "FIBER_RUN_DIR";
-/// What fiber run hands a master it starts in a pod (master: cluster): the
-/// file holding the workers' key, which fiber run put in the run's Secret.
-inline constexpr const char* kRunKeyFileVariable = "FIBER_RUN_KEY_FILE";
+/// The variables fiber run hands the program it starts, spelled in
+/// config/variables.hpp.
+using config::kRunDirVariable;
+using config::kRunIdVariable;
+using config::kRunKeyFileVariable;
 
 /// A fresh run id: 12 hex digits, enough to tell the runs of one machine
 /// or cluster apart.
@@ -39,7 +39,8 @@ inline std::string WorkerLogPath(const std::string& dir, const std::string& work
 /// each worker's key until the worker reads it, and each worker job's
 /// output, to which the worker's log is a link.
 inline std::string SlurmDir(const std::string& dir) { return dir + "/slurm"; }
-/// A Unix socket (ZeroMQ ipc) on which the master answers "status".
+/// A Unix socket (ZeroMQ ipc) on which the master answers fiber ps
+/// (runs/control_protocol.hpp).
 inline std::string ControlSocketPath(const std::string& dir) { return dir + "/control"; }
 /// The master's numbers as it ended ("status"'s, and the workers it
 /// started); written by a master that ends normally, else by fiber run with

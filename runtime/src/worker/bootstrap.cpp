@@ -5,7 +5,6 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include "runs/run_dir.hpp"
 #include "wire/credentials.hpp"
 #include "wire/limits.hpp"
 
@@ -13,10 +12,10 @@ namespace fiber::worker {
 
 namespace {
 
-constexpr const char* kRole = "FIBER_ROLE";
-constexpr const char* kRunId = runs::kRunIdVariable;
-constexpr const char* kMaster = "FIBER_MASTER_ENDPOINT";
-constexpr const char* kParentPid = "FIBER_PARENT_PID";
+constexpr const char* kRole = config::kRoleVariable;
+constexpr const char* kRunId = config::kRunIdVariable;
+constexpr const char* kMaster = config::kMasterEndpointVariable;
+constexpr const char* kParentPid = config::kParentPidVariable;
 
 bool Require(const config::Getenv& getenv, const char* name, std::string* out, std::string* err) {
   const char* value = getenv(name);

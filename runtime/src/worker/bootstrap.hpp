@@ -2,7 +2,8 @@
 // a worker needs, handed over as FIBER_* environment variables. This file is
 // the only place that spells them: the master fills a Bootstrap, a backend
 // turns it into an environment with ToEnvironment, and fiber::init in the
-// worker reads it back with ReadBootstrap. PROTOCOL.md lists the variables.
+// worker reads it back with ReadBootstrap. config/variables.hpp spells the
+// variables; PROTOCOL.md lists them.
 #pragma once
 
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "config/settings.hpp"
+#include "config/variables.hpp"
 
 namespace fiber::worker {
 
@@ -31,18 +33,9 @@ struct Bootstrap {
   std::map<std::string, std::string> env;
 };
 
-/// The variable naming the worker; a backend that starts many workers with
-/// one command (Slurm's job arrays) has each set its own.
-inline constexpr const char* kWorkerIdVariable = "FIBER_WORKER_ID";
-
-/// The variable holding the secret, which a worker scrubs once read.
-inline constexpr const char* kSecretVariable = "FIBER_CLIENT_KEY";
-
-/// Names a file holding the secret, in place of kSecretVariable: a backend
-/// whose environment others can read (a container's, which the engine's
-/// inspect shows) puts the secret in a file only the worker reads. The
-/// worker removes the file once read, where it may.
-inline constexpr const char* kSecretFileVariable = "FIBER_CLIENT_KEY_FILE";
+using config::kSecretFileVariable;
+using config::kSecretVariable;
+using config::kWorkerIdVariable;
 
 /// The variables that make fiber::init serve as this worker.
 std::map<std::string, std::string> ToEnvironment(const Bootstrap& bootstrap);

@@ -18,7 +18,7 @@ MasterWatch::MasterWatch(zmq::context_t& context, zmq::socket_t& dealer, std::st
       master_(std::move(master)),
       timeout_ms_(timeout.count()),
       wake_fd_(::eventfd(0, EFD_CLOEXEC)) {
-  if (wake_fd_ < 0) throw zmq::error_t();
+  if (!wake_fd_) throw zmq::error_t();
   thread_ = StartBackgroundThread([this] { Run(); }, [this](const std::string& what) {
     log::Error("stopped watching the connection to the master at " + master_ + ": an internal error (" +
                what + ")");
@@ -29,7 +29,6 @@ MasterWatch::~MasterWatch() {
   stop_ = true;
   Wake();
   thread_.join();
-  ::close(wake_fd_);
 }
 
 void MasterWatch::SetTimeout(std::chrono::milliseconds timeout) {
@@ -39,7 +38,7 @@ void MasterWatch::SetTimeout(std::chrono::milliseconds timeout) {
 
 void MasterWatch::Wake() {
   const std::uint64_t one = 1;
-  if (::write(wake_fd_, &one, sizeof one) < 0) {
+  if (::write(wake_fd_.get(), &one, sizeof one) < 0) {
     // Cannot fail for an eventfd counter far from its limit.
   }
 }
@@ -64,11 +63,11 @@ void MasterWatch::Run() {
       wait = std::chrono::ceil<std::chrono::milliseconds>(left);
     }
     zmq::pollitem_t items[] = {{events_.handle(), 0, ZMQ_POLLIN, 0},
-                               {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
+                               {nullptr, wake_fd_.get(), ZMQ_POLLIN, 0}};
     wire::Poll(items, 2, wait);
     if (items[1].revents & ZMQ_POLLIN) {
       std::uint64_t count = 0;
-      (void)!::read(wake_fd_, &count, sizeof count);
+      (void)!::read(wake_fd_.get(), &count, sizeof count);
     }
     wire::SocketEvent event;
     while (events_.Next(&event)) {

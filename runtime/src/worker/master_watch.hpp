@@ -12,6 +12,7 @@
 #include <thread>
 #include <zmq.hpp>
 
+#include "os/descriptor.hpp"
 #include "wire/socket_monitor.hpp"
 
 namespace fiber::worker {
@@ -39,7 +40,7 @@ class MasterWatch {
   std::string master_;
   std::atomic<long long> timeout_ms_;
   std::atomic<bool> stop_{false};
-  int wake_fd_;  // written to make the thread look at stop_ and the timeout
+  os::Descriptor wake_fd_;  // written to make the thread look at stop_ and the timeout
   std::thread thread_;
 };
 

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "exit_status.hpp"
+#include "os/exit_status.hpp"
 
 namespace fiber::backend {
 

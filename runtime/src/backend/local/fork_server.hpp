@@ -22,10 +22,12 @@
 #include <string>
 #include <vector>
 
+#include "config/variables.hpp"
+
 namespace fiber::backend {
 
 /// Set in the fork server's environment: the descriptor of its end.
-inline constexpr const char* kForkServerFd = "FIBER_FORK_SERVER_FD";
+inline constexpr const char* kForkServerFd = config::kForkServerFdVariable;
 
 /// What one worker is started with.
 struct ForkRequest {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "exit_status.hpp"
+#include "os/exit_status.hpp"
 
 namespace fiber::backend {
 

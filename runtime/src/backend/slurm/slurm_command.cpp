@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "backend/backend.hpp"
-#include "run_capture.hpp"
+#include "os/run_capture.hpp"
 
 namespace fiber::backend {
 

@@ -1,4 +1,4 @@
-#include "signal_name.hpp"
+#include "os/signal_name.hpp"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
-#include "exit_status.hpp"
+#include "os/exit_status.hpp"
 
-#include "signal_name.hpp"
+#include "os/signal_name.hpp"
 
 namespace fiber {
 

@@ -1,4 +1,4 @@
-#include "run_capture.hpp"
+#include "os/run_capture.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -14,7 +14,8 @@
 #include <map>
 
 #include "background_thread.hpp"
-#include "exit_status.hpp"
+#include "os/exit_status.hpp"
+#include "os/descriptor.hpp"
 
 extern char** environ;
 
@@ -25,16 +26,18 @@ namespace {
 // What a helper may write before the rest is dropped.
 constexpr std::size_t kMaxCaptured = 16 << 20;
 
+// A pipe's two ends: 0 to read, 1 to write.
 struct Pipe {
-  int fd[2] = {-1, -1};
-  ~Pipe() {
-    for (int f : fd)
-      if (f >= 0) ::close(f);
+  os::Descriptor end[2];
+  [[nodiscard]] bool Open() {
+    int fd[2];
+    if (::pipe2(fd, O_CLOEXEC) != 0) return false;
+    end[0].Reset(fd[0]);
+    end[1].Reset(fd[1]);
+    return true;
   }
-  void Close(int end) {
-    if (fd[end] >= 0) ::close(fd[end]);
-    fd[end] = -1;
-  }
+  int fd(int which) const { return end[which].get(); }
+  void Close(int which) { end[which].Reset(); }
 };
 
 // This process's environment with the entries of extra set over it.
@@ -98,16 +101,15 @@ std::string LastLine(std::string text) {
 bool RunCapture(const Capture& what, Captured* result, std::string* err) {
   *result = Captured{};
   Pipe out, errors, in;
-  if (::pipe2(out.fd, O_CLOEXEC) != 0 || ::pipe2(errors.fd, O_CLOEXEC) != 0 ||
-      ::pipe2(in.fd, O_CLOEXEC) != 0) {
+  if (!out.Open() || !errors.Open() || !in.Open()) {
     *err = std::string("cannot make a pipe: ") + std::strerror(errno);
     return false;
   }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in.fd[0], 0);
-  posix_spawn_file_actions_adddup2(&actions, out.fd[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, what.merge_stderr ? out.fd[1] : errors.fd[1], 2);
+  posix_spawn_file_actions_adddup2(&actions, in.fd(0), 0);
+  posix_spawn_file_actions_adddup2(&actions, out.fd(1), 1);
+  posix_spawn_file_actions_adddup2(&actions, what.merge_stderr ? out.fd(1) : errors.fd(1), 2);
   std::vector<char*> args;
   for (const auto& a : what.argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -133,14 +135,14 @@ bool RunCapture(const Capture& what, Captured* result, std::string* err) {
   // The input goes in as the helper reads it, between its output, so a
   // large one cannot stall against a helper blocked writing; the pipe is
   // non-blocking to that end.
-  ::fcntl(in.fd[1], F_SETFL, ::fcntl(in.fd[1], F_GETFL) | O_NONBLOCK);
+  ::fcntl(in.fd(1), F_SETFL, ::fcntl(in.fd(1), F_GETFL) | O_NONBLOCK);
   std::size_t written = 0;
   if (what.input.empty()) in.Close(1);
   const SigpipeBlocked quiet_pipe;  // a helper that exits unread is an EPIPE, not our death
 
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::milliseconds(what.timeout_ms);
-  pollfd fds[3] = {{out.fd[0], POLLIN, 0}, {errors.fd[0], POLLIN, 0}, {in.fd[1], POLLOUT, 0}};
+  pollfd fds[3] = {{out.fd(0), POLLIN, 0}, {errors.fd(0), POLLIN, 0}, {in.fd(1), POLLOUT, 0}};
   std::string* sinks[2] = {&result->output, &result->errors};
   int open = 2;
   while (open > 0) {
@@ -155,11 +157,11 @@ bool RunCapture(const Capture& what, Captured* result, std::string* err) {
       }
       wait_ms = static_cast<int>(left);
     }
-    fds[2].fd = in.fd[1];
+    fds[2].fd = in.fd(1);
     const int n = ::poll(fds, 3, wait_ms);
     if (n < 0 && errno != EINTR) break;
     if (n > 0 && fds[2].fd >= 0 && fds[2].revents != 0) {
-      const ssize_t put = ::write(in.fd[1], what.input.data() + written, what.input.size() - written);
+      const ssize_t put = ::write(in.fd(1), what.input.data() + written, what.input.size() - written);
       if (put > 0) written += static_cast<std::size_t>(put);
       // All of it, or the helper stopped reading (EPIPE): it ends either way.
       if (written == what.input.size() || (put < 0 && errno != EAGAIN && errno != EINTR)) in.Close(1);

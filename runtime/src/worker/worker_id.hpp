@@ -1,0 +1,22 @@
+// A worker's id within its run: "w" and a number, w0, w1, ... as the master
+// gives them out; a backend that starts many workers with one command
+// (Slurm's job arrays) has each worker make its own from the number. The
+// one place the form is spelled. Pure: thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace fiber::worker {
+
+/// What every worker id starts with, before its number.
+inline constexpr std::string_view kWorkerIdPrefix = "w";
+
+/// The id of worker number n: "w" + n.
+inline std::string WorkerId(std::uint64_t n) {
+  std::string id(kWorkerIdPrefix);  // not prefix + ...: GCC 12's false -Wrestrict at -O3
+  return id += std::to_string(n);
+}
+
+}  // namespace fiber::worker
