@@ -7,12 +7,14 @@
 #include <fiber/fiber.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <thread>
 #include <vector>
 
+#include "process_probe.hpp"
 #include "subprocess.hpp"
 #include "support/connected_pid.hpp"
 #include "support/temp_dir.hpp"
@@ -86,7 +88,43 @@ constexpr bool kAddressSanitizer = false;
 constexpr bool kAddressSanitizer = false;
 #endif
 
+// The live children of this process, whichever of its threads started them
+// (/proc lists a child under the thread that made it).
+std::set<long> live_children() {
+  std::set<long> children;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream in(task.path() / "children");
+    for (long pid; in >> pid;)
+      if (process_alive(pid)) children.insert(pid);
+  }
+  return children;
+}
+
+// The parent of process pid (field 4 of /proc/PID/stat), or 0.
+long parent_of(long pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line) || line.rfind(')') == std::string::npos) return 0;
+  std::istringstream rest(line.substr(line.rfind(')') + 2));
+  std::string state;
+  long parent = 0;
+  rest >> state >> parent;
+  return parent;
+}
+
 }  // namespace
+
+TEST_CASE("a Pool and four Processes on the local backend share one fork server: the master has one child process") {
+  fiber::Pool pool(2);
+  const long server = pool.apply(parent_pid_task);
+  std::vector<fiber::Process> processes;
+  for (int i = 0; i < 4; ++i) processes.emplace_back(sleep_ms, 600000);
+  for (auto& p : processes) p.start();
+  for (auto& p : processes) CHECK(parent_of(connected_pid(p)) == server);
+  CHECK(live_children() == std::set<long>{server});
+  for (auto& p : processes) p.terminate();
+  for (auto& p : processes) p.join();
+}
 
 TEST_CASE("a Process runs its function with its arguments and exits 0") {
   fiber::testing::TempDir dir;

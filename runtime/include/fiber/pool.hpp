@@ -35,8 +35,10 @@ struct PoolOptions {
   /// Run once in each worker before its first task, e.g.
   /// fiber::call(seed_rng, 42).
   Call initializer{};
-  /// "local" (worker processes on this machine); empty means the configured
-  /// default. An unknown name throws ConfigError.
+  /// The backend its workers run on: "local" (processes on this machine),
+  /// "docker", "podman", "container", "kubernetes" or "slurm"; empty means
+  /// the configured default. An unknown name throws ConfigError. A run has
+  /// one backend of each name, shared by every pool that names it.
   std::string backend{};
   /// What each worker asks its backend for (fiber/resources.hpp).
   Resources resources{};

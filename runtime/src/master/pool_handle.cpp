@@ -2,6 +2,7 @@
 
 #include <future>
 
+#include "config/backend_names.hpp"
 #include "fiber/errors.hpp"
 
 namespace fiber::master {
@@ -41,12 +42,17 @@ PoolHandle::PoolHandle(Run& run, const PoolOptions& options,
   o.resources = WithDefaults(options.resources, o.settings);
   if (adjust) adjust(&o);
   std::string err;
-  std::unique_ptr<backend::Backend> backend = backend::Make(o.settings, &err);
-  if (!backend) throw ConfigError("PoolOptions.backend=" + err);
-  // Made here, handed over whole (std::function needs a copyable capture).
-  auto service = std::make_shared<std::unique_ptr<PoolService>>(
-      std::make_unique<PoolService>(std::move(o), std::move(backend), dispatcher_));
-  if (!dispatcher_.Post([d = &dispatcher_, service] { d->AddPool(std::move(*service)); }))
+  if (!config::CheckBackendName(o.settings.backend, &err)) throw ConfigError("PoolOptions.backend=" + err);
+  // The pool takes its workers from the run's backend on the I/O thread,
+  // which alone drives backends. Its options handed over whole (std::function
+  // needs a copyable capture).
+  auto pool = std::make_shared<PoolService::Options>(std::move(o));
+  if (!dispatcher_.Post([run = &run, d = &dispatcher_, pool] {
+        std::string why;
+        std::unique_ptr<backend::Backend> workers = run->NewWorkerGroup(pool->settings.backend, &why);
+        if (!workers) throw Error(why);  // not for a name CheckBackendName took
+        d->AddPool(std::make_unique<PoolService>(std::move(*pool), std::move(workers), *d));
+      }))
     throw Error("the run's master has stopped");
 }
 

@@ -157,7 +157,7 @@ class PoolService {
 
   Options options_;
   Deadlines deadlines_;
-  std::unique_ptr<backend::Backend> backend_;
+  std::unique_ptr<backend::Backend> backend_;  // its workers: a group of the run's backend
   Outbox& outbox_;
   TaskTable tasks_;
   WorkerSet workers_;
@@ -166,7 +166,10 @@ class PoolService {
   bool terminating_ = false;
   bool finished_ = false;
   std::optional<detail::Outcome> broken_;  // why the pool can run nothing more
-  std::map<std::string, Clock::time_point> awaiting_exit_;  // lost at; exit not yet reported
+  /// Lost workers whose exit the backend has not reported yet, by when
+  /// they were lost; each waits at most heartbeat_timeout. The pool
+  /// finishes only when none waits.
+  std::map<std::string, Clock::time_point> awaiting_exit_;
 };
 
 }  // namespace fiber::master

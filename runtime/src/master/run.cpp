@@ -37,6 +37,22 @@ bool Run::Start(std::string* err) {
   return dispatcher_->Start(err);
 }
 
+std::unique_ptr<backend::Backend> Run::NewWorkerGroup(const std::string& backend_name,
+                                                      std::string* err) {
+  std::shared_ptr<backend::WorkerGroups>& groups = backends_[backend_name];
+  if (!groups) {
+    config::Settings settings = settings_;
+    settings.backend = backend_name;
+    std::unique_ptr<backend::Backend> made = backend::Make(settings, err);
+    if (!made) {
+      backends_.erase(backend_name);
+      return nullptr;
+    }
+    groups = std::make_shared<backend::WorkerGroups>(std::move(made));
+  }
+  return groups->NewGroup();
+}
+
 worker::Bootstrap Run::bootstrap() const {
   worker::Bootstrap b;
   b.run_id = id_;

@@ -23,23 +23,18 @@ constexpr int kKillGraceSeconds = 1;
 
 }  // namespace
 
-/// The run's Secret, shared by the backends of every pool of the run in
-/// this process: made by the first and deleted when the last goes, unless
-/// it was there before (fiber run made it for a master in a pod, and
-/// deletes it once it has the master's exit status).
+/// The run's Secret, made by the run's backend when it starts its first
+/// pod and deleted when it goes, unless it was there before (fiber run made
+/// it for a master in a pod, and deletes it once it has the master's exit
+/// status).
 class RunSecret {
  public:
-  static std::shared_ptr<RunSecret> For(const kube::ApiClient& api, const config::Settings& settings,
-                                        const worker::Bootstrap& bootstrap, std::string* err) {
-    static std::mutex mu;
-    static std::map<std::string, std::weak_ptr<RunSecret>> made;
-    std::lock_guard<std::mutex> lock(mu);
-    if (auto existing = made[bootstrap.run_id].lock()) return existing;
-    auto secret = std::shared_ptr<RunSecret>(new RunSecret(api, bootstrap.run_id));
+  static std::unique_ptr<RunSecret> Make(const kube::ApiClient& api, const config::Settings& settings,
+                                         const worker::Bootstrap& bootstrap, std::string* err) {
+    std::unique_ptr<RunSecret> secret(new RunSecret(api, bootstrap.run_id));
     if (!MakeRunSecret(api, settings.templates, bootstrap.run_id, bootstrap.client_secret, {}, &secret->uid_,
                        &secret->made_, err))
       return nullptr;
-    made[bootstrap.run_id] = secret;
     return secret;
   }
   ~RunSecret() {
@@ -81,7 +76,7 @@ bool KubernetesBackend::Connect(const Launch& launch, std::string* err) {
   if (!ConnectCluster(settings_, &api, err) ||
       !kube::LoadTemplate(kube::kWorkerPodTemplate, settings_.templates, &template_, err))
     return false;
-  secret_ = RunSecret::For(*api, settings_, launch.bootstrap, err);
+  secret_ = RunSecret::Make(*api, settings_, launch.bootstrap, err);
   if (!secret_) return false;
   api_ = std::move(api);
   run_id_ = launch.bootstrap.run_id;

@@ -5,8 +5,9 @@
 // with the pool's cpu, memory and GPUs as requests and limits, and owned by
 // the run's Secret (templates/run.yaml), which holds the workers' key: the
 // pod mounts it as a file, so no pod spec holds the key. Deleting the
-// Secret deletes every pod of the run; the last backend of a run to go
-// deletes it, and fiber run does after the master ends, however it ended.
+// Secret deletes every pod of the run; the run's backend (one for all its
+// pools) deletes it as it goes, and fiber run does after the master ends,
+// however it ended.
 //
 // A watch of the run's pods (on a thread of its own) tells how each one is
 // doing: Poll reports those that ended (with their container's exit, or an
@@ -69,7 +70,7 @@ class KubernetesBackend : public Backend {
   config::Settings settings_;
   std::optional<kube::ApiClient> api_;
   kube::Template template_;
-  std::shared_ptr<RunSecret> secret_;
+  std::unique_ptr<RunSecret> secret_;
   std::string run_id_;
   std::map<std::string, Pod> pods_;  // not yet seen to end, by worker id
 

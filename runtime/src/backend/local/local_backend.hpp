@@ -1,7 +1,7 @@
 // Workers as processes on this machine: the running executable, started
 // again (/proc/self/exe, same arguments) once as the backend's fork server,
 // which forks each worker with the worker's environment
-// (backend/local/fork_server.hpp).
+// (backend/local/fork_server.hpp; this side of it: fork_client.hpp).
 #pragma once
 
 #include <sys/types.h>
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
-#include "backend/local/fork_server.hpp"
+#include "backend/local/fork_client.hpp"
 
 namespace fiber::backend {
 
@@ -30,7 +30,7 @@ class LocalBackend : public Backend {
     pid_t pid;
     int generation;  // of the fork server that forked it
   };
-  ForkServer server_;
+  ForkClient server_;
   std::map<std::string, Child> children_;
   std::map<pid_t, std::string> worker_of_;
 };

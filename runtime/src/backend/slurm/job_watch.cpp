@@ -14,16 +14,6 @@ constexpr auto kInterval = std::chrono::seconds(1);
 
 }  // namespace
 
-std::shared_ptr<JobWatch> JobWatch::For(const std::string& run_id) {
-  static std::mutex mu;
-  static std::map<std::string, std::weak_ptr<JobWatch>> watches;
-  std::lock_guard<std::mutex> lock(mu);
-  if (auto existing = watches[run_id].lock()) return existing;
-  auto watch = std::shared_ptr<JobWatch>(new JobWatch(run_id));
-  watches[run_id] = watch;
-  return watch;
-}
-
 JobWatch::JobWatch(std::string run_id) : run_id_(std::move(run_id)) {
   thread_ = StartBackgroundThread([this] { Loop(); }, [this](const std::string& what) {
     std::lock_guard<std::mutex> lock(mu_);

@@ -1,14 +1,12 @@
 // The run's worker jobs as Slurm lists them, refreshed by one squeue for the
-// whole run every second on a thread of its own: shared by the Slurm
-// backends of every pool of the run in this process (made by the first,
-// stopped when the last lets go), so a busy controller is asked once per
-// second per run, not once per worker. Thread-safe.
+// whole run every second on a thread of its own, by the run's one Slurm
+// backend (which every pool of the run shares), so a busy controller is
+// asked once per second per run, not once per worker. Thread-safe.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <map>
-#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -29,8 +27,8 @@ class JobWatch {
     std::string error;                     // why the last squeue failed; "" when it worked
   };
 
-  /// The watch of run_id's jobs, started when there was none.
-  static std::shared_ptr<JobWatch> For(const std::string& run_id);
+  /// Starts watching run_id's jobs.
+  explicit JobWatch(std::string run_id);
   ~JobWatch();
   JobWatch(const JobWatch&) = delete;
   JobWatch& operator=(const JobWatch&) = delete;
@@ -42,7 +40,6 @@ class JobWatch {
   [[nodiscard]] bool WaitNewer(Clock::time_point after, Clock::duration limit, Listing* out);
 
  private:
-  explicit JobWatch(std::string run_id);
   void Loop();
 
   const std::string run_id_;

@@ -43,6 +43,11 @@ bool WritePrivate(const std::string& path, const std::string& text, std::string*
   return ok;
 }
 
+// What a job asks Slurm for, as one key: jobs asking the same fare alike.
+std::string Asked(const Resources& r) {
+  return std::to_string(r.cpu) + " " + std::to_string(r.memory_mb) + " " + std::to_string(r.gpu);
+}
+
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   std::ostringstream text;
@@ -74,7 +79,7 @@ bool SlurmBackend::Prepare(const Launch& launch, std::string* err) {
   dir_ = runs::SlurmDir(run_dir);
   if (!runs::MakePrivateDirs(dir_, err)) return false;
   if (!launch.log_file.empty() && !runs::MakePrivateDirs(runs::WorkersDir(run_dir), err)) return false;
-  watch_ = JobWatch::For(launch.bootstrap.run_id);
+  watch_ = std::make_unique<JobWatch>(launch.bootstrap.run_id);
   return true;
 }
 
@@ -103,8 +108,11 @@ bool SlurmBackend::Start(const Launch& launch, std::string* err) { return StartM
 
 bool SlurmBackend::StartMany(const std::vector<Launch>& launches, std::string* err) {
   if (launches.empty()) return true;
-  if (!never_.empty()) {
-    *err = never_;
+  // The run's pools share this backend: what Slurm refused is a request (a
+  // pool's resources), not the run.
+  const std::string asked = Asked(launches.front().resources);
+  if (const auto never = never_.find(asked); never != never_.end()) {
+    *err = never->second;
     return false;
   }
   if (!Prepare(launches.front(), err)) return false;
@@ -142,7 +150,7 @@ bool SlurmBackend::StartMany(const std::vector<Launch>& launches, std::string* e
     const std::string& id = launches[i].bootstrap.worker_id;
     const long index = numbers[i] - array.first;
     Job job{job_id + "_" + std::to_string(index), KeyFile(dir_, id), JobOutputFile(dir_, job_id, index),
-            launches[i].log_file, now};
+            launches[i].log_file, asked, now};
     if (!job.log_file.empty()) {
       // The worker's log is its job's output file (made here, appended to
       // by Slurm), for fiber logs and the run's log followers.
@@ -194,8 +202,8 @@ std::vector<Exit> SlurmBackend::Poll() {
       state.ended = true;
       state.how = "Slurm no longer lists its job " + job.job;
     }
-    if (state.hopeless && never_.empty()) {
-      never_ = "Slurm will never run worker " + id + "'s job " + job.job + " as asked: " + state.waiting;
+    if (state.hopeless && !never_.count(job.asked)) {
+      never_[job.asked] = "Slurm will never run worker " + id + "'s job " + job.job + " as asked: " + state.waiting;
       job.cancelled = true;
       std::string err;
       if (!CancelJobs({job.job}, &err)) log::Warning("cannot cancel worker " + id + "'s job: " + err);

@@ -50,6 +50,7 @@ class SlurmBackend : public Backend {
     std::string key_file;
     std::string output;    // the job's output file
     std::string log_file;  // the worker's log, linked to output; "" when none
+    std::string asked;     // its resources, as never_'s key
     JobWatch::Clock::time_point submitted;
     bool cancelled = false;  // fiber cancelled it (Kill, or a hopeless wait)
   };
@@ -63,14 +64,15 @@ class SlurmBackend : public Backend {
 
   config::Settings settings_;
   std::string dir_;  // the run's Slurm directory (runs/run_dir.hpp)
-  std::shared_ptr<JobWatch> watch_;
+  std::unique_ptr<JobWatch> watch_;
   std::map<std::string, Job> jobs_;  // not yet seen to end, by worker id
   std::vector<std::string> queued_;  // workers whose jobs were pending at the last Poll
   std::set<std::string> said_;       // reasons for waiting already said
   std::string list_error_;           // the squeue failure last said
-  /// Set once Slurm said it will never run a worker's job as asked: why;
-  /// later starts fail with it rather than queue the same again.
-  std::string never_;
+  /// Once Slurm said it will never run a worker's job as asked: why, by
+  /// what it asked (a pool's resources); later starts asking the same fail
+  /// with it rather than queue the same again.
+  std::map<std::string, std::string> never_;
 };
 
 }  // namespace fiber::backend
