@@ -19,6 +19,8 @@
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/labels.hpp"
 #include "background_thread.hpp"
+#include "config/variables.hpp"
+#include "os/descriptor.hpp"
 #include "os/exit_status.hpp"
 #include "commands.hpp"
 #include "config/setting_table.hpp"
@@ -36,15 +38,6 @@ using Clock = std::chrono::steady_clock;
 // already: not handed to the master in its pod.
 const std::set<std::string> kNotForThePod = {"kubeconfig", "context", "templates", "profile",
                                              "master", "image_files"};
-
-void WriteAll(int fd, std::string_view text) {
-  while (!text.empty()) {
-    const ssize_t n = ::write(fd, text.data(), text.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // a closed output loses the text, not the run
-    text.remove_prefix(static_cast<std::size_t>(n));
-  }
-}
 
 // The master's pod as the watch last saw it. Thread-safe.
 class PodWatch {
@@ -117,8 +110,8 @@ class OutputFollower {
         [this] {
           kube::ApiError e;
           (void)api_.FollowPodLog(pod_, backend::kMasterRole, [this](std::string_view chunk) {
-            if (to_stdout_) WriteAll(1, chunk);
-            WriteAll(master_log_, chunk);
+            if (to_stdout_) os::WriteAll(1, chunk);  // a closed output loses the text, not the run
+            os::WriteAll(master_log_, chunk);
             return true;
           }, &stop_, &e);
           done_ = true;
@@ -168,7 +161,7 @@ kube::PodValues MasterPodValues(const config::Resolved& resolved, const std::str
   for (const config::Setting& s : config::Table())
     if (!kNotForThePod.count(s.key) && !s.kind.show(settings).empty()) v.env[s.variable] = s.kind.show(settings);
   if (!namespace_name.empty()) v.env[config::FindSetting("namespace")->variable] = namespace_name;
-  v.env[runs::kRunIdVariable] = run_id;
+  v.env[config::kRunIdVariable] = run_id;
   for (const std::string& kv : env) v.env[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
   // Where it listens, and what its workers are told: the pod's own
   // address, unless the user said.
@@ -191,7 +184,7 @@ kube::PodValues MasterPodValues(const config::Resolved& resolved, const std::str
 int SuperviseClusterMaster(const ClusterMasterOptions& o, std::string* err) {
   const config::Settings& settings = o.resolved.settings;
   const auto say = [&](const std::string& line) {
-    if (!o.quiet && !o.detached) WriteAll(2, "fiber: " + line + "\n");
+    if (!o.quiet && !o.detached) os::WriteAll(2, "fiber: " + line + "\n");
   };
   std::optional<kube::ApiClient> api;
   kube::Template tmpl;

@@ -18,8 +18,6 @@ namespace fiber::cli {
 
 namespace {
 
-const char* Getenv(const char* name) { return std::getenv(name); }
-
 // SOURCE_DATE_EPOCH, the reproducible-builds convention; 0 when unset.
 bool SourceDateEpoch(std::int64_t* out, std::string* err) {
   const char* text = std::getenv("SOURCE_DATE_EPOCH");
@@ -109,7 +107,7 @@ bool BuildImage(const ImageRequest& r, BuiltImage* out, std::string* err) {
     image::RegistryReference to;
     image::Credentials credentials;
     if (!image::ParseRegistryReference(push_to, &to, err) ||
-        !image::FindCredentials(to.registry, Getenv, &credentials, err))
+        !image::FindCredentials(to.registry, config::ProcessEnvironment, &credentials, err))
       return false;
     credentials.token_service = r.settings->registry_token_service;
     if (!credentials.token_service.empty() && !image::SecureUrl(credentials.token_service)) {
@@ -125,8 +123,8 @@ bool BuildImage(const ImageRequest& r, BuiltImage* out, std::string* err) {
   std::string socket;
   // The engine the workers run on (--backend podman), which is not always
   // the one the engine setting finds first.
-  if (!engine::FindSocket(backend::ImageEngineOf(r.settings->backend, r.settings->engine), Getenv, &socket,
-                          err))
+  if (!engine::FindSocket(backend::ImageEngineOf(r.settings->backend, r.settings->engine), config::ProcessEnvironment,
+                          &socket, err))
     return false;
   Progress(r, "loading into the container engine");
   if (!image::LoadIntoEngine(out->image, socket, &out->loaded, err)) return false;

@@ -29,9 +29,8 @@ bool ListJson(const engine::Client& engine, const std::string& path, nlohmann::j
 }  // namespace
 
 bool ConnectImageEngine(const config::Settings& settings, engine::Client* out, std::string* err) {
-  const config::Getenv getenv = [](const char* name) -> const char* { return std::getenv(name); };
-  return engine::Client::Connect(backend::ImageEngineOf(settings.backend, settings.engine), getenv, out,
-                                 err);
+  return engine::Client::Connect(backend::ImageEngineOf(settings.backend, settings.engine), config::ProcessEnvironment,
+                                 out, err);
 }
 
 void ReportPrunedImages(const PrunedImages& pruned) {

@@ -18,8 +18,7 @@ bool KubernetesDryRun(const config::Resolved& resolved, const std::vector<std::s
   std::string namespace_name = settings.namespace_name;
   kube::ClusterAccess access;
   std::string unused;
-  const config::Getenv getenv = [](const char* name) -> const char* { return std::getenv(name); };
-  if (kube::LoadClusterAccess(kube::SearchFor(settings, getenv), &access, &unused))
+  if (kube::LoadClusterAccess(kube::SearchFor(settings, config::ProcessEnvironment), &access, &unused))
     namespace_name = access.namespace_name;
 
   worker::Bootstrap b;

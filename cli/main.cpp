@@ -19,7 +19,7 @@ void Error(const std::string& message) { std::fprintf(stderr, "fiber: error: %s\
 
 std::string RunsRoot() {
   std::string root, err;
-  if (runs::RunsRoot([](const char* name) -> const char* { return std::getenv(name); }, &root, &err))
+  if (runs::RunsRoot(config::ProcessEnvironment, &root, &err))
     return root;
   Error(err);
   std::exit(kFiberError);
@@ -38,7 +38,7 @@ bool SettingsFlags::Resolve(config::Resolved* out, std::string* err) const {
   for (const std::string& warning : config::MisspeltVariables(environ))
     std::fprintf(stderr, "fiber: warning: %s\n", warning.c_str());
   config::Inputs inputs;
-  inputs.getenv = [](const char* name) -> const char* { return std::getenv(name); };
+  inputs.getenv = config::ProcessEnvironment;
   char cwd[4096];
   if (::getcwd(cwd, sizeof cwd)) inputs.cwd = cwd;
   inputs.config_file = config_file;

@@ -20,6 +20,7 @@
 #include "commands.hpp"
 #include "control_client.hpp"
 #include "run_store.hpp"
+#include "runs/control_protocol.hpp"
 #include "runs/run_dir.hpp"
 
 namespace fiber::cli {
@@ -64,7 +65,7 @@ backend::RunsWorkers ListWorkers(const std::vector<RunRecord>& runs) {
   return all;
 }
 
-// The master's answer to request ("status" or "detail") while the run
+// The master's answer to request (runs::kControlStatus or kControlDetail) while the run
 // runs, or the numbers it wrote as it ended; false with *unknown saying
 // why there are none.
 bool MasterNumbers(ControlClient& control, const RunRecord& r, RunState state,
@@ -83,7 +84,7 @@ bool MasterNumbers(ControlClient& control, const RunRecord& r, RunState state,
 }
 
 // placed: the runs' workers as their engines record them (ListWorkers);
-// request: what to ask a running master ("detail" adds its workers).
+// request: what to ask a running master (runs::kControlDetail adds its workers).
 nlohmann::json Describe(ControlClient& control, const RunRecord& r, const backend::RunsWorkers& placed,
                         const std::string& request) {
   const RunState state = RunStore::StateOf(r);
@@ -232,7 +233,7 @@ int Ps(bool all, bool json) {
   const std::vector<RunRecord> runs = store.List();
   const backend::RunsWorkers placed = ListWorkers(runs);
   for (const RunRecord& r : runs) {
-    nlohmann::json row = Describe(control, r, placed, "status");
+    nlohmann::json row = Describe(control, r, placed, runs::kControlStatus);
     // A run that left something shows until it is removed, or while its
     // engine cannot say what it left.
     if (all || row["state"] == "running" || row["state"] == "unknown" || Left(row)) rows.push_back(std::move(row));
@@ -284,7 +285,7 @@ int PsOne(const std::string& key, bool json) {
     return 1;
   }
   ControlClient control;
-  nlohmann::json row = Describe(control, r, ListWorkers({r}), "detail");
+  nlohmann::json row = Describe(control, r, ListWorkers({r}), runs::kControlDetail);
   // Until it ended; of a run whose launcher was killed, the end is unknown.
   row["elapsed"] = nullptr;
   if (r.ended || row["state"] == "running")

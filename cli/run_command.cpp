@@ -13,6 +13,7 @@
 #include "cluster_master.hpp"
 #include "commands.hpp"
 #include "config/sources_report.hpp"
+#include "config/variables.hpp"
 #include "image/engine_build.hpp"
 #include "engine/engine_socket.hpp"
 #include "image_build.hpp"
@@ -55,8 +56,8 @@ std::vector<std::string> ProgramEnvironment(const RunOptions& o, const RunRecord
     vars[config::kConfigVariable] =
         ::realpath(o.settings.config_file.c_str(), resolved) ? resolved : o.settings.config_file;
   }
-  vars[runs::kRunIdVariable] = run.id;
-  vars[runs::kRunDirVariable] = run.dir;
+  vars[config::kRunIdVariable] = run.id;
+  vars[config::kRunDirVariable] = run.dir;
   for (const auto& kv : o.env) vars[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
   std::vector<std::string> env;
   for (const auto& [k, v] : vars) env.push_back(k + "=" + v);
@@ -81,7 +82,7 @@ bool ChooseImage(RunOptions& o, const std::string& program, config::Settings* se
         project_file.empty() ? here : project_file.substr(0, project_file.rfind('/'));
     std::string socket;
     if (!engine::FindSocket(backend::ImageEngineOf(settings->backend, settings->engine),
-                            [](const char* n) -> const char* { return std::getenv(n); },
+                            config::ProcessEnvironment,
                             &socket, err))
       return false;
     if (progress) std::fprintf(stderr, "fiber: building %s/Dockerfile\n", context.c_str());
@@ -246,7 +247,7 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
   run.grace_seconds = o.grace_seconds;
   for (const config::Setting& setting : config::Table())
     run.settings[setting.key] = setting.kind.show(resolved.settings);
-  run.engine_env = backend::EngineEnvironment([](const char* name) -> const char* { return std::getenv(name); });
+  run.engine_env = backend::EngineEnvironment(config::ProcessEnvironment);
   run.supervisor_pid = ::getpid();
   run.supervisor_start = ProcessStart(run.supervisor_pid);
   if (!o.name.empty()) {

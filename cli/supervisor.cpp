@@ -16,8 +16,10 @@
 
 #include "backend/worker_output.hpp"
 #include "control_client.hpp"
+#include "os/descriptor.hpp"
 #include "os/exit_status.hpp"
 #include "log_follower.hpp"
+#include "runs/control_protocol.hpp"
 #include "runs/run_dir.hpp"
 #include "os/signal_name.hpp"
 
@@ -35,20 +37,10 @@ int Check(const std::string& path) {
   return 0;
 }
 
-void WriteAll(int fd, const char* data, std::size_t n) {
-  while (n > 0) {
-    const ssize_t w = ::write(fd, data, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return;  // a closed stderr loses the text, not the run
-    data += w;
-    n -= static_cast<std::size_t>(w);
-  }
-}
-
 void Say(const SuperviseOptions& o, const std::string& line) {
   if (o.quiet || o.detached) return;
   const std::string text = "fiber: " + line + "\n";
-  WriteAll(2, text.data(), text.size());
+  os::WriteAll(2, text);  // a closed stderr loses the text, not the run
 }
 
 // Writes the master's numbers at the stop (numbers, unless null) as the
@@ -161,20 +153,20 @@ int Supervise(const Program& p, const SuperviseOptions& o, std::string* err) {
   std::string shown;
   auto clear_progress = [&] {
     if (shown.empty()) return;
-    WriteAll(2, "\r\033[K", 4);
+    os::WriteAll(2, "\r\033[K");
     shown.clear();
   };
   auto show_progress = [&] {
     nlohmann::json s;
     std::string unused;
-    if (!control.Query(o.run_dir, "status", &s, &unused)) return;
+    if (!control.Query(o.run_dir, runs::kControlStatus, &s, &unused)) return;
     const int ready = s.value("workers_ready", 0), wanted = s.value("workers_wanted", 0);
     const std::string line = ready < wanted ? "fiber: workers ready " + std::to_string(ready) +
                                                   "/" + std::to_string(wanted)
                                             : "";
     if (line == shown) return;
     clear_progress();
-    if (!line.empty()) WriteAll(2, line.data(), line.size());
+    if (!line.empty()) os::WriteAll(2, line);
     shown = line;
   };
   auto last_progress = Clock::now() - std::chrono::seconds(1);
@@ -182,7 +174,7 @@ int Supervise(const Program& p, const SuperviseOptions& o, std::string* err) {
     if (o.detached) return;
     clear_progress();
     const std::string text = backend::HeadedLine(id, line);
-    WriteAll(2, text.data(), text.size());
+    os::WriteAll(2, text);
   });
   // The master's numbers as the first stop reached it: kept as the run's
   // final numbers if the stop ends the program before its master writes its own.
@@ -204,7 +196,7 @@ int Supervise(const Program& p, const SuperviseOptions& o, std::string* err) {
       if (status) continue;
       if (++stops == 1) {
         std::string unused;
-        if (!control.Query(o.run_dir, "status", &at_stop, &unused)) at_stop = nullptr;
+        if (!control.Query(o.run_dir, runs::kControlStatus, &at_stop, &unused)) at_stop = nullptr;
         ::kill(pid, sig);
         deadline = Clock::now() + o.grace;
         Say(o, std::string("stopping the run (") + strsignal(sig) + " again to force)");
@@ -226,8 +218,8 @@ int Supervise(const Program& p, const SuperviseOptions& o, std::string* err) {
       const ssize_t n = ::read(out[0], buf, sizeof buf);
       if (n > 0) {
         clear_progress();
-        WriteAll(2, buf, static_cast<std::size_t>(n));
-        WriteAll(master_log, buf, static_cast<std::size_t>(n));
+        os::WriteAll(2, std::string_view(buf, static_cast<std::size_t>(n)));
+        os::WriteAll(master_log, std::string_view(buf, static_cast<std::size_t>(n)));
       } else if (n == 0 || errno != EINTR) {
         ::close(out[0]);
         out[0] = -1;

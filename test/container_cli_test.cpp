@@ -18,6 +18,7 @@
 
 #include "backend/container/run_containers.hpp"
 #include "backend/labels.hpp"
+#include "config/variables.hpp"
 #include "engine/engine_socket.hpp"
 #include "runs/run_dir.hpp"
 #include "support/count.hpp"
@@ -222,8 +223,8 @@ TEST_CASE("a master SIGKILLed without fiber run around it leaves no container on
   Child master = spawn({built_program("hold_pool"), "2", "talk"},
                        {{"FIBER_BACKEND", fiber::testing::TestEngineName()},
                         {"FIBER_IMAGE", reference},
-                        {fiber::runs::kRunIdVariable, run_id},
-                        {fiber::runs::kRunDirVariable, ""}});
+                        {fiber::config::kRunIdVariable, run_id},
+                        {fiber::config::kRunDirVariable, ""}});
   const std::string pids = read_line(master.stdout_fd, 120);  // once both workers are ready
   CHECK_MESSAGE(!pids.empty(), read_all(master.stderr_fd, 1));
   CHECK(Running(run_id) == 2);

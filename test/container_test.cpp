@@ -23,6 +23,7 @@
 #include "backend/labels.hpp"
 #include "backend/container/run_containers.hpp"
 #include "config/settings.hpp"
+#include "config/variables.hpp"
 #include "engine/engine_socket.hpp"
 #include "master/run.hpp"
 #include "runs/run_dir.hpp"
@@ -187,8 +188,8 @@ TEST_CASE("the run's secret is in neither a worker container's inspect output no
   fiber::wire::Credentials keys;
   REQUIRE(fiber::wire::Credentials::FromClientKey(secret, &keys, &err));
   CHECK(inspect.body.find(keys.server_public) == std::string::npos);
-  CHECK(inspect.body.find(std::string(fiber::worker::kSecretFileVariable) + "=") != std::string::npos);
-  CHECK(inspect.body.find(std::string(fiber::worker::kSecretVariable) + "=") == std::string::npos);
+  CHECK(inspect.body.find(std::string(fiber::config::kSecretFileVariable) + "=") != std::string::npos);
+  CHECK(inspect.body.find(std::string(fiber::config::kSecretVariable) + "=") == std::string::npos);
   std::string log;
   REQUIRE_MESSAGE(Engine().Logs(id, 0, [&](std::string_view text) { log.append(text); }, &err), err);
   CHECK(log.find(secret) == std::string::npos);

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "config/resolve.hpp"
+#include "config/variables.hpp"
 #include "worker/bootstrap.hpp"
 
 namespace config = fiber::config;
@@ -54,7 +55,7 @@ TEST_CASE("a worker's environment from its bootstrap holds worker_env's variable
   // The container, Kubernetes and Slurm backends' form, too.
   const auto with_file = fiber::worker::ToEnvironmentWithSecretFile(b, "/run/key");
   CHECK(with_file.at("MY_SEED") == "7");
-  CHECK_FALSE(with_file.count(fiber::worker::kSecretVariable));
+  CHECK_FALSE(with_file.count(fiber::config::kSecretVariable));
 }
 
 TEST_CASE("worker_env refuses a name that cannot be a variable's, naming it") {

@@ -16,6 +16,7 @@
 #include "backend/local/fork_server.hpp"
 #include "config/misspelt_variables.hpp"
 #include "config/resolve.hpp"
+#include "config/variables.hpp"
 #include "demangle.hpp"
 #include "init_state.hpp"
 #include "log.hpp"
@@ -57,7 +58,7 @@ bool IsRunLog(int fd, const std::string& run_dir) {
   std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   worker::SetThisWorker(bootstrap);
   // Neither children nor /proc/PID/environ may show the run's secret.
-  worker::ScrubEnvironment(worker::kSecretVariable);
+  worker::ScrubEnvironment(config::kSecretVariable);
   // A local worker dies with its master at once; elsewhere heartbeats
   // catch a dead master.
   if (bootstrap.parent_pid > 0) {
@@ -111,7 +112,7 @@ void init(int argc, char** argv) {
   const config::Getenv env = config::ProcessEnvironment;
   // A local backend's fork server returns from here only in a worker it
   // forked, with that worker's environment.
-  if (const char* fd = env(backend::kForkServerFd)) backend::RunForkServer(std::atoi(fd));
+  if (const char* fd = env(config::kForkServerFdVariable)) backend::RunForkServer(std::atoi(fd));
   if (worker::IsWorkerProcess(env)) ServeAsWorker(env);
   // The master: every connection to the run's port takes a descriptor.
   master::RaiseDescriptorLimit();
@@ -123,7 +124,7 @@ void init(int argc, char** argv) {
   std::error_code ec;
   inputs.cwd = std::filesystem::current_path(ec).string();
   // Under fiber run, which warned already.
-  if (!env(runs::kRunIdVariable))
+  if (!env(config::kRunIdVariable))
     for (const std::string& warning : config::MisspeltVariables(environ))
       std::fprintf(stderr, "fiber: warning: %s\n", warning.c_str());
   config::Resolved resolved;
@@ -133,7 +134,7 @@ void init(int argc, char** argv) {
     std::exit(2);
   }
   // Under fiber run the command said so already.
-  if (!env(runs::kRunIdVariable))
+  if (!env(config::kRunIdVariable))
     for (const std::string& line : resolved.refused) std::fprintf(stderr, "fiber: warning: %s\n", line.c_str());
 
   std::set_terminate(EndUncaught);

@@ -14,7 +14,7 @@ std::string RunPlace::Setting(const std::string& key) const {
 }
 
 config::Getenv RunPlace::Getenv() const {
-  if (!engine_env) return [](const char* name) -> const char* { return std::getenv(name); };
+  if (!engine_env) return config::ProcessEnvironment;
   return [env = *engine_env](const char* name) -> const char* {
     const auto it = env.find(name);
     return it == env.end() ? nullptr : it->second.c_str();

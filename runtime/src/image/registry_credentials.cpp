@@ -1,12 +1,13 @@
 #include "image/registry_credentials.hpp"
 
-#include <fstream>
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <vector>
 
 #include "base64.hpp"
 #include "os/run_capture.hpp"
+#include "os/whole_file.hpp"
 
 namespace fiber::image {
 
@@ -69,11 +70,11 @@ bool FromHelper(const std::string& helper, const std::string& registry, const st
 
 bool FromFile(const std::string& file, const std::string& registry, Credentials* out,
               std::string* err) {
-  std::ifstream in(file);
-  if (!in) return true;
-  std::stringstream text;
-  text << in.rdbuf();
-  const json doc = json::parse(text.str(), nullptr, false);
+  // A file that is not there (or not ours to read) holds no credentials; one
+  // that opens but cannot be read (a directory) is not valid JSON below.
+  std::string text, unused;
+  if (!os::ReadWholeFile(file, &text, &unused) && ::access(file.c_str(), R_OK) != 0) return true;
+  const json doc = json::parse(text, nullptr, false);
   if (!doc.is_object()) {
     *err = file + " is not valid JSON";
     return false;

@@ -1,5 +1,6 @@
 #include "kube/manifest.hpp"
 
+#include "config/variables.hpp"
 #include "kube/cluster_access.hpp"
 
 #include <sys/stat.h>
@@ -222,7 +223,7 @@ bool FillContainer(YAML::Node container, const std::string& at, const PodValues&
   // workers' key (master: cluster).
   std::map<std::string, std::string> env = v.env;
   if (!v.secret_name.empty())
-    env[v.worker_id.empty() ? runs::kRunKeyFileVariable : worker::kSecretFileVariable] = kSecretFile;
+    env[v.worker_id.empty() ? config::kRunKeyFileVariable : config::kSecretFileVariable] = kSecretFile;
   std::set<std::string> names;
   std::vector<YAML::Node> entries;
   for (const auto& [name, value] : env) {
@@ -425,8 +426,8 @@ bool RenderPod(const Template& tmpl, const PodValues& values, nlohmann::json* po
     *err = tmpl.origin + " is not a pod template";
     return false;
   }
-  if (values.env.count(worker::kSecretVariable)) {
-    *err = std::string("the run's secret may not go into a pod's environment (") + worker::kSecretVariable +
+  if (values.env.count(config::kSecretVariable)) {
+    *err = std::string("the run's secret may not go into a pod's environment (") + config::kSecretVariable +
            "): pods read it from the run's Secret";
     return false;
   }

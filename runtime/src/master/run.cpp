@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "config/variables.hpp"
 #include "fiber/errors.hpp"
 #include "runs/run_dir.hpp"
 
@@ -28,7 +29,7 @@ bool Run::Start(std::string* err) {
   } else {
     std::string key;
     if (!wire::ReadKeyFile(settings_.run_key_file, &key)) {
-      *err = std::string(runs::kRunKeyFileVariable) + "='" + settings_.run_key_file + "' cannot be read";
+      *err = std::string(config::kRunKeyFileVariable) + "='" + settings_.run_key_file + "' cannot be read";
       return false;
     }
     if (!wire::Credentials::FromClientKey(key, &credentials_, err)) return false;
@@ -67,7 +68,7 @@ worker::Bootstrap Run::bootstrap() const {
   b.start_timeout = settings_.start_timeout;
   // The values are the master's own (fiber run --env set them there): read
   // once per worker started, so every backend hands workers the same.
-  b.env = config::WorkerEnvironment(settings_, [](const char* name) -> const char* { return std::getenv(name); });
+  b.env = config::WorkerEnvironment(settings_, config::ProcessEnvironment);
   return b;
 }
 

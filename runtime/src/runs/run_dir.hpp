@@ -8,15 +8,7 @@
 
 #include <string>
 
-#include "config/variables.hpp"
-
 namespace fiber::runs {
-
-/// The variables fiber run hands the program it starts, spelled in
-/// config/variables.hpp.
-using config::kRunDirVariable;
-using config::kRunIdVariable;
-using config::kRunKeyFileVariable;
 
 /// A fresh run id: 12 hex digits, enough to tell the runs of one machine
 /// or cluster apart.

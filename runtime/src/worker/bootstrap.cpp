@@ -51,13 +51,13 @@ bool ReadParentPid(const config::Getenv& getenv, long* out, std::string* err) {
   return true;
 }
 
-// The secret from the file kSecretFileVariable names, when set, removed
-// once read; else from kSecretVariable.
+// The secret from the file config::kSecretFileVariable names, when set, removed
+// once read; else from config::kSecretVariable.
 bool ReadSecret(const config::Getenv& getenv, std::string* out, std::string* err) {
-  const char* file = getenv(kSecretFileVariable);
-  if (!file) return Require(getenv, kSecretVariable, out, err);
+  const char* file = getenv(config::kSecretFileVariable);
+  if (!file) return Require(getenv, config::kSecretVariable, out, err);
   if (!wire::ReadKeyFile(file, out)) {
-    *err = std::string(kSecretFileVariable) + "='" + file + "' cannot be read";
+    *err = std::string(config::kSecretFileVariable) + "='" + file + "' cannot be read";
     return false;
   }
   (void)::unlink(file);
@@ -69,8 +69,8 @@ bool ReadSecret(const config::Getenv& getenv, std::string* out, std::string* err
 std::map<std::string, std::string> ToEnvironmentWithSecretFile(const Bootstrap& b,
                                                                const std::string& secret_file) {
   std::map<std::string, std::string> env = ToEnvironment(b);
-  env.erase(kSecretVariable);
-  env[kSecretFileVariable] = secret_file;
+  env.erase(config::kSecretVariable);
+  env[config::kSecretFileVariable] = secret_file;
   return env;
 }
 
@@ -79,8 +79,8 @@ std::map<std::string, std::string> ToEnvironment(const Bootstrap& b) {
       {kRole, "worker"},
       {kRunId, b.run_id},
       {kMaster, b.master},
-      {kWorkerIdVariable, b.worker_id},
-      {kSecretVariable, b.client_secret},
+      {config::kWorkerIdVariable, b.worker_id},
+      {config::kSecretVariable, b.client_secret},
       {config::kHeartbeatInterval, config::FormatSeconds(b.heartbeat_interval)},
       {config::kHeartbeatTimeout, config::FormatSeconds(b.heartbeat_timeout)},
       {config::kStartTimeout, config::FormatSeconds(b.start_timeout)},
@@ -103,9 +103,9 @@ bool ReadBootstrap(const config::Getenv& getenv, Bootstrap* out, std::string* er
            "' is not an endpoint of the form tcp://host:port";
     return false;
   }
-  if (!Require(getenv, kWorkerIdVariable, &out->worker_id, err)) return false;
+  if (!Require(getenv, config::kWorkerIdVariable, &out->worker_id, err)) return false;
   if (out->worker_id.size() > wire::kMaxWorkerIdBytes) {
-    *err = std::string(kWorkerIdVariable) + " is longer than " +
+    *err = std::string(config::kWorkerIdVariable) + " is longer than " +
            std::to_string(wire::kMaxWorkerIdBytes) + " characters";
     return false;
   }
@@ -113,9 +113,9 @@ bool ReadBootstrap(const config::Getenv& getenv, Bootstrap* out, std::string* er
   // Well-formed, so MakeCurveClient can derive the run's keys from it.
   std::string client_public;
   if (!wire::PublicKeyOf(out->client_secret, &client_public)) {
-    *err = getenv(kSecretFileVariable)
-               ? std::string(kSecretFileVariable) + " names a file without a 40-character Z85 CURVE key"
-               : std::string(kSecretVariable) + " is not a 40-character Z85 CURVE key";  // not shown
+    *err = getenv(config::kSecretFileVariable)
+               ? std::string(config::kSecretFileVariable) + " names a file without a 40-character Z85 CURVE key"
+               : std::string(config::kSecretVariable) + " is not a 40-character Z85 CURVE key";  // not shown
     return false;
   }
   // The master hands over its timing whole; a worker never falls back to

@@ -33,13 +33,9 @@ struct Bootstrap {
   std::map<std::string, std::string> env;
 };
 
-using config::kSecretFileVariable;
-using config::kSecretVariable;
-using config::kWorkerIdVariable;
-
 /// The variables that make fiber::init serve as this worker.
 std::map<std::string, std::string> ToEnvironment(const Bootstrap& bootstrap);
-/// The same without the secret: kSecretFileVariable names secret_file,
+/// The same without the secret: config::kSecretFileVariable names secret_file,
 /// which the backend fills with bootstrap.client_secret.
 std::map<std::string, std::string> ToEnvironmentWithSecretFile(const Bootstrap& bootstrap,
                                                                const std::string& secret_file);

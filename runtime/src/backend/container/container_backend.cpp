@@ -91,8 +91,7 @@ ContainerBackend::~ContainerBackend() {
 bool ContainerBackend::Connect(const std::string& run_id, std::string* err) {
   if (client_) return true;
   engine::Client client;
-  const config::Getenv getenv = [](const char* name) -> const char* { return std::getenv(name); };
-  if (!engine::Client::Connect(engine_, getenv, &client, err)) return false;
+  if (!engine::Client::Connect(engine_, config::ProcessEnvironment, &client, err)) return false;
   client_ = std::move(client);
   // From now on: it must see the end of the first container it starts.
   events_ = std::make_unique<ContainerEvents>(*client_, run_id);

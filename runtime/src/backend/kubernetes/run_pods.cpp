@@ -14,7 +14,7 @@ namespace fiber::backend {
 
 bool ConnectCluster(const config::Settings& settings, std::optional<kube::ApiClient>* out,
                     std::string* err, const config::Getenv& getenv) {
-  const config::Getenv own = [](const char* name) -> const char* { return std::getenv(name); };
+  const config::Getenv own = config::ProcessEnvironment;
   kube::ClusterAccess access;
   if (!kube::LoadClusterAccess(kube::SearchFor(settings, getenv ? getenv : own), &access, err)) return false;
   out->emplace(std::move(access));

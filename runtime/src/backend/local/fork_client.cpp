@@ -14,6 +14,7 @@
 
 #include "backend/command_line.hpp"
 #include "background_thread.hpp"
+#include "config/variables.hpp"
 
 extern char** environ;
 
@@ -50,7 +51,7 @@ bool ForkClient::Ensure(std::string* err) {
   }
   std::vector<std::string> args = CommandLine();
   std::vector<std::string> env;
-  const std::string marker = std::string(kForkServerFd) + "=";
+  const std::string marker = std::string(config::kForkServerFdVariable) + "=";
   for (char** e = environ; *e; ++e)
     if (std::strncmp(*e, marker.c_str(), marker.size()) != 0) env.push_back(*e);
   env.push_back(marker + std::to_string(kForkServerEnd));

@@ -11,12 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "config/variables.hpp"
-
 namespace fiber::backend {
 
-/// Set in the fork server's environment: the descriptor of its end.
-inline constexpr const char* kForkServerFd = config::kForkServerFdVariable;
 /// The descriptor the server finds its end on.
 inline constexpr int kForkServerEnd = 3;
 

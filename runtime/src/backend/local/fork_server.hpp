@@ -12,13 +12,13 @@
 // the server's own output headed "[fork-server] ". Single-threaded.
 #pragma once
 
-#include "backend/local/fork_protocol.hpp"  // kForkServerFd, which starts one
+#include "backend/local/fork_protocol.hpp"
 
 #include "config/variables.hpp"
 
 namespace fiber::backend {
 
-/// Run by fiber::init when kForkServerFd is set: serves requests on fd
+/// Run by fiber::init when config::kForkServerFdVariable is set: serves requests on fd
 /// until the master closes its end, then kills its workers, waits for them
 /// and exits. Returns only in a forked worker, with the worker's
 /// environment, output and memory bound in place: fiber::init then serves

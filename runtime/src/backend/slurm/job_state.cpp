@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "backend/labels.hpp"
+#include "worker/worker_id.hpp"
 
 
 namespace fiber::backend {
@@ -89,7 +90,7 @@ std::vector<JobState> ParseSqueue(const std::string& text) {
     long first = 0, index = 0, code = 0;
     if (s.job.empty() || s.state.empty()) continue;
     if (WholeNumber(Word(comment, kFirstLabel), &first) && WholeNumber(f[2], &index))
-      s.worker_id = "w" + std::to_string(first + index);
+      s.worker_id = worker::WorkerId(static_cast<std::uint64_t>(first + index));
     s.run_id = Word(comment, kRunLabel);
     s.master = Word(comment, kRoleLabel) == kMasterRole;
     if (Ended(s.state)) {

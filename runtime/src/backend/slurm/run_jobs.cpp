@@ -9,7 +9,9 @@
 
 #include "config/settings.hpp"
 #include "backend/slurm/slurm_command.hpp"
+#include "config/variables.hpp"
 #include "worker/bootstrap.hpp"
+#include "worker/worker_id.hpp"
 
 namespace fiber::backend {
 
@@ -24,8 +26,8 @@ constexpr const char* kKeyExtension = ".key";
 
 // The worker's own variables, which the script sets from the array index.
 bool SetByScript(const std::string& name) {
-  return name == worker::kWorkerIdVariable || name == worker::kSecretFileVariable ||
-         name == worker::kSecretVariable;
+  return name == config::kWorkerIdVariable || name == config::kSecretFileVariable ||
+         name == config::kSecretVariable;
 }
 
 }  // namespace
@@ -52,13 +54,14 @@ std::string JobOutputFile(const std::string& output_dir, const std::string& job_
 }
 
 std::string WorkerScript(const WorkerArray& a) {
-  std::string s = "#!/bin/sh\n# A worker of fiber run " + a.run_id + ": worker w(" + std::to_string(a.first) +
-                  " + array index).\n";
-  s += std::string(worker::kWorkerIdVariable) + "=w$((" + std::to_string(a.first) +
+  const std::string prefix(worker::kWorkerIdPrefix);
+  std::string s = "#!/bin/sh\n# A worker of fiber run " + a.run_id + ": worker " + prefix + "(" +
+                  std::to_string(a.first) + " + array index).\n";
+  s += std::string(config::kWorkerIdVariable) + "=" + prefix + "$((" + std::to_string(a.first) +
        " + SLURM_ARRAY_TASK_ID))\n";
-  s += std::string(worker::kSecretFileVariable) + "=" + ShellQuoted(a.key_dir + "/") + "\"$" +
-       worker::kWorkerIdVariable + kKeyExtension + "\"\n";
-  s += "export " + std::string(worker::kWorkerIdVariable) + " " + worker::kSecretFileVariable + "\n";
+  s += std::string(config::kSecretFileVariable) + "=" + ShellQuoted(a.key_dir + "/") + "\"$" +
+       config::kWorkerIdVariable + kKeyExtension + "\"\n";
+  s += "export " + std::string(config::kWorkerIdVariable) + " " + config::kSecretFileVariable + "\n";
   for (const auto& [name, value] : a.env)
     if (!SetByScript(name)) s += ShellExport(name, value);
   s += "exec";

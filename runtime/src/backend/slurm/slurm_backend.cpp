@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "backend/command_line.hpp"
 #include "backend/master_reach.hpp"
@@ -15,7 +13,9 @@
 #include "backend/slurm/run_jobs.hpp"
 #include "backend/worker_output.hpp"
 #include "log.hpp"
+#include "os/whole_file.hpp"
 #include "runs/run_dir.hpp"
+#include "worker/worker_id.hpp"
 
 namespace fiber::backend {
 
@@ -23,15 +23,6 @@ namespace {
 
 // How long KillAll waits for its jobs to be seen ended.
 constexpr auto kGoneWait = std::chrono::seconds(30);
-
-// N of worker id "wN"; false for any other id.
-bool WorkerNumber(const std::string& id, long* n) {
-  if (id.size() < 2 || id[0] != 'w' || id.size() > 12) return false;
-  for (std::size_t i = 1; i < id.size(); ++i)
-    if (id[i] < '0' || id[i] > '9') return false;
-  *n = std::atol(id.c_str() + 1);
-  return true;
-}
 
 // Writes text to a new file only its owner may read.
 bool WritePrivate(const std::string& path, const std::string& text, std::string* err) {
@@ -46,13 +37,6 @@ bool WritePrivate(const std::string& path, const std::string& text, std::string*
 // What a job asks Slurm for, as one key: jobs asking the same fare alike.
 std::string Asked(const Resources& r) {
   return std::to_string(r.cpu) + " " + std::to_string(r.memory_mb) + " " + std::to_string(r.gpu);
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace
@@ -72,7 +56,7 @@ bool SlurmBackend::Prepare(const Launch& launch, std::string* err) {
   // have made one: under the user's home, which the nodes share.
   std::string run_dir = settings_.run_dir;
   if (run_dir.empty()) {
-    if (!runs::RunsRoot([](const char* name) -> const char* { return std::getenv(name); }, &run_dir, err))
+    if (!runs::RunsRoot(config::ProcessEnvironment, &run_dir, err))
       return false;
     run_dir += "/" + launch.bootstrap.run_id;
   }
@@ -127,7 +111,7 @@ bool SlurmBackend::StartMany(const std::vector<Launch>& launches, std::string* e
   std::vector<long> numbers;
   for (const Launch& launch : launches) {
     long n = 0;
-    if (!WorkerNumber(launch.bootstrap.worker_id, &n)) {
+    if (!worker::WorkerNumber(launch.bootstrap.worker_id, &n)) {
       *err = "worker id '" + launch.bootstrap.worker_id + "' is not of the form wN";
       return false;
     }
@@ -177,7 +161,9 @@ void SlurmBackend::Forget(const std::string& worker_id, const Job& job) {
   (void)::unlink(job.key_file.c_str());
   if (!job.log_file.empty()) return;
   WorkerOutput out(worker_id, "");  // the master's stderr, each line headed
-  out.Write(ReadFile(job.output));
+  std::string text, unused;
+  (void)os::ReadWholeFile(job.output, &text, &unused);  // a job that left no output file said nothing
+  out.Write(text);
   out.Finish();
 }
 
