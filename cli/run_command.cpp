@@ -7,7 +7,7 @@
 #include <memory>
 #include <string_view>
 
-#include "backend/backend.hpp"
+#include "backend/engine_adapter.hpp"
 #include "backend/container/container_backend.hpp"
 #include "backend/slurm/slurm_command.hpp"
 #include "cluster_master.hpp"

@@ -59,12 +59,4 @@ class Backend {
 };
 
 
-/// True when backend name's workers run an image (containers, pods); the
-/// local and Slurm backends run the program itself.
-bool RunsImages(const std::string& name);
-
-/// The backend settings.backend names, for workers with these settings;
-/// nullptr with *err for an unknown one.
-std::unique_ptr<Backend> Make(const config::Settings& settings, std::string* err);
-
 }  // namespace fiber::backend

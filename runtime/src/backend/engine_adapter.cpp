@@ -1,28 +1,76 @@
 #include "backend/engine_adapter.hpp"
 
+#include <iterator>
+
 #include "backend/container/container_backend.hpp"
 #include "backend/container/container_run_records.hpp"
+#include "backend/kubernetes/kubernetes_backend.hpp"
 #include "backend/kubernetes/kubernetes_run_records.hpp"
+#include "backend/local/local_backend.hpp"
+#include "backend/slurm/slurm_backend.hpp"
 #include "backend/slurm/slurm_run_records.hpp"
+#include "config/backend_names.hpp"
 
 namespace fiber::backend {
 
-const RunRecords* RecordsOf(const RunPlace& run) {
-  static const ContainerRunRecords kContainers;
-  static const KubernetesRunRecords kPods;
-  static const SlurmRunRecords kJobs;
-  if (!EngineOf(run.backend, run.Setting("engine")).empty()) return &kContainers;
-  if (run.backend == "kubernetes") return &kPods;
-  if (run.backend == "slurm") return &kJobs;
+namespace {
+
+const ContainerRunRecords kContainers;
+const KubernetesRunRecords kPods;
+const SlurmRunRecords kJobs;
+const KubernetesMasterPlacement kPodMaster;
+const SlurmMasterPlacement kJobMaster;
+
+std::unique_ptr<Backend> MakeLocal(const config::Settings&) { return std::make_unique<LocalBackend>(); }
+
+struct Engine {
+  std::unique_ptr<Backend> (*make)(const config::Settings&);
+  bool image;                        // its workers run an image
+  const RunRecords* records;         // nullptr: none outside the run's directory
+  const MasterPlacement* placement;  // nullptr: no master: cluster
+};
+
+// One row for each of config::kBackendNames, in its order. docker and
+// podman are the container backend with its engine chosen; the container
+// backend itself takes the engine setting (EngineOf).
+const Engine kEngines[] = {
+    {MakeLocal, false, nullptr, nullptr},
+    {ContainerBackend::Make, true, &kContainers, nullptr},
+    {ContainerBackend::Make, true, &kContainers, nullptr},
+    {ContainerBackend::Make, true, &kContainers, nullptr},
+    {KubernetesBackend::Make, true, &kPods, &kPodMaster},
+    {SlurmBackend::Make, false, &kJobs, &kJobMaster},
+};
+static_assert(std::size(kEngines) == std::size(config::kBackendNames));
+
+// The row of backend name; nullptr for none.
+const Engine* Find(const std::string& name) {
+  for (std::size_t i = 0; i < std::size(kEngines); ++i)
+    if (name == config::kBackendNames[i]) return &kEngines[i];
   return nullptr;
 }
 
-const MasterPlacement* PlacementOf(const RunPlace& run) {
-  static const KubernetesMasterPlacement kPod;
-  static const SlurmMasterPlacement kJob;
-  if (run.backend == "kubernetes") return &kPod;
-  if (run.backend == "slurm") return &kJob;
+}  // namespace
+
+std::unique_ptr<Backend> Make(const config::Settings& settings, std::string* err) {
+  if (const Engine* e = Find(settings.backend)) return e->make(settings);
+  (void)config::CheckBackendName(settings.backend, err);
   return nullptr;
+}
+
+bool RunsImages(const std::string& name) {
+  const Engine* e = Find(name);
+  return e && e->image;
+}
+
+const RunRecords* RecordsOf(const RunPlace& run) {
+  const Engine* e = Find(run.backend);
+  return e ? e->records : nullptr;
+}
+
+const MasterPlacement* PlacementOf(const RunPlace& run) {
+  const Engine* e = Find(run.backend);
+  return e ? e->placement : nullptr;
 }
 
 }  // namespace fiber::backend

@@ -1,13 +1,27 @@
-// The one lookup from a run's backend name (plain data, as its record
-// holds it) to what its engine does for the command: its RunRecords and,
-// where the engine can run the program as master (master: cluster), its
-// MasterPlacement. Adding an engine adds a line here. Thread-safe.
+// The one lookup from a backend name (plain data, config/backend_names.hpp)
+// to its engine's pieces: the Backend the master drives, the RunRecords the
+// command reads, and the MasterPlacement where the engine can run the
+// program as master (master: cluster). Adding an engine adds one row to its
+// table. Thread-safe.
 #pragma once
 
+#include <memory>
+#include <string>
+
+#include "backend/backend.hpp"
 #include "backend/master_placement.hpp"
 #include "backend/run_records.hpp"
+#include "config/settings.hpp"
 
 namespace fiber::backend {
+
+/// The backend settings.backend names, for workers with these settings;
+/// nullptr with *err for an unknown one.
+std::unique_ptr<Backend> Make(const config::Settings& settings, std::string* err);
+
+/// True when backend name's workers run an image (containers, pods); the
+/// local and Slurm backends run the program itself.
+bool RunsImages(const std::string& name);
 
 /// The records of the run's engine; nullptr for a backend whose workers
 /// leave none outside the run's directory (local).

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "backend/engine_adapter.hpp"
 #include "config/variables.hpp"
 #include "fiber/errors.hpp"
 #include "runs/run_dir.hpp"
