@@ -202,8 +202,8 @@ TEST_CASE("a run whose master and launcher died is shown as such, and its worker
   const std::string id = out.substr(0, out.find('\n'));
   REQUIRE(eventually([&] { return fiber.Ps()[0]["workers_ready"] == 2; }));
   const auto record = fiber.Record(id);
-  ::kill(static_cast<pid_t>(record["supervisor_pid"].get<long>()), SIGKILL);
-  ::kill(static_cast<pid_t>(record["master_pid"].get<long>()), SIGKILL);
+  fiber::testing::KillRecorded(record["supervisor_pid"].get<long>());
+  fiber::testing::KillRecorded(record["master_pid"].get<long>());
   CHECK(eventually([&] { return fiber.Ps()[0]["state"] == "master died"; }));
   CHECK(eventually([&] { return group_gone(record["master_pid"].get<long>()); }));
   auto [listed, running, running_err] = fiber.Run({"ps"});

@@ -112,7 +112,7 @@ TEST_CASE("the master SIGKILLed: its containers are gone within seconds") {
   ContainersRemoved cleanup(Engine());
   const std::string id = StartHeld(fiber, cleanup);
   const auto killed = std::chrono::steady_clock::now();
-  ::kill(static_cast<pid_t>(fiber.Record(id)["master_pid"].get<long>()), SIGKILL);
+  fiber::testing::KillRecorded(fiber.Record(id)["master_pid"].get<long>());
   // fiber run removes them once its master has ended.
   CheckGone(id, killed);
 }
@@ -124,8 +124,8 @@ TEST_CASE("launcher and master SIGKILLed: the workers lose their master and thei
   const std::string id = StartHeld(fiber, cleanup, "talk");
   const auto record = fiber.Record(id);
   const auto killed = std::chrono::steady_clock::now();
-  ::kill(static_cast<pid_t>(record["supervisor_pid"].get<long>()), SIGKILL);
-  ::kill(static_cast<pid_t>(record["master_pid"].get<long>()), SIGKILL);
+  fiber::testing::KillRecorded(record["supervisor_pid"].get<long>());
+  fiber::testing::KillRecorded(record["master_pid"].get<long>());
   // Their heartbeat timeout (5 s) ends them, and the engine removes them.
   CheckGone(id, killed);
   auto [listed, table, table_err] = fiber.Run({"ps", "-a"});

@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <thread>
 
 extern char** environ;
@@ -42,8 +45,15 @@ Child spawn(const std::vector<std::string>& argv, const std::map<std::string, st
   envp.push_back(nullptr);
   Child child;
   pid_t pid = -1;
-  if (posix_spawn(&pid, args[0], &actions, nullptr, args.data(), envp.data()) != 0) pid = -1;
+  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    // No child to wait for or signal: a pid of -1 handed on would make a
+    // later kill(-1, SIGKILL) end every process the user may signal (as
+    // root, the whole machine). Stop this test program, naming the cause.
+    std::fprintf(stderr, "subprocess: cannot start %s: %s\n", args[0], std::strerror(rc));
+    std::abort();
+  }
   close(out[1]);
   close(err[1]);
   child.pid = pid;
@@ -83,6 +93,7 @@ std::string read_line(int fd, int timeout_s) {
 }
 
 int wait_exit(const Child& child, int timeout_s) {
+  if (child.pid <= 0) return -1;  // never a process group or every process
   int status = 0;
   for (int i = 0; i < timeout_s * 50; ++i) {
     if (waitpid(child.pid, &status, WNOHANG) == child.pid)

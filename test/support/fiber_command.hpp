@@ -35,6 +35,14 @@ bool eventually(Pred pred, int seconds = 30) {
   return false;
 }
 
+/// SIGKILL to one recorded process. A pid that is not a single process's
+/// (0 is the caller's group, -1 every process, 1 init) fails the test
+/// instead: signalled, it would end the test run or the machine.
+inline void KillRecorded(long pid) {
+  REQUIRE_MESSAGE(pid > 1, "the record names no process: pid " << pid);
+  ::kill(static_cast<pid_t>(pid), SIGKILL);
+}
+
 struct Fiber {
   TempDir state;
   std::map<std::string, std::string> env{{"XDG_STATE_HOME", state.path()}};
@@ -107,8 +115,8 @@ struct Fiber {
   /// a run: no cleanup of theirs runs.
   void KillRun(const std::string& id) {
     const nlohmann::json record = Record(id);
-    ::kill(static_cast<pid_t>(record["supervisor_pid"].get<long>()), SIGKILL);
-    ::kill(static_cast<pid_t>(record["master_pid"].get<long>()), SIGKILL);
+    KillRecorded(record["supervisor_pid"].get<long>());
+    KillRecorded(record["master_pid"].get<long>());
   }
   /// No container engine from here on (DOCKER_HOST, CONTAINER_HOST): so
   /// that fiber prune removes none of fiber's images, which other tests
@@ -130,7 +138,7 @@ struct Fiber {
   /// Of a master: cluster run whose launcher alone got SIGKILL: ps says it
   /// runs, its launcher gone, and fiber prune (WithoutEngine) keeps it.
   void CheckLauncherGoneKept(const std::string& id) {
-    ::kill(static_cast<pid_t>(Record(id)["supervisor_pid"].get<long>()), SIGKILL);
+    KillRecorded(Record(id)["supervisor_pid"].get<long>());
     // Until ps no longer sees the launcher.
     REQUIRE(eventually([&] { return PsOf(id)["launcher_gone"] == true || PsOf(id)["state"] != "running"; }));
     CHECK(PsOf(id)["state"] == "running");
