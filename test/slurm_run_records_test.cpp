@@ -13,6 +13,7 @@
 #include "backend/slurm/run_jobs.hpp"
 #include "backend/slurm/slurm_run_records.hpp"
 #include "runs/run_dir.hpp"
+#include "support/temp_dir.hpp"
 
 using fiber::ExitStatus;
 using fiber::backend::RunPlace;
@@ -27,20 +28,16 @@ namespace {
 class FakeSqueue {
  public:
   FakeSqueue(const std::string& answer, int status = 0) : old_path_(std::getenv("PATH")) {
-    char pattern[] = "/tmp/fake-squeue-XXXXXX";
-    dir_ = ::mkdtemp(pattern);
-    const std::string script = dir_ + "/squeue";
-    std::ofstream(script) << "#!/bin/sh\ncat <<'END'\n" << answer << "END\nexit " << status << "\n";
+    const std::string script =
+        dir_.write("squeue", "#!/bin/sh\ncat <<'END'\n" + answer + "END\nexit " + std::to_string(status) + "\n");
     ::chmod(script.c_str(), 0755);
-    ::setenv("PATH", (dir_ + ":" + old_path_).c_str(), 1);
+    ::setenv("PATH", (dir_.path() + ":" + old_path_).c_str(), 1);
   }
-  ~FakeSqueue() {
-    ::setenv("PATH", old_path_.c_str(), 1);
-    std::filesystem::remove_all(dir_);
-  }
+  ~FakeSqueue() { ::setenv("PATH", old_path_.c_str(), 1); }
 
  private:
-  std::string old_path_, dir_;
+  std::string old_path_;
+  fiber::testing::TempDir dir_;
 };
 
 RunPlace Place(const std::string& id) {
@@ -113,9 +110,9 @@ TEST_CASE("a master in the cluster is the job fiber run recorded, and says how i
 }
 
 TEST_CASE("keys no worker read are what an ended Slurm run left besides its jobs") {
-  char pattern[] = "/tmp/slurm-run-XXXXXX";
+  const fiber::testing::TempDir dir;
   RunPlace run = Place("r1");
-  run.dir = ::mkdtemp(pattern);
+  run.dir = dir.path();
   std::vector<std::string> left;
   std::string err;
   REQUIRE(SlurmRunRecords().Leftovers(run, &left, &err));
@@ -124,5 +121,4 @@ TEST_CASE("keys no worker read are what an ended Slurm run left besides its jobs
   for (const char* w : {"w1", "w2"}) std::ofstream(fiber::backend::KeyFile(fiber::runs::SlurmDir(run.dir), w)) << "k";
   REQUIRE(SlurmRunRecords().Leftovers(run, &left, &err));
   CHECK(left == std::vector<std::string>{"2 key files"});
-  std::filesystem::remove_all(run.dir);
 }
