@@ -127,7 +127,7 @@ bool BuildImage(const ImageRequest& r, BuiltImage* out, std::string* err) {
                           &socket, err))
     return false;
   Progress(r, "loading into the container engine");
-  if (!image::LoadIntoEngine(out->image, socket, &out->loaded, err)) return false;
+  if (!image::LoadIntoEngine(out->image, engine::Client(socket), &out->loaded, err)) return false;
   out->reference = out->image.Reference();
   return true;
 }

@@ -99,7 +99,7 @@ bool ChooseImage(RunOptions& o, const std::string& program, config::Settings* se
         std::fprintf(stderr, " (%lld left out by .dockerignore)", static_cast<long long>(c.left_out));
       std::fprintf(stderr, "\n");
     };
-    if (!image::BuildDockerfile(context, image::RepositoryFor(context), socket, sending, step,
+    if (!image::BuildDockerfile(context, image::RepositoryFor(context), engine::Client(socket), sending, step,
                                 &settings->image, err))
       return false;
   } else if (settings->image.empty() && backend::RunsImages(settings->backend)) {

@@ -29,11 +29,11 @@ void SetTimes(const std::string& path, long seconds) {
   REQUIRE(::utime(path.c_str(), &times) == 0);
 }
 
-std::string EngineSocket() {
+fiber::engine::Client Engine() {
   std::string socket, err;
   REQUIRE_MESSAGE(fiber::engine::FindSocket("auto", [](const char* n) { return std::getenv(n); }, &socket, &err),
                   err);
-  return socket;
+  return fiber::engine::Client(socket);
 }
 
 bool HasRole(const image::Image& img, const std::string& role, const std::string& name) {
@@ -112,7 +112,7 @@ TEST_CASE("a packaged program runs in a container of the engine, with its listed
   REQUIRE_MESSAGE(image::Package(project.Inputs(), &img, &err), err);
   ImageGuard guard(img.Reference());
   bool loaded = false;
-  REQUIRE_MESSAGE(image::LoadIntoEngine(img, EngineSocket(), &loaded, &err), err);
+  REQUIRE_MESSAGE(image::LoadIntoEngine(img, Engine(), &loaded, &err), err);
   CHECK(loaded);
   auto [status, out, stderr_text] =
       Docker({"run", "--rm", "--network", "none", img.Reference(), "data/greeting.txt"});
@@ -123,7 +123,7 @@ TEST_CASE("a packaged program runs in a container of the engine, with its listed
   CHECK(id == img.config_blob.digest + "\n");
 
   SUBCASE("and is not sent again when the engine has it") {
-    REQUIRE_MESSAGE(image::LoadIntoEngine(img, EngineSocket(), &loaded, &err), err);
+    REQUIRE_MESSAGE(image::LoadIntoEngine(img, Engine(), &loaded, &err), err);
     CHECK_FALSE(loaded);
   }
 }
@@ -189,6 +189,7 @@ TEST_CASE("loading into an engine that is not there names its socket") {
   std::string err;
   REQUIRE_MESSAGE(image::Package(project.Inputs(), &img, &err), err);
   bool loaded = false;
-  CHECK_FALSE(image::LoadIntoEngine(img, project.dir.path() + "/no.sock", &loaded, &err));
+  CHECK_FALSE(image::LoadIntoEngine(img, fiber::engine::Client(project.dir.path() + "/no.sock"), &loaded,
+                                     &err));
   CHECK(err.find("cannot reach the container engine at " + project.dir.path() + "/no.sock: ") == 0);
 }

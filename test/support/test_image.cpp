@@ -57,7 +57,7 @@ bool BuildTestImage(const engine::Client& engine, const TestImage& image, std::s
     image::Image packaged;
     bool loaded = false;
     if (!image::Package(in, &packaged, err) ||
-        !image::LoadIntoEngine(packaged, engine.socket(), &loaded, err))
+        !image::LoadIntoEngine(packaged, engine, &loaded, err))
       return false;
     *reference = packaged.Reference();
     RemovePackagedImagesAtExit(in.program);
@@ -102,20 +102,15 @@ bool BuildTestImage(const engine::Client& engine, const TestImage& image, std::s
   http::Response r;
   if (engine.Call("GET", "/images/" + *reference + "/json", {}, engine::kShortCallMs, &r, err))
     return true;
-  http::Request q;
-  q.method = "POST";
+  TempDir dir;
+  const std::string archive_file = dir.path() + "/image.tar";
+  std::ofstream(archive_file, std::ios::binary) << archive;
   // The tag inside repo: Podman ignores the tag parameter.
-  q.url = "http://engine/v1.41/images/create?fromSrc=-&repo=" + http::Escape(*reference);
-  q.unix_socket = engine.socket();
-  q.headers.push_back("Content-Type: application/x-tar");
-  q.body = std::move(archive);
-  q.timeout_ms = engine::kLongCallMs;
-  if (!http::Perform(q, &r, err)) return false;
-  if (r.status != 200) {
-    *err = "importing the test image: " + engine::ErrorMessage(r);
-    return false;
-  }
-  return true;
+  if (engine.PostArchive("/images/create?fromSrc=-&repo=" + http::Escape(*reference), archive_file,
+                         nullptr, err))
+    return true;
+  *err = "importing the test image: " + *err;
+  return false;
 }
 
 }  // namespace fiber::testing

@@ -12,6 +12,13 @@ constexpr const char* kApi = "http://engine/v1.41";
 
 bool Success(long status) { return status >= 200 && status < 300; }
 
+// The text of {"error": ...} in an answer of JSON lines.
+std::string ErrorText(const nlohmann::json& error) {
+  std::string text = error.is_string() ? error.get<std::string>() : error.dump();
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  return text;
+}
+
 }  // namespace
 
 std::string ErrorMessage(const http::Response& response) {
@@ -30,7 +37,8 @@ bool Client::Connect(const std::string& engine, const config::Getenv& getenv, Cl
   Client client(socket);
   http::Response r;
   if (!client.Call("GET", "/version", {}, kShortCallMs, &r, err)) {
-    *err = "the container engine at " + socket + " does not answer: " + *err;
+    // An answer, but an error: something other than an engine on the socket.
+    if (r.status != 0) *err = "the container engine at " + socket + " does not answer: " + *err;
     return false;
   }
   const auto version = nlohmann::json::parse(r.body, nullptr, false);
@@ -51,6 +59,20 @@ http::Request Client::NewRequest(const std::string& method, const std::string& p
   return q;
 }
 
+bool Client::Send(const http::Request& q, http::Response* response, std::string* err) const {
+  *response = {};
+  if (http::Perform(q, response, err)) return true;
+  if (response->status == 0) *err = "cannot reach the container engine at " + socket_ + ": " + *err;
+  return false;
+}
+
+bool Client::Exchange(const http::Request& q, http::Response* response, std::string* err) const {
+  if (!Send(q, response, err)) return false;
+  if (Success(response->status)) return true;
+  *err = ErrorMessage(*response);
+  return false;
+}
+
 bool Client::Call(const std::string& method, const std::string& path, const std::string& body,
                   long timeout_ms, http::Response* response, std::string* err) const {
   http::Request q = NewRequest(method, path, timeout_ms);
@@ -58,11 +80,7 @@ bool Client::Call(const std::string& method, const std::string& path, const std:
     q.body = body;
     q.headers.push_back("Content-Type: application/json");
   }
-  *response = {};
-  if (!http::Perform(q, response, err)) return false;
-  if (Success(response->status)) return true;
-  *err = ErrorMessage(*response);
-  return false;
+  return Exchange(q, response, err);
 }
 
 bool Client::Create(const std::string& name, const nlohmann::json& config, std::string* id,
@@ -92,10 +110,7 @@ bool Client::PutArchive(const std::string& id, const std::string& dir, const std
   q.body = tar;
   q.headers.push_back("Content-Type: application/x-tar");
   http::Response r;
-  if (!http::Perform(q, &r, err)) return false;
-  if (Success(r.status)) return true;
-  *err = ErrorMessage(r);
-  return false;
+  return Exchange(q, &r, err);
 }
 
 bool Client::PathExists(const std::string& id, const std::string& path, bool* exists,
@@ -145,13 +160,6 @@ bool Client::Wait(const std::string& id, long timeout_ms, long* exit_code,
   return true;
 }
 
-bool Client::Inspect(const std::string& id, nlohmann::json* out, std::string* err) const {
-  http::Response r;
-  if (!Call("GET", "/containers/" + id + "/json", {}, kShortCallMs, &r, err)) return false;
-  *out = nlohmann::json::parse(r.body, nullptr, false);
-  return true;
-}
-
 bool Client::List(const std::vector<std::string>& labels, std::vector<nlohmann::json>* out,
                   std::string* err) const {
   const nlohmann::json filters = {{"label", labels}};
@@ -171,23 +179,21 @@ bool Client::List(const std::vector<std::string>& labels, std::vector<nlohmann::
 bool Client::Logs(const std::string& id, int tail,
                   const std::function<void(std::string_view)>& on_output, std::string* err) const {
   LogStream stream([&](int, std::string_view text) { on_output(text); });
-  return Stream("GET",
-                "/containers/" + id + "/logs?stdout=1&stderr=1&tail=" +
-                    (tail > 0 ? std::to_string(tail) : std::string("all")),
-                kLongCallMs, nullptr,
+  return Stream(NewRequest("GET",
+                           "/containers/" + id + "/logs?stdout=1&stderr=1&tail=" +
+                               (tail > 0 ? std::to_string(tail) : std::string("all")),
+                           kLongCallMs),
+                nullptr,
                 [&](std::string_view chunk) {
                   stream.Feed(chunk);
                   return true;
                 },
-                nullptr, err);
+                err);
 }
 
-bool Client::Stream(const std::string& method, const std::string& path, long timeout_ms,
-                    const std::function<void()>& on_started,
+bool Client::Stream(http::Request q, const std::function<void()>& on_started,
                     const std::function<bool(std::string_view)>& on_chunk,
-                    const std::atomic<bool>* cancel, std::string* err) const {
-  http::Request q = NewRequest(method, path, timeout_ms);
-  q.cancel = cancel;
+                    std::string* err) const {
   bool ok = false;
   std::string error_body;
   q.on_headers = [&](const http::Response& r) {
@@ -200,7 +206,7 @@ bool Client::Stream(const std::string& method, const std::string& path, long tim
     return error_body.size() < 4096;
   };
   http::Response r;
-  if (!http::Perform(q, &r, err)) return false;
+  if (!Send(q, &r, err)) return false;
   if (ok) return true;
   r.body = error_body;
   *err = ErrorMessage(r);
@@ -214,24 +220,28 @@ bool Client::FollowLogs(const std::string& id,
   LogStream stream([&](int, std::string_view text) {
     if (go_on) go_on = on_output(text);
   });
-  return Stream("GET", "/containers/" + id + "/logs?stdout=1&stderr=1&follow=1", 0, nullptr,
+  http::Request q = NewRequest("GET", "/containers/" + id + "/logs?stdout=1&stderr=1&follow=1", 0);
+  q.cancel = cancel;
+  return Stream(std::move(q), nullptr,
                 [&](std::string_view chunk) {
                   stream.Feed(chunk);
                   return go_on;
                 },
-                cancel, err);
+                err);
 }
 
 bool Client::Attach(const std::string& id, const std::function<void()>& on_attached,
                     const std::function<void(std::string_view)>& on_output,
                     const std::atomic<bool>* cancel, std::string* err) const {
   LogStream stream([&](int, std::string_view text) { on_output(text); });
-  return Stream("POST", "/containers/" + id + "/attach?stream=1&stdout=1&stderr=1", 0, on_attached,
+  http::Request q = NewRequest("POST", "/containers/" + id + "/attach?stream=1&stdout=1&stderr=1", 0);
+  q.cancel = cancel;
+  return Stream(std::move(q), on_attached,
                 [&](std::string_view chunk) {
                   stream.Feed(chunk);
                   return true;
                 },
-                cancel, err);
+                err);
 }
 
 bool Client::ContainerEvents(const std::vector<std::string>& labels, const std::string& since,
@@ -240,23 +250,52 @@ bool Client::ContainerEvents(const std::vector<std::string>& labels, const std::
   // Filtered by type and label only: Podman filters event names by its own
   // ("died"), Docker by its ("die"); both report "die".
   const nlohmann::json filters = {{"type", {"container"}}, {"label", labels}};
-  http::LineStream lines;  // one JSON object a line; a chunk may end mid-line
-  const bool ok = Stream("GET", "/events?since=" + http::Escape(since) + "&filters=" + http::Escape(filters.dump()),
-                         0, nullptr,
-                         [&](std::string_view chunk) {
-                           return lines.Feed(chunk, [&](std::string_view line) {
-                             const auto event = nlohmann::json::parse(line, nullptr, false);
-                             if (event.is_object()) on_event(event);
-                             return true;
-                           });
-                         },
-                         cancel, err);
-  if (ok && lines.overflowed()) {
-    *err = "the container engine at " + socket_ + " sent an event of more than " +
+  http::Request q = NewRequest(
+      "GET", "/events?since=" + http::Escape(since) + "&filters=" + http::Escape(filters.dump()), 0);
+  q.cancel = cancel;
+  return JsonLines(std::move(q), "an event", on_event, err);
+}
+
+bool Client::PostArchive(const std::string& path, const std::string& archive_file,
+                         const std::function<void(const nlohmann::json&)>& on_message,
+                         std::string* err) const {
+  http::Request q = NewRequest("POST", path, 0);
+  q.body_file = archive_file;
+  q.headers.push_back("Content-Type: application/x-tar");
+  std::string failure;
+  const auto take = [&](const nlohmann::json& message) {
+    if (message.contains("error"))
+      failure = ErrorText(message["error"]);
+    else if (on_message)
+      on_message(message);
+  };
+  if (!JsonLines(std::move(q), "a message", take, err)) return false;
+  if (failure.empty()) return true;
+  *err = failure;
+  return false;
+}
+
+bool Client::JsonLines(http::Request q, const std::string& what,
+                       const std::function<void(const nlohmann::json&)>& on_object,
+                       std::string* err) const {
+  http::LineStream lines;  // a chunk may end mid-line
+  const std::atomic<bool>* cancel = q.cancel;
+  const auto each_line = [&](std::string_view line) {
+    const auto object = nlohmann::json::parse(line, nullptr, false);
+    if (object.is_object()) on_object(object);
+    return true;
+  };
+  if (!Stream(std::move(q), nullptr,
+              [&](std::string_view chunk) { return lines.Feed(chunk, each_line); }, err))
+    return false;
+  if (lines.overflowed()) {
+    *err = "the container engine at " + socket_ + " sent " + what + " of more than " +
            std::to_string(http::kMaxAnswerBytes >> 20) + " MiB";
     return false;
   }
-  return ok;
+  // The last line of an answer that ended may have no newline.
+  if (!cancel || !cancel->load()) (void)lines.Feed("\n", each_line);
+  return true;
 }
 
 }  // namespace fiber::engine

@@ -1,8 +1,9 @@
 // The container engine's HTTP API (Docker's Engine API 1.41, which Podman's
 // service speaks too) over its Unix socket, through http::Perform: the calls
 // fiber makes, each turning the engine's error answer ({"message": ...}) into
-// one line. Used by the container backend and by fiber ps, logs and stop.
-// Thread-safe: every call is its own exchange.
+// one line. The one client of the engine: used by the container backend, by
+// fiber ps, logs and stop, and by the image code (loading, building, pruning
+// images). Thread-safe: every call is its own exchange.
 #pragma once
 
 #include <atomic>
@@ -39,8 +40,9 @@ class Client {
   const std::string& kind() const { return kind_; }
 
   /// One call; path after the API version ("/containers/json"). False with
-  /// *err when no answer came or the answer is not a success (the engine's
-  /// message); *response holds the answer either way.
+  /// *err when no answer came ("cannot reach the container engine at
+  /// SOCKET: ...") or the answer is not a success (the engine's message);
+  /// *response holds the answer either way.
   [[nodiscard]] bool Call(const std::string& method, const std::string& path,
                           const std::string& body, long timeout_ms, http::Response* response,
                           std::string* err) const;
@@ -62,7 +64,6 @@ class Client {
   /// Waits (up to timeout_ms) until it is not running; its exit code.
   [[nodiscard]] bool Wait(const std::string& id, long timeout_ms, long* exit_code,
                           std::string* err) const;
-  [[nodiscard]] bool Inspect(const std::string& id, nlohmann::json* out, std::string* err) const;
   /// Containers (running or not) carrying every label ("key=value").
   [[nodiscard]] bool List(const std::vector<std::string>& labels, std::vector<nlohmann::json>* out,
                           std::string* err) const;
@@ -92,17 +93,38 @@ class Client {
                                      const std::string& since,
                                      const std::function<void(const nlohmann::json&)>& on_event,
                                      const std::atomic<bool>* cancel, std::string* err) const;
+  /// POSTs the tar archive in the file archive_file to path, with no time
+  /// limit (loading an image: "/images/load?quiet=1", building one:
+  /// "/build?..."); the answer's JSON objects, one a line, go to on_message
+  /// (when given) as they come. An object with "error" is the engine's
+  /// failure: false with *err its text.
+  [[nodiscard]] bool PostArchive(const std::string& path, const std::string& archive_file,
+                                 const std::function<void(const nlohmann::json&)>& on_message,
+                                 std::string* err) const;
 
  private:
   http::Request NewRequest(const std::string& method, const std::string& path,
                            long timeout_ms) const;
+  /// Performs q; false with *err ("cannot reach the container engine at
+  /// SOCKET: ...") when no answer came. Any status is true.
+  [[nodiscard]] bool Send(const http::Request& q, http::Response* response,
+                          std::string* err) const;
+  /// Send, and false with the engine's message when the answer is not a
+  /// success.
+  [[nodiscard]] bool Exchange(const http::Request& q, http::Response* response,
+                              std::string* err) const;
   /// A call whose successful answer is streamed (followed ones with no end
   /// of their own, timeout_ms 0): each chunk to on_chunk (false stops it),
   /// on_started first. The error answer's message in *err.
-  [[nodiscard]] bool Stream(const std::string& method, const std::string& path, long timeout_ms,
-                            const std::function<void()>& on_started,
+  [[nodiscard]] bool Stream(http::Request q, const std::function<void()>& on_started,
                             const std::function<bool(std::string_view)>& on_chunk,
-                            const std::atomic<bool>* cancel, std::string* err) const;
+                            std::string* err) const;
+  /// Stream for an answer of JSON objects one a line, each to on_object; a
+  /// line longer than http::kMaxAnswerBytes is an error naming what the
+  /// lines are ("an event").
+  [[nodiscard]] bool JsonLines(http::Request q, const std::string& what,
+                               const std::function<void(const nlohmann::json&)>& on_object,
+                               std::string* err) const;
   std::string socket_;
   std::string kind_ = "docker";
 };

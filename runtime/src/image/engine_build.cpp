@@ -11,10 +11,8 @@
 #include <vector>
 
 #include "http/client.hpp"
-#include "http/line_stream.hpp"
 #include "image/byte_sinks.hpp"
 #include "image/dockerignore.hpp"
-#include "image/engine_api.hpp"
 #include "image/sha256.hpp"
 
 namespace fiber::image {
@@ -80,31 +78,10 @@ struct ContextWalk {
   }
 };
 
-// Splits the build's stream of JSON lines as it arrives.
-struct BuildStream {
-  const std::function<void(const std::string&)>* on_step;
-  http::LineStream lines;
-  std::string id, error;
-  bool Take(std::string_view chunk) {
-    return lines.Feed(chunk, [this](std::string_view text) {
-      const auto msg = nlohmann::json::parse(text, nullptr, false);
-      if (!msg.is_object()) return true;
-      if (msg.contains("error") && msg["error"].is_string()) error = msg["error"].get<std::string>();
-      if (msg.contains("aux") && msg["aux"].is_object()) id = msg["aux"].value("ID", id);
-      if (msg.contains("stream") && msg["stream"].is_string() && *on_step) {
-        std::string line = msg["stream"].get<std::string>();
-        while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
-        if (!line.empty()) (*on_step)(line);
-      }
-      return true;
-    });
-  }
-};
-
 }  // namespace
 
 bool BuildDockerfile(const std::string& context_dir, const std::string& repository,
-                     const std::string& socket,
+                     const engine::Client& engine,
                      const std::function<void(const BuildContext&)>& on_context,
                      const std::function<void(const std::string&)>& on_step,
                      std::string* reference, std::string* err) {
@@ -125,40 +102,30 @@ bool BuildDockerfile(const std::string& context_dir, const std::string& reposito
     return false;
   }
   if (on_context) on_context(summary);
-  http::Request build;
-  build.method = "POST";
-  build.url = std::string(kEngineApi) + "/build?rm=1&forcerm=1";
-  build.headers = {"Content-Type: application/x-tar"};
-  build.body_file = archive;
-  build.timeout_ms = 0;
-  BuildStream stream{&on_step, {}, "", ""};
-  build.on_body = [&stream](std::string_view chunk) { return stream.Take(chunk); };
-  http::Response response;
-  const bool answered = AskEngine(build, socket, &response, err);
+  // The build's messages: the lines it prints, and the built image's ID.
+  std::string id;
+  const auto take = [&](const nlohmann::json& message) {
+    if (message.contains("aux") && message["aux"].is_object()) id = message["aux"].value("ID", id);
+    if (message.contains("stream") && message["stream"].is_string() && on_step) {
+      std::string line = message["stream"].get<std::string>();
+      while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+      if (!line.empty()) on_step(line);
+    }
+  };
+  const bool built = engine.PostArchive("/build?rm=1&forcerm=1", archive, take, err);
   ::unlink(archive.c_str());
-  if (!answered) return false;
-  if (stream.lines.overflowed()) {
-    *err = "the container engine sent a build message of more than " +
-           std::to_string(http::kMaxAnswerBytes >> 20) + " MiB";
+  if (built && id.empty()) *err = "the engine's answer names no built image";
+  if (!built || id.empty()) {
+    *err = "the Dockerfile in " + context_dir + " did not build: " + *err;
     return false;
   }
-  const std::string rest = stream.lines.rest();
-  (void)stream.Take("\n");
-  if (response.status != 200 || !stream.error.empty() || stream.id.empty()) {
-    std::string why = stream.error;
-    while (!why.empty() && why.back() == '\n') why.pop_back();
-    *err = "the Dockerfile in " + context_dir + " did not build: " +
-           (why.empty() ? "HTTP " + std::to_string(response.status) + " " + rest : why);
-    return false;
-  }
-  const std::string tag = std::string(HexOf(stream.id).substr(0, 12));
-  http::Request tag_it;
-  tag_it.method = "POST";
-  tag_it.url = std::string(kEngineApi) + "/images/" + http::Escape(stream.id) +
-               "/tag?repo=" + http::Escape(repository) + "&tag=" + tag;
-  if (!AskEngine(tag_it, socket, &response, err)) return false;
-  if (response.status != 201) {
-    *err = "the container engine did not tag the built image: " + EngineMessage(response);
+  const std::string tag = std::string(HexOf(id).substr(0, 12));
+  http::Response response;
+  if (!engine.Call("POST",
+                   "/images/" + http::Escape(id) + "/tag?repo=" + http::Escape(repository) +
+                       "&tag=" + tag,
+                   {}, engine::kLongCallMs, &response, err)) {
+    *err = "the container engine did not tag the built image: " + *err;
     return false;
   }
   *reference = repository + ":" + tag;

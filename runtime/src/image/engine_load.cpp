@@ -3,11 +3,9 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "http/client.hpp"
 #include "image/byte_sinks.hpp"
-#include "image/engine_api.hpp"
 
 namespace fiber::image {
 
@@ -31,43 +29,27 @@ bool WriteArchive(const Image& img, std::string* path, std::string* err) {
 
 }  // namespace
 
-bool LoadIntoEngine(const Image& img, const std::string& socket, bool* loaded, std::string* err) {
+bool LoadIntoEngine(const Image& img, const engine::Client& engine, bool* loaded,
+                    std::string* err) {
   *loaded = false;
-  http::Request inspect;
-  inspect.url = std::string(kEngineApi) + "/images/" + http::Escape(img.Reference()) + "/json";
   http::Response response;
-  if (!AskEngine(inspect, socket, &response, err)) return false;
-  if (response.status == 200) {
+  if (engine.Call("GET", "/images/" + http::Escape(img.Reference()) + "/json", {},
+                  engine::kLongCallMs, &response, err)) {
     const auto known = nlohmann::json::parse(response.body, nullptr, false);
     if (known.is_object() && known.value("Id", "") == img.config_blob.digest) return true;
+  } else if (response.status != 404) {  // 404: the engine has no image by that name
+    return false;
   }
   std::string archive;
   if (!WriteArchive(img, &archive, err)) {
     if (!archive.empty()) ::unlink(archive.c_str());
     return false;
   }
-  http::Request load;
-  load.method = "POST";
-  load.url = std::string(kEngineApi) + "/images/load?quiet=1";
-  load.headers = {"Content-Type: application/x-tar"};
-  load.body_file = archive;
-  load.timeout_ms = 0;
-  const bool answered = AskEngine(load, socket, &response, err);
+  const bool sent = engine.PostArchive("/images/load?quiet=1", archive, nullptr, err);
   ::unlink(archive.c_str());
-  if (!answered) return false;
-  if (response.status != 200) {
-    *err = "the container engine did not load " + img.Reference() + ": " + EngineMessage(response);
+  if (!sent) {
+    *err = "the container engine did not load " + img.Reference() + ": " + *err;
     return false;
-  }
-  // A stream of JSON lines; a failure is one with "error".
-  std::istringstream lines(response.body);
-  std::string line;
-  while (std::getline(lines, line)) {
-    const auto msg = nlohmann::json::parse(line, nullptr, false);
-    if (msg.is_object() && msg.contains("error")) {
-      *err = "the container engine did not load " + img.Reference() + ": " + (msg["error"].is_string() ? msg["error"].get<std::string>() : msg["error"].dump());
-      return false;
-    }
   }
   *loaded = true;
   return true;
