@@ -10,10 +10,10 @@
 #include <sstream>
 
 #include "engine/tar_writer.hpp"
-#include "image/elf_file.hpp"
 #include "image/engine_load.hpp"
 #include "image/package.hpp"
 #include "image/shared_libraries.hpp"
+#include "os/elf_file.hpp"
 #include "support/packaged_images.hpp"
 #include "support/temp_dir.hpp"
 
@@ -67,9 +67,9 @@ bool BuildTestImage(const engine::Client& engine, const TestImage& image, std::s
   for (const std::string& program : image.programs) {
     const std::string exe = fs::canonical(program).string();
     if (!image.without_programs) files.insert(exe);
-    image::ElfFile elf;
+    os::ElfFile elf;
     std::vector<std::string> libraries;
-    if (!image::ReadElfFile(exe, &elf, err) ||
+    if (!os::ReadElfFile(exe, &elf, err) ||
         !image::SharedLibraries(exe, elf.interpreter, &libraries, err))
       return false;
     const std::string& loader = elf.interpreter;

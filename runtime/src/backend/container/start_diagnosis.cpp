@@ -1,6 +1,6 @@
 #include "backend/container/start_diagnosis.hpp"
 
-#include "image/elf_file.hpp"
+#include "os/elf_file.hpp"
 
 namespace fiber::backend {
 
@@ -14,10 +14,10 @@ bool CheckProgramIn(const engine::Client& engine, const std::string& id, const s
            " (a worker runs the master's program at the same path)";
     return false;
   }
-  image::ElfFile elf;
+  os::ElfFile elf;
   std::string unused;
   const std::string& loader = elf.interpreter;
-  if (!image::ReadElfFile(program, &elf, &unused) || loader.empty()) return true;
+  if (!os::ReadElfFile(program, &elf, &unused) || loader.empty()) return true;
   if (!engine.PathExists(id, loader, &exists, err)) return false;
   if (!exists) {
     *err = "the program's dynamic loader " + loader + " is not" + in_image + " (it runs " + program + ")";

@@ -1,11 +1,11 @@
-#include "image/elf_file.hpp"
+#include "os/elf_file.hpp"
 
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
 
-namespace fiber::image {
+namespace fiber::os {
 
 namespace {
 
@@ -101,4 +101,4 @@ bool ReadElfFile(const std::string& path, ElfFile* out, std::string* err) {
   return true;
 }
 
-}  // namespace fiber::image
+}  // namespace fiber::os

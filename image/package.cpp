@@ -12,11 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include "image/byte_sinks.hpp"
-#include "image/elf_file.hpp"
 #include "image/layer_contents.hpp"
 #include "image/media_types.hpp"
 #include "image/shared_libraries.hpp"
 #include "image/stripped_copies.hpp"
+#include "os/elf_file.hpp"
 
 namespace fiber::image {
 
@@ -147,8 +147,8 @@ bool Package(const PackageInputs& in, Image* out, std::string* err) {
     *err = "the program " + in.program + " is not an executable file";
     return false;
   }
-  ElfFile elf;
-  if (!ReadElfFile(program, &elf, err)) return false;
+  os::ElfFile elf;
+  if (!os::ReadElfFile(program, &elf, err)) return false;
   std::vector<std::string> libraries;
   if (!elf.interpreter.empty() && !SharedLibraries(program, elf.interpreter, &libraries, err))
     return false;

@@ -1,11 +1,13 @@
-// What packaging needs to know of an executable before anything runs it:
-// that it is an ELF executable, which machine it is built for (an image's
-// architecture), and which dynamic loader it names (none: static).
+// What fiber needs to know of an executable before anything runs it: that
+// it is an ELF executable, which machine it is built for (an image's
+// architecture), and which dynamic loader it names (none: static). Read by
+// the image packager and by the container backend, to name a loader missing
+// from an image.
 #pragma once
 
 #include <string>
 
-namespace fiber::image {
+namespace fiber::os {
 
 struct ElfFile {
   /// The image platform's name for the machine: "amd64", "arm64", ...
@@ -18,4 +20,4 @@ struct ElfFile {
 /// not an ELF executable (...)", "cannot read PATH: ...") otherwise.
 [[nodiscard]] bool ReadElfFile(const std::string& path, ElfFile* out, std::string* err);
 
-}  // namespace fiber::image
+}  // namespace fiber::os
