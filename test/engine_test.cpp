@@ -1,6 +1,6 @@
 // The engine client's pieces that need no engine: reading the multiplexed
 // log stream however it is split, the engine's error answers as one line,
-// and where each engine's socket is looked for.
+// an engine that is not there, and where each engine's socket is looked for.
 #include <doctest/doctest.h>
 
 #include <map>
@@ -8,6 +8,7 @@
 #include "engine/engine_client.hpp"
 #include "engine/engine_socket.hpp"
 #include "engine/log_stream.hpp"
+#include "support/temp_dir.hpp"
 
 namespace {
 
@@ -58,6 +59,24 @@ TEST_CASE("an engine's error answer becomes its message") {
   CHECK(fiber::engine::ErrorMessage(r) == "page not found");
   r.body.clear();
   CHECK(fiber::engine::ErrorMessage(r) == "HTTP status 404");
+}
+
+TEST_CASE("any call to an engine that is not there names the socket it tried") {
+  fiber::testing::TempDir dir;
+  const std::string socket = dir.path() + "/engine.sock";
+  const fiber::engine::Client engine(socket);
+  const std::string unreachable = "cannot reach the container engine at " + socket + ": ";
+  std::string err;
+  std::vector<nlohmann::json> containers;
+  CHECK_FALSE(engine.List({"fiber.run=x"}, &containers, &err));
+  CHECK_MESSAGE(err.rfind(unreachable, 0) == 0, err);
+  err.clear();
+  CHECK_FALSE(engine.Logs("x", 0, [](std::string_view) {}, &err));
+  CHECK_MESSAGE(err.rfind(unreachable, 0) == 0, err);
+  err.clear();
+  const std::string archive = dir.write("image.tar", std::string(1024, '\0'));
+  CHECK_FALSE(engine.PostArchive("/images/load?quiet=1", archive, nullptr, &err));
+  CHECK_MESSAGE(err.rfind(unreachable, 0) == 0, err);
 }
 
 TEST_CASE("each engine's socket is looked for where its own CLI looks") {

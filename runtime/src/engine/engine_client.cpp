@@ -50,12 +50,13 @@ bool Client::Connect(const std::string& engine, const config::Getenv& getenv, Cl
 }
 
 http::Request Client::NewRequest(const std::string& method, const std::string& path,
-                                 long timeout_ms) const {
+                                 long timeout_ms, const std::atomic<bool>* cancel) const {
   http::Request q;
   q.method = method;
   q.url = kApi + path;
   q.unix_socket = socket_;
   q.timeout_ms = timeout_ms;
+  q.cancel = cancel;
   return q;
 }
 
@@ -220,9 +221,8 @@ bool Client::FollowLogs(const std::string& id,
   LogStream stream([&](int, std::string_view text) {
     if (go_on) go_on = on_output(text);
   });
-  http::Request q = NewRequest("GET", "/containers/" + id + "/logs?stdout=1&stderr=1&follow=1", 0);
-  q.cancel = cancel;
-  return Stream(std::move(q), nullptr,
+  return Stream(NewRequest("GET", "/containers/" + id + "/logs?stdout=1&stderr=1&follow=1", 0, cancel),
+                nullptr,
                 [&](std::string_view chunk) {
                   stream.Feed(chunk);
                   return go_on;
@@ -234,14 +234,14 @@ bool Client::Attach(const std::string& id, const std::function<void()>& on_attac
                     const std::function<void(std::string_view)>& on_output,
                     const std::atomic<bool>* cancel, std::string* err) const {
   LogStream stream([&](int, std::string_view text) { on_output(text); });
-  http::Request q = NewRequest("POST", "/containers/" + id + "/attach?stream=1&stdout=1&stderr=1", 0);
-  q.cancel = cancel;
-  return Stream(std::move(q), on_attached,
-                [&](std::string_view chunk) {
-                  stream.Feed(chunk);
-                  return true;
-                },
-                err);
+  return Stream(
+      NewRequest("POST", "/containers/" + id + "/attach?stream=1&stdout=1&stderr=1", 0, cancel),
+      on_attached,
+      [&](std::string_view chunk) {
+        stream.Feed(chunk);
+        return true;
+      },
+      err);
 }
 
 bool Client::ContainerEvents(const std::vector<std::string>& labels, const std::string& since,
@@ -250,10 +250,11 @@ bool Client::ContainerEvents(const std::vector<std::string>& labels, const std::
   // Filtered by type and label only: Podman filters event names by its own
   // ("died"), Docker by its ("die"); both report "die".
   const nlohmann::json filters = {{"type", {"container"}}, {"label", labels}};
-  http::Request q = NewRequest(
-      "GET", "/events?since=" + http::Escape(since) + "&filters=" + http::Escape(filters.dump()), 0);
-  q.cancel = cancel;
-  return JsonLines(std::move(q), "an event", on_event, err);
+  return JsonLines(NewRequest("GET",
+                              "/events?since=" + http::Escape(since) +
+                                  "&filters=" + http::Escape(filters.dump()),
+                              0, cancel),
+                   "an event", on_event, err);
 }
 
 bool Client::PostArchive(const std::string& path, const std::string& archive_file,

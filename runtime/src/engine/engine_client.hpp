@@ -103,8 +103,9 @@ class Client {
                                  std::string* err) const;
 
  private:
-  http::Request NewRequest(const std::string& method, const std::string& path,
-                           long timeout_ms) const;
+  /// cancel: see http::Request::cancel.
+  http::Request NewRequest(const std::string& method, const std::string& path, long timeout_ms,
+                           const std::atomic<bool>* cancel = nullptr) const;
   /// Performs q; false with *err ("cannot reach the container engine at
   /// SOCKET: ...") when no answer came. Any status is true.
   [[nodiscard]] bool Send(const http::Request& q, http::Response* response,
