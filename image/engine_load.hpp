@@ -1,7 +1,7 @@
 // Loading a packaged image into the local container engine (Docker, or
-// Podman's Docker-compatible service) through its HTTP API on its Unix
-// socket: POST /images/load with a docker-archive tarball (manifest.json,
-// the config, the layer), tagged with the image's reference.
+// Podman's Docker-compatible service) through its client (engine/): POST
+// /images/load with a docker-archive tarball (manifest.json, the config,
+// the layer), tagged with the image's reference.
 #pragma once
 
 #include <string>

@@ -11,7 +11,7 @@
 //   in.blob_dir = cache + "/blobs";
 //   image::Image img;
 //   if (!image::Package(in, &img, &err)) ...
-//   image::LoadIntoEngine(img, socket, &loaded, &err);  // image/engine_load.hpp
+//   image::LoadIntoEngine(img, engine, &loaded, &err);  // image/engine_load.hpp
 //   image::Push(img, to, credentials, &report, &err);    // image/registry_push.hpp
 #pragma once
 
