@@ -79,9 +79,9 @@ bool KubernetesBackend::Connect(const Launch& launch, std::string* err) {
   api_ = std::move(api);
   run_id_ = launch.bootstrap.run_id;
   watch_ = std::make_unique<EngineWatch<SeenPods>>(
-      [api = *api_, selector = LabelIs(kRunLabel, run_id_) + "," + LabelIs(kRoleLabel, kWorkerRole),
+      [api = &*api_, selector = LabelIs(kRunLabel, run_id_) + "," + LabelIs(kRoleLabel, kWorkerRole),
        version = std::string()](EngineWatch<SeenPods>& watch, std::string* err) mutable {
-        return WatchPodsStep(api, selector, &version, [&](const kube::WatchEvent& event) {
+        return WatchPodsStep(*api, selector, &version, [&](const kube::WatchEvent& event) {
           PodState state = ReadPodState(event.object);
           const bool deleted = event.type == "DELETED";
           if (deleted && !state.ended) {
