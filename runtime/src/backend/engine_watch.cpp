@@ -1,6 +1,6 @@
 #include "backend/engine_watch.hpp"
 
-#include "background_thread.hpp"
+#include "os/background_thread.hpp"
 
 namespace fiber::backend {
 

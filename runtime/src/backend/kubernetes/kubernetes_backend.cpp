@@ -9,7 +9,7 @@
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/labels.hpp"
 #include "backend/master_reach.hpp"
-#include "log.hpp"
+#include "diagnostics/log.hpp"
 
 namespace fiber::backend {
 

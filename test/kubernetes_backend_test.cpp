@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "backend/labels.hpp"
-#include "base64.hpp"
+#include "encoding/base64.hpp"
 #include "kube/api_client.hpp"
 #include "kube/manifest.hpp"
 #include "support/fiber_command.hpp"
