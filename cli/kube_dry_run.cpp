@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "backend/kubernetes/pod_manifest.hpp"
-#include "kube/kubeconfig.hpp"
+#include "backend/kubernetes/run_pods.hpp"
 #include "runs/run_dir.hpp"
 #include "worker/bootstrap.hpp"
 
@@ -16,7 +16,7 @@ bool KubernetesDryRun(const config::Resolved& resolved, const std::vector<std::s
   std::string namespace_name = settings.namespace_name;
   kube::ClusterAccess access;
   std::string unused;
-  if (kube::LoadClusterAccess(kube::SearchFor(settings, config::ProcessEnvironment), &access, &unused))
+  if (kube::LoadClusterAccess(backend::SearchFor(settings, config::ProcessEnvironment), &access, &unused))
     namespace_name = access.namespace_name;
 
   worker::Bootstrap b;

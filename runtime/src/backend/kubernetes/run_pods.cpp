@@ -7,16 +7,23 @@
 #include "backend/kubernetes/run_templates.hpp"
 #include "backend/labels.hpp"
 #include "backend/worker_output.hpp"
-#include "kube/kubeconfig.hpp"
 #include "runs/run_dir.hpp"
 
 namespace fiber::backend {
+
+kube::CredentialSearch SearchFor(const config::Settings& settings, const config::Getenv& getenv) {
+  kube::CredentialSearch search = kube::SearchFromEnvironment(getenv);
+  search.kubeconfig = settings.kubeconfig;
+  search.context = settings.context;
+  search.namespace_name = settings.namespace_name;
+  return search;
+}
 
 bool ConnectCluster(const config::Settings& settings, std::optional<kube::ApiClient>* out,
                     std::string* err, const config::Getenv& getenv) {
   const config::Getenv own = config::ProcessEnvironment;
   kube::ClusterAccess access;
-  if (!kube::LoadClusterAccess(kube::SearchFor(settings, getenv ? getenv : own), &access, err)) return false;
+  if (!kube::LoadClusterAccess(SearchFor(settings, getenv ? getenv : own), &access, err)) return false;
   out->emplace(std::move(access));
   return true;
 }
