@@ -150,8 +150,9 @@ int SuperviseClusterMaster(const ClusterMasterOptions& o, std::string* err) {
     return kFiberError;
   nlohmann::json manifest, object;
   if (!backend::RenderPod(tmpl,
-                       backend::MasterPodValues(o.resolved, o.run_id, o.command, o.env, templates, api->namespace_name(), uid),
-                       &manifest, err))
+                          backend::MasterPodValues(o.resolved, o.run_id, o.command, o.env, templates,
+                                                   api->namespace_name(), uid),
+                          &manifest, err))
     return kFiberError;
 
   // Signals are taken from here on, so none ends fiber run with the pod made.
