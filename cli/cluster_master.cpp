@@ -18,7 +18,7 @@
 #include "backend/kubernetes/pod_state.hpp"
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/labels.hpp"
-#include "background_thread.hpp"
+#include "os/background_thread.hpp"
 #include "os/descriptor.hpp"
 #include "os/exit_status.hpp"
 #include "commands.hpp"
