@@ -1,16 +1,15 @@
 #include "backend/kubernetes/kubernetes_backend.hpp"
 
-#include <chrono>
 #include <algorithm>
-#include <cmath>
+#include <chrono>
 #include <set>
 
 #include "backend/command_line.hpp"
+#include "backend/kubernetes/pod_manifest.hpp"
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/labels.hpp"
 #include "backend/master_reach.hpp"
 #include "diagnostics/log.hpp"
-#include "os/background_thread.hpp"
 
 namespace fiber::backend {
 
@@ -39,9 +38,9 @@ class RunSecret {
   }
   ~RunSecret() {
     kube::ApiError e;
-    if (made_ && !api_.Delete(kube::kSecrets, kube::RunObjectName(run_id_), &e) &&
+    if (made_ && !api_.Delete(kube::kSecrets, RunObjectName(run_id_), &e) &&
         e.kind != kube::ApiErrorKind::kNotFound)
-      log::Warning("cannot delete the run's Secret " + kube::RunObjectName(run_id_) + ": " + e.message);
+      log::Warning("cannot delete the run's Secret " + RunObjectName(run_id_) + ": " + e.message);
   }
   const std::string& uid() const { return uid_; }
 
@@ -61,8 +60,7 @@ KubernetesBackend::KubernetesBackend(config::Settings settings) : settings_(std:
 
 KubernetesBackend::~KubernetesBackend() {
   KillAll();
-  stop_ = true;
-  if (watcher_.joinable()) watcher_.join();
+  watch_.reset();
 }
 
 bool KubernetesBackend::Connect(const Launch& launch, std::string* err) {
@@ -74,60 +72,30 @@ bool KubernetesBackend::Connect(const Launch& launch, std::string* err) {
   }
   std::optional<kube::ApiClient> api;
   if (!ConnectCluster(settings_, &api, err) ||
-      !kube::LoadTemplate(kube::kWorkerPodTemplate, settings_.templates, &template_, err))
+      !LoadTemplate(kWorkerPodTemplate, settings_.templates, &template_, err))
     return false;
   secret_ = RunSecret::Make(*api, settings_, launch.bootstrap, err);
   if (!secret_) return false;
   api_ = std::move(api);
   run_id_ = launch.bootstrap.run_id;
-  watcher_ = StartBackgroundThread([this] { Watch(); }, [this](const std::string& what) {
-    std::lock_guard<std::mutex> lock(mu_);
-    watch_error_ = "an internal error (" + what + ")";
-  });
+  watch_ = std::make_unique<EngineWatch<SeenPods>>(
+      [api = &*api_, selector = LabelIs(kRunLabel, run_id_) + "," + LabelIs(kRoleLabel, kWorkerRole),
+       version = std::string()](EngineWatch<SeenPods>& watch, std::string* err) mutable {
+        return WatchPodsStep(*api, selector, &version, [&](const kube::WatchEvent& event) {
+          PodState state = ReadPodState(event.object);
+          const bool deleted = event.type == "DELETED";
+          if (deleted && !state.ended) {
+            state.ended = true;
+            state.how = "its pod was deleted";
+          }
+          watch.Heard([&](SeenPods& seen) {
+            if (deleted) seen.deleted.insert(state.worker_id);
+            seen.latest[state.worker_id] = std::move(state);
+          });
+        }, watch.stopping(), err);
+      },
+      WatchPace{});
   return true;
-}
-
-void KubernetesBackend::Watch() {
-  const auto on_event = [this](const kube::WatchEvent& event) {
-    PodState state = ReadPodState(event.object);
-    const bool deleted = event.type == "DELETED";
-    if (deleted && !state.ended) {
-      state.ended = true;
-      state.how = "its pod was deleted";
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    if (deleted) deleted_.insert(state.worker_id);
-    seen_[state.worker_id] = std::move(state);
-    watch_error_.clear();
-  };
-  const auto on_failure = [this](const std::string& why) {
-    std::lock_guard<std::mutex> lock(mu_);
-    watch_error_ = why;
-  };
-  WatchPods(*api_, LabelIs(kRunLabel, run_id_) + "," + LabelIs(kRoleLabel, kWorkerRole), on_event,
-                     on_failure, stop_);
-}
-
-kube::PodValues WorkerPodValues(const config::Settings& settings, const worker::Bootstrap& bootstrap,
-                                const Resources& resources, std::vector<std::string> command,
-                                const std::string& namespace_name, const std::string& owner_uid) {
-  kube::PodValues v;
-  v.run_id = bootstrap.run_id;
-  v.worker_id = bootstrap.worker_id;
-  v.namespace_name = namespace_name;
-  v.image = settings.image;
-  v.command = std::move(command);
-  for (const auto& [key, value] : worker::ToEnvironmentWithSecretFile(bootstrap, kube::kPodSecretFile))
-    v.env[key] = value;
-  v.secret_name = kube::RunObjectName(bootstrap.run_id);
-  v.secret_key = kube::kClientKeyItem;
-  v.cpu_millis = static_cast<int>(std::lround(resources.cpu * 1000));
-  v.memory_mib = resources.memory_mb;
-  v.gpu = resources.gpu;
-  v.host_network = settings.host_network;
-  v.owner_name = v.secret_name;
-  v.owner_uid = owner_uid;
-  return v;
 }
 
 bool KubernetesBackend::Start(const Launch& launch, std::string* err) {
@@ -140,16 +108,16 @@ bool KubernetesBackend::Start(const Launch& launch, std::string* err) {
   }
   if (!Connect(launch, err)) return false;
   const std::string& worker_id = launch.bootstrap.worker_id;
-  const kube::PodValues v = WorkerPodValues(settings_, launch.bootstrap, launch.resources, CommandLineAtOwnPath(),
+  const PodValues v = WorkerPodValues(settings_, launch.bootstrap, launch.resources, CommandLineAtOwnPath(),
                                             api_->namespace_name(), secret_->uid());
   nlohmann::json manifest, object;
-  if (!kube::RenderPod(template_, v, &manifest, err)) return false;
+  if (!RenderPod(template_, v, &manifest, err)) return false;
   kube::ApiError e;
   if (!api_->Create(kube::kPods, manifest, &object, &e)) {
     *err = e.message;
     return false;
   }
-  pods_[worker_id] = {kube::PodName(run_id_, worker_id), launch.log_file, ""};
+  pods_[worker_id] = {PodName(run_id_, worker_id), launch.log_file, ""};
   return true;
 }
 
@@ -167,15 +135,13 @@ std::vector<Exit> KubernetesBackend::Poll() {
   if (pods_.empty()) return exits;
   std::map<std::string, PodState> seen;
   std::set<std::string> deleted;
-  std::string watch_error;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
+  const std::string watch_error = watch_->Read([&](const SeenPods& watched, const std::string& error) {
     for (const auto& [id, pod] : pods_) {
-      if (const auto found = seen_.find(id); found != seen_.end()) seen.insert(*found);
-      if (deleted_.count(id)) deleted.insert(id);
+      if (const auto found = watched.latest.find(id); found != watched.latest.end()) seen.insert(*found);
+      if (watched.deleted.count(id)) deleted.insert(id);
     }
-    watch_error = watch_error_;
-  }
+    return error;
+  });
   if (!watch_error.empty() && !warned_watch_)
     log::Warning("cannot watch the run's pods: " + watch_error);
   warned_watch_ = !watch_error.empty();
@@ -216,17 +182,12 @@ void KubernetesBackend::KillAll() {
     Kill(worker_id);
   }
   // Gone once the watch saw them deleted, or when it cannot tell.
-  const auto deadline = std::chrono::steady_clock::now() + kGoneWait;
-  while (std::chrono::steady_clock::now() < deadline) {
-    bool all_gone = true;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      for (const auto& [worker_id, pod] : pods_) all_gone = all_gone && deleted_.count(worker_id);
-      if (!watch_error_.empty()) break;
-    }
-    if (all_gone) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  (void)watch_->Wait(kGoneWait, [this](const SeenPods& watched, const std::string& error) {
+    if (!error.empty()) return true;
+    for (const auto& [worker_id, pod] : pods_)
+      if (!watched.deleted.count(worker_id)) return false;
+    return true;
+  });
   pods_.clear();
   secret_.reset();
 }

@@ -18,31 +18,21 @@
 // Driven from the master's I/O thread only, like every backend.
 #pragma once
 
-#include <atomic>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 
 #include "backend/backend.hpp"
+#include "backend/engine_watch.hpp"
 #include "backend/kubernetes/pod_state.hpp"
+#include "backend/kubernetes/run_templates.hpp"
 #include "kube/api_client.hpp"
-#include "kube/manifest.hpp"
 
 namespace fiber::backend {
 
 class RunSecret;
-
-/// What a worker's pod holds (kube/manifest.hpp), for the backend and for
-/// `fiber run --dry-run -o yaml`: the run's image, the worker's variables
-/// with the key as the Secret's file, the resources as requests and limits,
-/// owned by the run's Secret (owner_uid empty: not created yet).
-kube::PodValues WorkerPodValues(const config::Settings& settings, const worker::Bootstrap& bootstrap,
-                                const Resources& resources, std::vector<std::string> command,
-                                const std::string& namespace_name, const std::string& owner_uid);
 
 class KubernetesBackend : public Backend {
  public:
@@ -64,23 +54,20 @@ class KubernetesBackend : public Backend {
     std::string log_file;
     std::string warned;  // the waiting reason last said
   };
+  /// The run's workers' pods as the watch saw them.
+  struct SeenPods {
+    std::map<std::string, PodState> latest;  // the latest state, by worker id
+    std::set<std::string> deleted;           // workers whose pods the API no longer has
+  };
   [[nodiscard]] bool Connect(const Launch& launch, std::string* err);
-  void Watch();
 
   config::Settings settings_;
   std::optional<kube::ApiClient> api_;
-  kube::Template template_;
+  Template template_;
   std::unique_ptr<RunSecret> secret_;
   std::string run_id_;
   std::map<std::string, Pod> pods_;  // not yet seen to end, by worker id
-
-  // Shared with the watch thread.
-  std::mutex mu_;
-  std::map<std::string, PodState> seen_;  // the latest state, by worker id
-  std::set<std::string> deleted_;         // workers whose pods the API no longer has
-  std::string watch_error_;               // why the watch fails, until it works again
-  std::atomic<bool> stop_{false};
-  std::thread watcher_;
+  std::unique_ptr<EngineWatch<SeenPods>> watch_;  // from Connect on
   bool warned_watch_ = false;
 };
 
