@@ -205,7 +205,7 @@ int SuperviseClusterMaster(const ClusterMasterOptions& o, std::string* err) {
     return kFiberError;
 
   // Signals are taken from here on, so none ends fiber run with the pod made.
-  const int signals = TakeStopSignals(false);
+  const int signals = TakeStopSignals();
   const int master_log = runs::OpenToAppend(runs::MasterLogPath(o.run_dir));
   if (signals < 0 || master_log < 0) {
     *err = std::string("cannot set up the run: ") + std::strerror(errno);

@@ -49,14 +49,9 @@ struct ClusterMasterOptions {
   std::string run_dir;
   std::vector<std::string> command;   // the program's absolute path (in the image), and its arguments
   std::vector<std::string> env;       // KEY=VALUE, from --env
-  /// The program's whole environment (KEY=VALUE), for a master submitted
-  /// as a Slurm job (slurm_master.hpp), which inherits fiber run's own.
-  std::vector<std::string> program_env;
   std::chrono::milliseconds grace{10000};
   bool quiet = false;
   bool detached = false;              // no terminal: output to the master log only
-  /// Told the master's Slurm job id once sbatch gave it, for the run's record.
-  std::function<void(const std::string& job)> on_submitted;
 };
 
 /// Starts the master's pod and follows it to its end; returns the

@@ -11,6 +11,7 @@
 
 #include "backend/labels.hpp"
 #include "backend/slurm/run_jobs.hpp"
+#include "backend/slurm/slurm_master_placement.hpp"
 #include "backend/slurm/slurm_run_records.hpp"
 #include "runs/run_dir.hpp"
 #include "support/temp_dir.hpp"

@@ -8,6 +8,7 @@
 #include "backend/kubernetes/kubernetes_run_records.hpp"
 #include "backend/local/local_backend.hpp"
 #include "backend/slurm/slurm_backend.hpp"
+#include "backend/slurm/slurm_master_placement.hpp"
 #include "backend/slurm/slurm_run_records.hpp"
 #include "config/backend_names.hpp"
 
@@ -22,9 +23,11 @@ const KubernetesMasterPlacement kPodMaster;
 const SlurmMasterPlacement kJobMaster;
 
 std::unique_ptr<Backend> MakeLocal(const config::Settings&) { return std::make_unique<LocalBackend>(); }
+bool AlwaysReady(const config::Settings&, bool, std::string*) { return true; }
 
 struct Engine {
   std::unique_ptr<Backend> (*make)(const config::Settings&);
+  bool (*ready)(const config::Settings&, bool image_coming, std::string* err);  // CheckReady
   bool image;                        // its workers run an image
   const RunRecords* records;         // nullptr: none outside the run's directory
   const MasterPlacement* placement;  // nullptr: no master: cluster
@@ -34,12 +37,12 @@ struct Engine {
 // podman are the container backend with its engine chosen; the container
 // backend itself takes the engine setting (EngineOf).
 const Engine kEngines[] = {
-    {MakeLocal, false, nullptr, nullptr},
-    {ContainerBackend::Make, true, &kContainers, nullptr},
-    {ContainerBackend::Make, true, &kContainers, nullptr},
-    {ContainerBackend::Make, true, &kContainers, nullptr},
-    {KubernetesBackend::Make, true, &kPods, &kPodMaster},
-    {SlurmBackend::Make, false, &kJobs, &kJobMaster},
+    {MakeLocal, AlwaysReady, false, nullptr, nullptr},
+    {ContainerBackend::Make, AlwaysReady, true, &kContainers, nullptr},
+    {ContainerBackend::Make, AlwaysReady, true, &kContainers, nullptr},
+    {ContainerBackend::Make, AlwaysReady, true, &kContainers, nullptr},
+    {KubernetesBackend::Make, KubernetesBackend::CheckReady, true, &kPods, &kPodMaster},
+    {SlurmBackend::Make, SlurmBackend::CheckReady, false, &kJobs, &kJobMaster},
 };
 static_assert(std::size(kEngines) == std::size(config::kBackendNames));
 
@@ -56,6 +59,11 @@ std::unique_ptr<Backend> Make(const config::Settings& settings, std::string* err
   if (const Engine* e = Find(settings.backend)) return e->make(settings);
   (void)config::CheckBackendName(settings.backend, err);
   return nullptr;
+}
+
+bool CheckReady(const config::Settings& settings, bool image_coming, std::string* err) {
+  const Engine* e = Find(settings.backend);
+  return !e || e->ready(settings, image_coming, err);
 }
 
 bool RunsImages(const std::string& name) {

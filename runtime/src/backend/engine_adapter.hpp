@@ -19,6 +19,12 @@ namespace fiber::backend {
 /// nullptr with *err for an unknown one.
 std::unique_ptr<Backend> Make(const config::Settings& settings, std::string* err);
 
+/// False with *err when settings.backend cannot work here as set (the
+/// kubernetes backend with no image for its nodes, Slurm's commands
+/// missing): fiber run refuses it before the program starts, not at its
+/// first Pool. image_coming: fiber run builds one (--build).
+[[nodiscard]] bool CheckReady(const config::Settings& settings, bool image_coming, std::string* err);
+
 /// True when backend name's workers run an image (containers, pods); the
 /// local and Slurm backends run the program itself.
 bool RunsImages(const std::string& name);

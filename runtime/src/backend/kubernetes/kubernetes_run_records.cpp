@@ -97,6 +97,11 @@ bool KubernetesRunRecords::Remove(const RunPlace& run, int* removed, std::string
   return Connect(run, &api, err) && RemoveRun(*api, run.id, run.dir, removed, err);
 }
 
+std::unique_ptr<RunningMaster> KubernetesMasterPlacement::Start(const MasterLaunch&, std::string* err) const {
+  *err = "fiber run starts the master's pod itself (cli/cluster_master.cpp)";
+  return nullptr;
+}
+
 bool KubernetesMasterPlacement::State(const RunPlace& run, bool* runs, std::optional<ExitStatus>* exit,
                                       std::string* err) const {
   *runs = false;

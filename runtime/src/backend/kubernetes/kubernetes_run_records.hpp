@@ -30,6 +30,7 @@ class KubernetesRunRecords : public RunRecords {
 
 class KubernetesMasterPlacement : public MasterPlacement {
  public:
+  std::unique_ptr<RunningMaster> Start(const MasterLaunch& launch, std::string* err) const override;
   [[nodiscard]] bool State(const RunPlace& run, bool* runs, std::optional<ExitStatus>* exit,
                            std::string* err) const override;
   [[nodiscard]] bool Stop(const RunPlace& run, bool force, std::string* err) const override;
