@@ -12,18 +12,16 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <thread>
 
+#include "backend/kubernetes/pod_manifest.hpp"
 #include "backend/kubernetes/pod_state.hpp"
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/labels.hpp"
 #include "background_thread.hpp"
-#include "config/variables.hpp"
 #include "os/descriptor.hpp"
 #include "os/exit_status.hpp"
 #include "commands.hpp"
-#include "config/setting_table.hpp"
 #include "runs/run_dir.hpp"
 #include "supervisor.hpp"
 #include "wire/credentials.hpp"
@@ -33,11 +31,6 @@ namespace fiber::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Settings that name things of this machine, or that fiber run has applied
-// already: not handed to the master in its pod.
-const std::set<std::string> kNotForThePod = {"kubeconfig", "context", "templates", "profile",
-                                             "master", "image_files"};
 
 // The master's pod as the watch last saw it. Thread-safe.
 class PodWatch {
@@ -138,70 +131,28 @@ class OutputFollower {
 
 }  // namespace
 
-bool TemplatesForMasterPod(const config::Settings& settings, std::map<std::string, std::string>* templates,
-                           std::string* err) {
-  templates->clear();
-  if (settings.templates.empty()) return true;
-  kube::Template worker;
-  if (!kube::LoadTemplate(kube::kWorkerPodTemplate, settings.templates, &worker, err)) return false;
-  if (worker.origin.rfind("built-in ", 0) != 0) (*templates)[worker.name] = worker.text;
-  return true;
-}
-
-kube::PodValues MasterPodValues(const config::Resolved& resolved, const std::string& run_id,
-                                std::vector<std::string> command, const std::vector<std::string>& env,
-                                const std::map<std::string, std::string>& templates,
-                                const std::string& namespace_name, const std::string& owner_uid) {
-  const config::Settings& settings = resolved.settings;
-  kube::PodValues v;
-  v.run_id = run_id;
-  v.namespace_name = namespace_name;
-  v.image = settings.image;
-  v.command = std::move(command);
-  for (const config::Setting& s : config::Table())
-    if (!kNotForThePod.count(s.key) && !s.kind.show(settings).empty()) v.env[s.variable] = s.kind.show(settings);
-  if (!namespace_name.empty()) v.env[config::FindSetting("namespace")->variable] = namespace_name;
-  v.env[config::kRunIdVariable] = run_id;
-  for (const std::string& kv : env) v.env[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
-  // Where it listens, and what its workers are told: the pod's own
-  // address, unless the user said.
-  const char* listen_host = config::FindSetting("listen_host")->variable;
-  if (resolved.sources.at("listen_host") == "default") {
-    v.env.erase(listen_host);
-    v.env_from_fields[listen_host] = "status.podIP";
-  }
-  v.secret_name = kube::RunObjectName(run_id);
-  v.secret_key = kube::kClientKeyItem;
-  for (const auto& [name, text] : templates)
-    v.secret_files[name] = kube::PodTemplatePath(name);
-  if (!templates.empty()) v.env[config::FindSetting("templates")->variable] = kube::PodTemplatesDir();
-  v.host_network = settings.host_network;
-  v.owner_name = v.secret_name;
-  v.owner_uid = owner_uid;
-  return v;
-}
-
 int SuperviseClusterMaster(const ClusterMasterOptions& o, std::string* err) {
   const config::Settings& settings = o.resolved.settings;
   const auto say = [&](const std::string& line) {
     if (!o.quiet && !o.detached) os::WriteAll(2, "fiber: " + line + "\n");
   };
   std::optional<kube::ApiClient> api;
-  kube::Template tmpl;
+  backend::Template tmpl;
   if (!backend::ConnectCluster(settings, &api, err) ||
-      !kube::LoadTemplate(kube::kMasterPodTemplate, settings.templates, &tmpl, err))
+      !backend::LoadTemplate(backend::kMasterPodTemplate, settings.templates, &tmpl, err))
     return kFiberError;
   wire::Credentials keys;
   std::map<std::string, std::string> templates;
   std::string uid;
   bool made = false;
-  if (!wire::Credentials::Generate(&keys, err) || !TemplatesForMasterPod(settings, &templates, err) ||
+  if (!wire::Credentials::Generate(&keys, err) || !backend::TemplatesForMasterPod(settings, &templates, err) ||
       !backend::MakeRunSecret(*api, settings.templates, o.run_id, keys.client_secret, templates, &uid, &made, err))
     return kFiberError;
   nlohmann::json manifest, object;
-  if (!kube::RenderPod(tmpl,
-                       MasterPodValues(o.resolved, o.run_id, o.command, o.env, templates, api->namespace_name(), uid),
-                       &manifest, err))
+  if (!backend::RenderPod(tmpl,
+                          backend::MasterPodValues(o.resolved, o.run_id, o.command, o.env, templates,
+                                                   api->namespace_name(), uid),
+                          &manifest, err))
     return kFiberError;
 
   // Signals are taken from here on, so none ends fiber run with the pod made.
@@ -219,7 +170,7 @@ int SuperviseClusterMaster(const ClusterMasterOptions& o, std::string* err) {
     ::close(signals);
     return kFiberError;
   }
-  const std::string pod = kube::MasterPodName(o.run_id);
+  const std::string pod = backend::MasterPodName(o.run_id);
   say("the master runs in pod " + pod);
 
   PodWatch watch(*api, o.run_id);

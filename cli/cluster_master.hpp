@@ -21,27 +21,8 @@
 #include <vector>
 
 #include "config/resolve.hpp"
-#include "kube/manifest.hpp"
 
 namespace fiber::cli {
-
-/// The master's pod: the image, the program at its path in the image with
-/// its arguments, the run's settings as the FIBER_* variables the program
-/// resolves (the cluster reached from inside, so no kubeconfig or context;
-/// no files of this machine), env (KEY=VALUE, --env) beside them, and the
-/// run's Secret mounted for its workers' key.
-kube::PodValues MasterPodValues(const config::Resolved& resolved, const std::string& run_id,
-                                std::vector<std::string> command, const std::vector<std::string>& env,
-                                const std::map<std::string, std::string>& templates,
-                                const std::string& namespace_name, const std::string& owner_uid);
-
-/// The user's edited templates the master's pod renders its workers' pods
-/// from (worker-pod.yaml from the templates setting's directory), by file
-/// name: fiber run puts them in the run's Secret, where the pod finds them
-/// (kube::PodTemplatesDir). None when the user has none; false with *err
-/// for one that does not render.
-[[nodiscard]] bool TemplatesForMasterPod(const config::Settings& settings,
-                                         std::map<std::string, std::string>* templates, std::string* err);
 
 struct ClusterMasterOptions {
   config::Resolved resolved;          // with the run's image (kubernetes)

@@ -2,10 +2,8 @@
 
 #include <cstdlib>
 
-#include "backend/kubernetes/kubernetes_backend.hpp"
-#include "cluster_master.hpp"
-#include "kube/kubeconfig.hpp"
-#include "kube/manifest.hpp"
+#include "backend/kubernetes/pod_manifest.hpp"
+#include "backend/kubernetes/run_pods.hpp"
 #include "runs/run_dir.hpp"
 #include "worker/bootstrap.hpp"
 
@@ -18,7 +16,7 @@ bool KubernetesDryRun(const config::Resolved& resolved, const std::vector<std::s
   std::string namespace_name = settings.namespace_name;
   kube::ClusterAccess access;
   std::string unused;
-  if (kube::LoadClusterAccess(kube::SearchFor(settings, config::ProcessEnvironment), &access, &unused))
+  if (kube::LoadClusterAccess(backend::SearchFor(settings, config::ProcessEnvironment), &access, &unused))
     namespace_name = access.namespace_name;
 
   worker::Bootstrap b;
@@ -32,40 +30,40 @@ bool KubernetesDryRun(const config::Resolved& resolved, const std::vector<std::s
   b.heartbeat_timeout = settings.heartbeat_timeout;
   b.start_timeout = settings.start_timeout;
 
-  kube::Template run_template, pod_template, master_template;
-  if (!kube::LoadTemplate(kube::kRunTemplate, settings.templates, &run_template, err) ||
-      !kube::LoadTemplate(kube::kWorkerPodTemplate, settings.templates, &pod_template, err) ||
-      !kube::LoadTemplate(kube::kMasterPodTemplate, settings.templates, &master_template, err))
+  backend::Template run_template, pod_template, master_template;
+  if (!backend::LoadTemplate(backend::kRunTemplate, settings.templates, &run_template, err) ||
+      !backend::LoadTemplate(backend::kWorkerPodTemplate, settings.templates, &pod_template, err) ||
+      !backend::LoadTemplate(backend::kMasterPodTemplate, settings.templates, &master_template, err))
     return false;
-  kube::RunValues run;
+  backend::RunValues run;
   run.run_id = b.run_id;
   run.namespace_name = namespace_name;
-  run.secret_key = kube::kClientKeyItem;
+  run.secret_key = backend::kClientKeyItem;
   run.secret_value = "<redacted>";
   Resources resources;  // the run's settings, as a pool without its own takes them
   resources.cpu = settings.cpu_millis / 1000.0;
   resources.memory_mb = settings.memory_mib;
   resources.gpu = settings.gpu;
-  kube::PodValues pod =
+  backend::PodValues pod =
       backend::WorkerPodValues(settings, b, resources, program, namespace_name, /*owner_uid=*/"");
   std::map<std::string, std::string> templates;
-  if (settings.master_in_cluster && !TemplatesForMasterPod(settings, &templates, err)) return false;
+  if (settings.master_in_cluster && !backend::TemplatesForMasterPod(settings, &templates, err)) return false;
   run.files = templates;
-  kube::PodValues master = MasterPodValues(resolved, b.run_id, program, env, templates, namespace_name, "");
+  backend::PodValues master = backend::MasterPodValues(resolved, b.run_id, program, env, templates, namespace_name, "");
   if (settings.image.empty())
     pod.image = master.image =
         settings.registry.empty()
             ? "<no image: set registry or image>"
             : settings.registry + ":<the program, packaged and pushed when the run starts>";
   std::vector<nlohmann::json> objects(1);
-  if (!kube::RenderRun(run_template, run, &objects.back(), err)) return false;
+  if (!backend::RenderRun(run_template, run, &objects.back(), err)) return false;
   if (settings.master_in_cluster) {
     objects.emplace_back();
-    if (!kube::RenderPod(master_template, master, &objects.back(), err)) return false;
+    if (!backend::RenderPod(master_template, master, &objects.back(), err)) return false;
   }
   objects.emplace_back();
-  if (!kube::RenderPod(pod_template, pod, &objects.back(), err)) return false;
-  *yaml = kube::DryRunYaml(objects);
+  if (!backend::RenderPod(pod_template, pod, &objects.back(), err)) return false;
+  *yaml = backend::DryRunYaml(objects);
   return true;
 }
 

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "backend/kubernetes/run_templates.hpp"
 #include "backend/labels.hpp"
 #include "base64.hpp"
 #include "kube/api_client.hpp"
-#include "kube/manifest.hpp"
 #include "support/fiber_command.hpp"
 #include "subprocess.hpp"
 #include "support/test_cluster.hpp"
@@ -151,7 +151,7 @@ TEST_CASE("the master SIGKILLed: its pods are gone within seconds, checked throu
   // The pods name the run's secret but hold no key: neither it nor the
   // master's public key, which derives from it.
   std::string key, err;
-  REQUIRE(fiber::Base64Decode(secrets[0]["data"][fiber::kube::kClientKeyItem].get<std::string>(), &key));
+  REQUIRE(fiber::Base64Decode(secrets[0]["data"][fiber::backend::kClientKeyItem].get<std::string>(), &key));
   fiber::wire::Credentials keys;
   REQUIRE_MESSAGE(fiber::wire::Credentials::FromClientKey(key, &keys, &err), err);
   const std::string pods = ObjectsOf(fiber::kube::kPods, check.run_id).dump();

@@ -193,21 +193,17 @@ TEST_CASE("the kubeconfig setting is used alone, and must exist") {
   CHECK(LoadError(search).find("cannot read " + dir.path() + "/nowhere.yaml") != std::string::npos);
 }
 
-TEST_CASE("a run's settings and the environment say where to look") {
-  fiber::config::Settings settings;
-  settings.kubeconfig = "/etc/k.yaml";
-  settings.context = "c";
-  settings.namespace_name = "n";
+TEST_CASE("the environment says where kubectl would look, and chooses no file, context or namespace") {
   const std::map<std::string, std::string> env = {
       {"KUBECONFIG", "/a:/b"}, {"HOME", "/home/u"}, {"KUBERNETES_SERVICE_HOST", "10.0.0.1"},
       {"KUBERNETES_SERVICE_PORT", "443"}};
-  const CredentialSearch search = fiber::kube::SearchFor(settings, [&](const char* name) -> const char* {
+  const CredentialSearch search = fiber::kube::SearchFromEnvironment([&](const char* name) -> const char* {
     auto it = env.find(name);
     return it == env.end() ? nullptr : it->second.c_str();
   });
-  CHECK(search.kubeconfig == "/etc/k.yaml");
-  CHECK(search.context == "c");
-  CHECK(search.namespace_name == "n");
+  CHECK(search.kubeconfig.empty());
+  CHECK(search.context.empty());
+  CHECK(search.namespace_name.empty());
   CHECK(search.kubeconfig_env == "/a:/b");
   CHECK(search.home == "/home/u");
   CHECK(search.in_cluster.service_host == "10.0.0.1");

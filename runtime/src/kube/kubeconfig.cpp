@@ -367,15 +367,12 @@ std::string NoKubeconfig(const CredentialSearch& search, const Merged& merged) {
 
 }  // namespace
 
-CredentialSearch SearchFor(const config::Settings& settings, const config::Getenv& getenv) {
+CredentialSearch SearchFromEnvironment(const std::function<const char*(const char*)>& getenv) {
   auto env = [&](const char* name) {
     const char* value = getenv(name);
     return std::string(value ? value : "");
   };
   CredentialSearch search;
-  search.kubeconfig = settings.kubeconfig;
-  search.context = settings.context;
-  search.namespace_name = settings.namespace_name;
   search.kubeconfig_env = env("KUBECONFIG");
   search.home = env("HOME");
   search.in_cluster.service_host = env("KUBERNETES_SERVICE_HOST");

@@ -7,9 +7,9 @@
 // takes what LoadClusterAccess gives.
 #pragma once
 
+#include <functional>
 #include <string>
 
-#include "config/settings.hpp"
 #include "kube/cluster_access.hpp"
 #include "kube/in_cluster.hpp"
 
@@ -34,13 +34,14 @@ struct CredentialSearch {
   InClusterSearch in_cluster;
 };
 
-/// The variables SearchFor reads: what a run records of where its cluster
-/// was (backend/run_records.hpp: EngineEnvironment).
+/// The variables SearchFromEnvironment reads, as kubectl and client-go do.
 inline constexpr const char* kSearchVariables[] = {"KUBECONFIG", "HOME", "KUBERNETES_SERVICE_HOST",
                                                    "KUBERNETES_SERVICE_PORT"};
 
-/// The search a run's settings and this process's environment describe.
-CredentialSearch SearchFor(const config::Settings& settings, const config::Getenv& getenv);
+/// The search the environment describes (getenv: a variable's value, or
+/// null when unset), with no kubeconfig file, context or namespace chosen:
+/// the caller sets those.
+CredentialSearch SearchFromEnvironment(const std::function<const char*(const char*)>& getenv);
 
 /// The access the search finds. One error, naming the file and the field
 /// (or what is missing where), for anything malformed or absent; no token

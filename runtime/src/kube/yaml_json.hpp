@@ -1,9 +1,8 @@
 // YAML as the Kubernetes API reads it. kubectl turns a manifest's YAML into
 // the API's JSON with YAML 1.1's rules for unquoted scalars (0400 is octal,
 // yes is true, 500m a string), and so does fiber, so that a template means
-// to fiber what it means to kubectl. Used by kube/manifest.hpp, both ways:
-// templates into the JSON fiber sends, and that JSON back into YAML for
-// `fiber run --dry-run -o yaml`.
+// to fiber what it means to kubectl. Both ways: a manifest's YAML into the
+// JSON the API server takes, and that JSON back into YAML kubectl reads.
 #pragma once
 
 #include <yaml-cpp/yaml.h>

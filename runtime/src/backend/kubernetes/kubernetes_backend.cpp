@@ -1,11 +1,11 @@
 #include "backend/kubernetes/kubernetes_backend.hpp"
 
-#include <chrono>
 #include <algorithm>
-#include <cmath>
+#include <chrono>
 #include <set>
 
 #include "backend/command_line.hpp"
+#include "backend/kubernetes/pod_manifest.hpp"
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/labels.hpp"
 #include "backend/master_reach.hpp"
@@ -39,9 +39,9 @@ class RunSecret {
   }
   ~RunSecret() {
     kube::ApiError e;
-    if (made_ && !api_.Delete(kube::kSecrets, kube::RunObjectName(run_id_), &e) &&
+    if (made_ && !api_.Delete(kube::kSecrets, RunObjectName(run_id_), &e) &&
         e.kind != kube::ApiErrorKind::kNotFound)
-      log::Warning("cannot delete the run's Secret " + kube::RunObjectName(run_id_) + ": " + e.message);
+      log::Warning("cannot delete the run's Secret " + RunObjectName(run_id_) + ": " + e.message);
   }
   const std::string& uid() const { return uid_; }
 
@@ -81,7 +81,7 @@ bool KubernetesBackend::Connect(const Launch& launch, std::string* err) {
   }
   std::optional<kube::ApiClient> api;
   if (!ConnectCluster(settings_, &api, err) ||
-      !kube::LoadTemplate(kube::kWorkerPodTemplate, settings_.templates, &template_, err))
+      !LoadTemplate(kWorkerPodTemplate, settings_.templates, &template_, err))
     return false;
   secret_ = RunSecret::Make(*api, settings_, launch.bootstrap, err);
   if (!secret_) return false;
@@ -115,28 +115,6 @@ void KubernetesBackend::Watch() {
                      on_failure, stop_);
 }
 
-kube::PodValues WorkerPodValues(const config::Settings& settings, const worker::Bootstrap& bootstrap,
-                                const Resources& resources, std::vector<std::string> command,
-                                const std::string& namespace_name, const std::string& owner_uid) {
-  kube::PodValues v;
-  v.run_id = bootstrap.run_id;
-  v.worker_id = bootstrap.worker_id;
-  v.namespace_name = namespace_name;
-  v.image = settings.image;
-  v.command = std::move(command);
-  for (const auto& [key, value] : worker::ToEnvironmentWithSecretFile(bootstrap, kube::kPodSecretFile))
-    v.env[key] = value;
-  v.secret_name = kube::RunObjectName(bootstrap.run_id);
-  v.secret_key = kube::kClientKeyItem;
-  v.cpu_millis = static_cast<int>(std::lround(resources.cpu * 1000));
-  v.memory_mib = resources.memory_mb;
-  v.gpu = resources.gpu;
-  v.host_network = settings.host_network;
-  v.owner_name = v.secret_name;
-  v.owner_uid = owner_uid;
-  return v;
-}
-
 bool KubernetesBackend::Start(const Launch& launch, std::string* err) {
   if (!settings_.host_network && ThisMachineOnly(EndpointHost(launch.bootstrap.master))) {
     *err = "pods cannot connect to the master at " + launch.bootstrap.master +
@@ -147,16 +125,16 @@ bool KubernetesBackend::Start(const Launch& launch, std::string* err) {
   }
   if (!Connect(launch, err)) return false;
   const std::string& worker_id = launch.bootstrap.worker_id;
-  const kube::PodValues v = WorkerPodValues(settings_, launch.bootstrap, launch.resources, CommandLineAtOwnPath(),
+  const PodValues v = WorkerPodValues(settings_, launch.bootstrap, launch.resources, CommandLineAtOwnPath(),
                                             api_->namespace_name(), secret_->uid());
   nlohmann::json manifest, object;
-  if (!kube::RenderPod(template_, v, &manifest, err)) return false;
+  if (!RenderPod(template_, v, &manifest, err)) return false;
   kube::ApiError e;
   if (!api_->Create(kube::kPods, manifest, &object, &e)) {
     *err = e.message;
     return false;
   }
-  pods_[worker_id] = {kube::PodName(run_id_, worker_id), launch.log_file, ""};
+  pods_[worker_id] = {PodName(run_id_, worker_id), launch.log_file, ""};
   return true;
 }
 

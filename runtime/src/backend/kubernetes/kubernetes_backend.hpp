@@ -29,20 +29,12 @@
 
 #include "backend/backend.hpp"
 #include "backend/kubernetes/pod_state.hpp"
+#include "backend/kubernetes/run_templates.hpp"
 #include "kube/api_client.hpp"
-#include "kube/manifest.hpp"
 
 namespace fiber::backend {
 
 class RunSecret;
-
-/// What a worker's pod holds (kube/manifest.hpp), for the backend and for
-/// `fiber run --dry-run -o yaml`: the run's image, the worker's variables
-/// with the key as the Secret's file, the resources as requests and limits,
-/// owned by the run's Secret (owner_uid empty: not created yet).
-kube::PodValues WorkerPodValues(const config::Settings& settings, const worker::Bootstrap& bootstrap,
-                                const Resources& resources, std::vector<std::string> command,
-                                const std::string& namespace_name, const std::string& owner_uid);
 
 class KubernetesBackend : public Backend {
  public:
@@ -73,7 +65,7 @@ class KubernetesBackend : public Backend {
 
   config::Settings settings_;
   std::optional<kube::ApiClient> api_;
-  kube::Template template_;
+  Template template_;
   std::unique_ptr<RunSecret> secret_;
   std::string run_id_;
   std::map<std::string, Pod> pods_;  // not yet seen to end, by worker id

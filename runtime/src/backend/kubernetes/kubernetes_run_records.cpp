@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "backend/kubernetes/run_pods.hpp"
+#include "backend/kubernetes/run_templates.hpp"
 #include "backend/labels.hpp"
 #include "config/setting_table.hpp"
-#include "kube/manifest.hpp"
 
 namespace fiber::backend {
 
@@ -121,7 +121,7 @@ bool KubernetesMasterPlacement::Stop(const RunPlace& run, bool force, std::strin
   if (!KubernetesRunRecords::Connect(run, &api, err)) return false;
   kube::ApiError e;
   const long grace = force ? 0 : static_cast<long>(run.grace_seconds);
-  if (api->Delete(kube::kPods, kube::MasterPodName(run.id), &e, grace) || e.kind == kube::ApiErrorKind::kNotFound)
+  if (api->Delete(kube::kPods, MasterPodName(run.id), &e, grace) || e.kind == kube::ApiErrorKind::kNotFound)
     return true;
   *err = e.message;
   return false;

@@ -4,19 +4,26 @@
 #include <cstdlib>
 #include <thread>
 
+#include "backend/kubernetes/run_templates.hpp"
 #include "backend/labels.hpp"
 #include "backend/worker_output.hpp"
-#include "kube/kubeconfig.hpp"
-#include "kube/manifest.hpp"
 #include "runs/run_dir.hpp"
 
 namespace fiber::backend {
+
+kube::CredentialSearch SearchFor(const config::Settings& settings, const config::Getenv& getenv) {
+  kube::CredentialSearch search = kube::SearchFromEnvironment(getenv);
+  search.kubeconfig = settings.kubeconfig;
+  search.context = settings.context;
+  search.namespace_name = settings.namespace_name;
+  return search;
+}
 
 bool ConnectCluster(const config::Settings& settings, std::optional<kube::ApiClient>* out,
                     std::string* err, const config::Getenv& getenv) {
   const config::Getenv own = config::ProcessEnvironment;
   kube::ClusterAccess access;
-  if (!kube::LoadClusterAccess(kube::SearchFor(settings, getenv ? getenv : own), &access, err)) return false;
+  if (!kube::LoadClusterAccess(SearchFor(settings, getenv ? getenv : own), &access, err)) return false;
   out->emplace(std::move(access));
   return true;
 }
@@ -67,20 +74,20 @@ bool MakeRunSecret(const kube::ApiClient& api, const std::string& templates_dir,
                    const std::string& run_id, const std::string& client_secret,
                    const std::map<std::string, std::string>& files, std::string* uid, bool* made,
                    std::string* err) {
-  kube::Template tmpl;
-  if (!kube::LoadTemplate(kube::kRunTemplate, templates_dir, &tmpl, err)) return false;
-  kube::RunValues values;
+  Template tmpl;
+  if (!LoadTemplate(kRunTemplate, templates_dir, &tmpl, err)) return false;
+  RunValues values;
   values.run_id = run_id;
   values.namespace_name = api.namespace_name();
-  values.secret_key = kube::kClientKeyItem;
+  values.secret_key = kClientKeyItem;
   values.secret_value = client_secret;
   values.files = files;
   nlohmann::json manifest, object;
-  if (!kube::RenderRun(tmpl, values, &manifest, err)) return false;
+  if (!RenderRun(tmpl, values, &manifest, err)) return false;
   kube::ApiError e;
   *made = api.Create(kube::kSecrets, manifest, &object, &e);
   if (!*made && !(e.kind == kube::ApiErrorKind::kAlreadyExists &&
-                  api.Get(kube::kSecrets, kube::RunObjectName(run_id), &object, &e))) {
+                  api.Get(kube::kSecrets, RunObjectName(run_id), &object, &e))) {
     *err = e.message;
     return false;
   }
@@ -92,7 +99,7 @@ bool RunSecretExists(const kube::ApiClient& api, const std::string& run_id, bool
                      std::string* err) {
   nlohmann::json object;
   kube::ApiError e;
-  *exists = api.Get(kube::kSecrets, kube::RunObjectName(run_id), &object, &e);
+  *exists = api.Get(kube::kSecrets, RunObjectName(run_id), &object, &e);
   if (*exists || e.kind == kube::ApiErrorKind::kNotFound) return true;
   *err = e.message;
   return false;
@@ -122,7 +129,7 @@ bool RemoveRun(const kube::ApiClient& api, const std::string& run_id, const std:
                  runs::WorkerLogPath(run_dir, pod.state.worker_id));
   kube::ApiError e;
   bool ok = true;
-  if (!api.Delete(kube::kSecrets, kube::RunObjectName(run_id), &e) &&
+  if (!api.Delete(kube::kSecrets, RunObjectName(run_id), &e) &&
       e.kind != kube::ApiErrorKind::kNotFound) {
     *err = e.message;
     ok = false;

@@ -16,8 +16,13 @@
 #include "backend/kubernetes/pod_state.hpp"
 #include "config/settings.hpp"
 #include "kube/api_client.hpp"
+#include "kube/kubeconfig.hpp"
 
 namespace fiber::backend {
+
+/// Where the settings (kubeconfig, context, namespace) and the environment
+/// say the cluster's credentials are.
+kube::CredentialSearch SearchFor(const config::Settings& settings, const config::Getenv& getenv);
 
 /// A client for the cluster and namespace the settings name (kubeconfig,
 /// context, namespace; kube/kubeconfig.hpp), with getenv for KUBECONFIG

@@ -4,7 +4,7 @@
 // created for real and deleted again; and the cluster's kubectl, reading
 // YAML as users' manifests are read. Without a running cluster
 // ($FIBER_CLUSTER_DIR/cluster.env and an API server that answers) each test
-// says so and passes. The rendering itself: manifest_test.cpp.
+// says so and passes. The rendering itself: run_templates_test.cpp.
 #include <doctest/doctest.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
@@ -20,7 +20,7 @@
 
 #include "http/client.hpp"
 #include "kube/kubeconfig.hpp"
-#include "kube/manifest.hpp"
+#include "backend/kubernetes/run_templates.hpp"
 #include "kube/yaml_json.hpp"
 #include "subprocess.hpp"
 #include "support/temp_dir.hpp"
@@ -103,16 +103,16 @@ json DryRunCreate(const Cluster& cluster, const std::string& resource, const jso
   return json::parse(r.body);
 }
 
-fiber::kube::Template Load(const std::string& name, const std::string& dir = "") {
-  fiber::kube::Template t;
+fiber::backend::Template Load(const std::string& name, const std::string& dir = "") {
+  fiber::backend::Template t;
   std::string err;
   INFO(err);
-  REQUIRE(fiber::kube::LoadTemplate(name, dir, &t, &err));
+  REQUIRE(fiber::backend::LoadTemplate(name, dir, &t, &err));
   return t;
 }
 
-fiber::kube::PodValues Worker(const Cluster& cluster, const std::string& owner_uid) {
-  fiber::kube::PodValues v;
+fiber::backend::PodValues Worker(const Cluster& cluster, const std::string& owner_uid) {
+  fiber::backend::PodValues v;
   v.run_id = "0123456789ab";
   v.worker_id = "w1";
   v.namespace_name = cluster.namespace_name;
@@ -121,8 +121,8 @@ fiber::kube::PodValues Worker(const Cluster& cluster, const std::string& owner_u
   v.command = {"/prog", "it's \"quoted\"", "two\nlines", "key: value", "{}", "# hash", "- dash"};
   v.env = {{"FIBER_MASTER_ENDPOINT", "tcp://127.0.0.1:5555"}, {"HOSTILE", "a: {b: [c]} # d\n- e"}, {"LOOKS_TRUE", "true"}};
   v.labels = {{"example.com/team", "vision"}};
-  v.secret_name = fiber::kube::RunObjectName(v.run_id);
-  v.secret_key = fiber::kube::kClientKeyItem;
+  v.secret_name = fiber::backend::RunObjectName(v.run_id);
+  v.secret_key = fiber::backend::kClientKeyItem;
   v.cpu_millis = 250;
   v.memory_mib = 64;
   v.gpu = 1;
@@ -133,14 +133,14 @@ fiber::kube::PodValues Worker(const Cluster& cluster, const std::string& owner_u
 
 /// The run's Secret, as the server would create it; its uid.
 std::string RunUid(const Cluster& cluster) {
-  fiber::kube::RunValues v;
+  fiber::backend::RunValues v;
   v.run_id = "0123456789ab";
   v.namespace_name = cluster.namespace_name;
-  v.secret_key = fiber::kube::kClientKeyItem;
+  v.secret_key = fiber::backend::kClientKeyItem;
   v.secret_value = "not a real key";
   json run;
   std::string err;
-  REQUIRE(fiber::kube::RenderRun(Load(fiber::kube::kRunTemplate), v, &run, &err));
+  REQUIRE(fiber::backend::RenderRun(Load(fiber::backend::kRunTemplate), v, &run, &err));
   const json created = DryRunCreate(cluster, "secrets", run);
   CHECK(created["metadata"]["labels"]["fiber.role"] == "run");
   return created["metadata"].value("uid", "00000000-0000-4000-8000-000000000000");
@@ -169,15 +169,15 @@ TEST_CASE("kubectl reads fiber's dry-run YAML as the JSON fiber sends, and a tem
     return;
   }
   fiber::testing::TempDir dir;
-  fiber::kube::PodValues v = Worker(Cluster{}, "uid");
+  fiber::backend::PodValues v = Worker(Cluster{}, "uid");
   const std::vector<std::string> lookalikes = {"true", "no", "0400", "0x1F", "1e3", "null", "~", "", "12:30",
                                                "2001-12-14", "=", "<<", "del\x7f", "nel\xc2\x85",
                                                "ls\xe2\x80\xa8", "\xef\xbb\xbf" "bom", "\x01" "ctl"};
   for (const std::string& s : lookalikes) v.env["X_" + std::to_string(v.env.size())] = s;
   json pod;
   std::string err;
-  REQUIRE(fiber::kube::RenderPod(Load(fiber::kube::kWorkerPodTemplate), v, &pod, &err));
-  CHECK(KubectlReads(kubectl, dir.write("pod.yaml", fiber::kube::DryRunYaml({pod}))) == pod);
+  REQUIRE(fiber::backend::RenderPod(Load(fiber::backend::kWorkerPodTemplate), v, &pod, &err));
+  CHECK(KubectlReads(kubectl, dir.write("pod.yaml", fiber::backend::DryRunYaml({pod}))) == pod);
 
   const std::string tricky =
       "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  x: {octal: 0400, hex: 0x10, bin: 0b101, "
@@ -191,10 +191,10 @@ TEST_CASE("kubectl reads fiber's dry-run YAML as the JSON fiber sends, and a tem
 TEST_CASE("the API server accepts the run's Secret and a worker's pod, hostile values intact") {
   const std::optional<Cluster> cluster = FindCluster();
   if (!cluster) return;
-  const fiber::kube::PodValues v = Worker(*cluster, RunUid(*cluster));
+  const fiber::backend::PodValues v = Worker(*cluster, RunUid(*cluster));
   json pod;
   std::string err;
-  REQUIRE(fiber::kube::RenderPod(Load(fiber::kube::kWorkerPodTemplate), v, &pod, &err));
+  REQUIRE(fiber::backend::RenderPod(Load(fiber::backend::kWorkerPodTemplate), v, &pod, &err));
   const json created = DryRunCreate(*cluster, "pods", pod);
   const json& container = created["spec"]["containers"][0];
   CHECK(container["args"] == pod["spec"]["containers"][0]["args"]);
@@ -207,11 +207,11 @@ TEST_CASE("the API server accepts the run's Secret and a worker's pod, hostile v
 TEST_CASE("the API server accepts the master's pod") {
   const std::optional<Cluster> cluster = FindCluster();
   if (!cluster) return;
-  fiber::kube::PodValues v = Worker(*cluster, RunUid(*cluster));
+  fiber::backend::PodValues v = Worker(*cluster, RunUid(*cluster));
   v.worker_id.clear();
   json pod;
   std::string err;
-  REQUIRE(fiber::kube::RenderPod(Load(fiber::kube::kMasterPodTemplate), v, &pod, &err));
+  REQUIRE(fiber::backend::RenderPod(Load(fiber::backend::kMasterPodTemplate), v, &pod, &err));
   CHECK(DryRunCreate(*cluster, "pods", pod)["metadata"]["name"] == "fiber-0123456789ab-master");
 }
 
@@ -219,7 +219,7 @@ TEST_CASE("the API server accepts a user's template with node selector, tolerati
   const std::optional<Cluster> cluster = FindCluster();
   if (!cluster) return;
   fiber::testing::TempDir dir;
-  dir.write(fiber::kube::kWorkerPodTemplate, R"(apiVersion: v1
+  dir.write(fiber::backend::kWorkerPodTemplate, R"(apiVersion: v1
 kind: Pod
 spec:
   hostNetwork: true
@@ -240,7 +240,7 @@ spec:
 )");
   json pod;
   std::string err;
-  REQUIRE(fiber::kube::RenderPod(Load(fiber::kube::kWorkerPodTemplate, dir.path()),
+  REQUIRE(fiber::backend::RenderPod(Load(fiber::backend::kWorkerPodTemplate, dir.path()),
                                  Worker(*cluster, RunUid(*cluster)), &pod, &err));
   const json created = DryRunCreate(*cluster, "pods", pod);
   CHECK(created["spec"]["nodeSelector"]["kubernetes.io/hostname"] == "localhost");
@@ -255,11 +255,11 @@ spec:
 TEST_CASE("the API server's reason for a manifest it refuses comes back") {
   const std::optional<Cluster> cluster = FindCluster();
   if (!cluster) return;
-  fiber::kube::PodValues v = Worker(*cluster, RunUid(*cluster));
+  fiber::backend::PodValues v = Worker(*cluster, RunUid(*cluster));
   v.labels["example.com/team"] = "not a label value";
   json pod;
   std::string err;
-  REQUIRE(fiber::kube::RenderPod(Load(fiber::kube::kWorkerPodTemplate), v, &pod, &err));
+  REQUIRE(fiber::backend::RenderPod(Load(fiber::backend::kWorkerPodTemplate), v, &pod, &err));
   const fiber::http::Response r =
       cluster->Call("POST", "/api/v1/namespaces/" + cluster->namespace_name + "/pods?dryRun=All", pod);
   CHECK(r.status == 422);
@@ -281,35 +281,35 @@ TEST_CASE("deleting the run's Secret deletes every pod of the run, running or no
       cluster.Send("DELETE", secret);
       cluster.Send("DELETE", pods + "&gracePeriodSeconds=0");
     }
-  } cleanup{*cluster, ns_path + "/secrets/" + fiber::kube::RunObjectName(run_id), run_pods};
+  } cleanup{*cluster, ns_path + "/secrets/" + fiber::backend::RunObjectName(run_id), run_pods};
 
-  fiber::kube::RunValues run_values;
+  fiber::backend::RunValues run_values;
   run_values.run_id = run_id;
   run_values.namespace_name = cluster->namespace_name;
-  run_values.secret_key = fiber::kube::kClientKeyItem;
+  run_values.secret_key = fiber::backend::kClientKeyItem;
   run_values.secret_value = "not a real key";
   json run;
   std::string err;
-  REQUIRE(fiber::kube::RenderRun(Load(fiber::kube::kRunTemplate), run_values, &run, &err));
+  REQUIRE(fiber::backend::RenderRun(Load(fiber::backend::kRunTemplate), run_values, &run, &err));
   fiber::http::Response r = cluster->Call("POST", ns_path + "/secrets", run);
   INFO(r.body);
   REQUIRE(r.status == 201);
-  fiber::kube::PodValues v = Worker(*cluster, json::parse(r.body)["metadata"]["uid"].get<std::string>());
+  fiber::backend::PodValues v = Worker(*cluster, json::parse(r.body)["metadata"]["uid"].get<std::string>());
   v.run_id = run_id;
-  v.secret_name = v.owner_name = fiber::kube::RunObjectName(run_id);
+  v.secret_name = v.owner_name = fiber::backend::RunObjectName(run_id);
   v.image = cluster->registry + "/fiber/pause:3.10";  // test/cluster/up pushes it
   v.command.clear();
   v.gpu = 0;
   for (const char* worker : {"w1", "w2"}) {
     v.worker_id = worker;
     json pod;
-    REQUIRE(fiber::kube::RenderPod(Load(fiber::kube::kWorkerPodTemplate), v, &pod, &err));
+    REQUIRE(fiber::backend::RenderPod(Load(fiber::backend::kWorkerPodTemplate), v, &pod, &err));
     r = cluster->Call("POST", ns_path + "/pods", pod);
     REQUIRE(r.status == 201);
   }
   CHECK(json::parse(cluster->Call("GET", run_pods).body)["items"].size() == 2);
 
-  REQUIRE(cluster->Call("DELETE", ns_path + "/secrets/" + fiber::kube::RunObjectName(run_id)).status == 200);
+  REQUIRE(cluster->Call("DELETE", ns_path + "/secrets/" + fiber::backend::RunObjectName(run_id)).status == 200);
   std::size_t left = 2;
   for (int second = 0; second < 120 && left > 0; ++second) {
     std::this_thread::sleep_for(std::chrono::seconds(1));

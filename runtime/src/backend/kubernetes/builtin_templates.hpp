@@ -2,13 +2,13 @@
 // tree), compiled into libfiber by embed_templates.py: fiber needs no
 // installed data file to find them, and neither does a program running as
 // the master inside a pod. templates/ is also installed to
-// share/fiber/templates, for users to copy and edit (kube/manifest.hpp
+// share/fiber/templates, for users to copy and edit (run_templates.hpp
 // reads the copies).
 #pragma once
 
 #include <cstddef>
 
-namespace fiber::kube {
+namespace fiber::backend {
 
 struct BuiltinTemplate {
   const char* name;  // the file name: "worker-pod.yaml"
@@ -18,4 +18,4 @@ struct BuiltinTemplate {
 extern const BuiltinTemplate kBuiltinTemplates[];
 extern const std::size_t kBuiltinTemplateCount;
 
-}  // namespace fiber::kube
+}  // namespace fiber::backend

@@ -1,7 +1,4 @@
-#include "kube/manifest.hpp"
-
-#include "config/variables.hpp"
-#include "kube/cluster_access.hpp"
+#include "backend/kubernetes/run_templates.hpp"
 
 #include <sys/stat.h>
 #include <yaml-cpp/yaml.h>
@@ -12,13 +9,13 @@
 #include <set>
 #include <sstream>
 
+#include "backend/kubernetes/builtin_templates.hpp"
 #include "backend/labels.hpp"
-#include "kube/builtin_templates.hpp"
+#include "config/variables.hpp"
+#include "kube/cluster_access.hpp"
 #include "kube/yaml_json.hpp"
-#include "runs/run_dir.hpp"
-#include "worker/bootstrap.hpp"
 
-namespace fiber::kube {
+namespace fiber::backend {
 namespace {
 
 /// The run's Secret as pods see it: one file, kPodSecretFile, readable by
@@ -38,8 +35,8 @@ struct Shape {
 };
 constexpr Shape kShapes[] = {
     {kRunTemplate, "Secret", nullptr},
-    {kWorkerPodTemplate, "Pod", backend::kWorkerRole},
-    {kMasterPodTemplate, "Pod", backend::kMasterRole},
+    {kWorkerPodTemplate, "Pod", kWorkerRole},
+    {kMasterPodTemplate, "Pod", kMasterRole},
 };
 
 const Shape* ShapeOf(const std::string& name) {
@@ -176,12 +173,12 @@ std::map<std::string, std::string> LabelsOf(const std::map<std::string, std::str
                                             const std::string& run_id, const char* role,
                                             const std::string& worker_id) {
   std::map<std::string, std::string> labels = extra;
-  labels[backend::kRunLabel] = run_id;
-  labels[backend::kRoleLabel] = role;
+  labels[kRunLabel] = run_id;
+  labels[kRoleLabel] = role;
   if (worker_id.empty())
-    labels.erase(backend::kWorkerLabel);
+    labels.erase(kWorkerLabel);
   else
-    labels[backend::kWorkerLabel] = worker_id;
+    labels[kWorkerLabel] = worker_id;
   return labels;
 }
 
@@ -250,7 +247,7 @@ bool FillContainer(YAML::Node container, const std::string& at, const PodValues&
     YAML::Node mount(YAML::NodeType::Map);
     mount["name"] = Text(kSecretVolume);
     mount["mountPath"] = Text(kSecretDir);
-    mount["readOnly"] = Tagged("true", kBoolTag);
+    mount["readOnly"] = Tagged("true", kube::kBoolTag);
     mounts.push_back(mount);
   }
   return ReplaceNamed(container, "volumeMounts", at + ".volumeMounts", {kSecretVolume}, mounts, why) &&
@@ -272,7 +269,7 @@ YAML::Node SecretVolume(const PodValues& v) {
   }
   YAML::Node secret(YAML::NodeType::Map);
   secret["secretName"] = Text(v.secret_name);
-  secret["defaultMode"] = Tagged(std::to_string(kSecretFileMode), kIntTag);
+  secret["defaultMode"] = Tagged(std::to_string(kSecretFileMode), kube::kIntTag);
   secret["items"] = items;
   YAML::Node volume(YAML::NodeType::Map);
   volume["name"] = Text(kSecretVolume);
@@ -298,14 +295,14 @@ bool FillPod(const Template& tmpl, const Shape& shape, const PodValues& v, nlohm
            "\" in spec.containers: fiber puts the image, command and environment there";
     return false;
   }
-  const bool master = std::string(shape.container) == backend::kMasterRole;
+  const bool master = std::string(shape.container) == kMasterRole;
   const std::string name = master ? MasterPodName(v.run_id) : PodName(v.run_id, v.worker_id);
   const std::string at = std::string("spec.containers[") + shape.container + "]";
   std::vector<YAML::Node> volumes;
   if (!v.secret_name.empty()) volumes.push_back(SecretVolume(v));
   spec["restartPolicy"] = Text("Never");
   if (v.host_network) {
-    spec["hostNetwork"] = Tagged("true", kBoolTag);
+    spec["hostNetwork"] = Tagged("true", kube::kBoolTag);
     // Without it, a host-network pod resolves names as its node does, not
     // through the cluster's DNS.
     spec["dnsPolicy"] = Text("ClusterFirstWithHostNet");
@@ -315,7 +312,7 @@ bool FillPod(const Template& tmpl, const Shape& shape, const PodValues& v, nlohm
                       v.owner_name, v.owner_uid, why) &&
          FillContainer(container, at, v, why) &&
          ReplaceNamed(spec, "volumes", "spec.volumes", {kSecretVolume}, volumes, why) &&
-         YamlToJson(root, "", pod, why);
+         kube::YamlToJson(root, "", pod, why);
 }
 
 bool FillRun(const Template& tmpl, const Shape& shape, const RunValues& v, nlohmann::json* run,
@@ -324,7 +321,7 @@ bool FillRun(const Template& tmpl, const Shape& shape, const RunValues& v, nlohm
   YAML::Node string_data;
   if (!Parse(tmpl, shape, &root, why) ||
       !FillMetadata(root, RunObjectName(v.run_id), v.namespace_name,
-                    LabelsOf(v.labels, v.run_id, backend::kRunRole, ""), "", "", why) ||
+                    LabelsOf(v.labels, v.run_id, kRunRole, ""), "", "", why) ||
       !ChildOf(root, "stringData", YAML::NodeType::Map, "stringData", &string_data, why))
     return false;
   string_data[v.secret_key] = Text(v.secret_value);
@@ -332,7 +329,7 @@ bool FillRun(const Template& tmpl, const Shape& shape, const RunValues& v, nlohm
   // stringData wins over data on the server; a stale copy in data would
   // only confuse a reader.
   if (root["data"] && root["data"].IsMap()) root["data"].remove(v.secret_key);
-  return YamlToJson(root, "", run, why);
+  return kube::YamlToJson(root, "", run, why);
 }
 
 /// fill(), with any error yaml-cpp throws (none is expected: every node is
@@ -360,7 +357,7 @@ bool Check(const Template& tmpl, const Shape& shape, std::string* err) {
   }
   PodValues v;
   v.run_id = "check";
-  if (std::string(shape.container) == backend::kWorkerRole) v.worker_id = "w0";
+  if (std::string(shape.container) == kWorkerRole) v.worker_id = "w0";
   v.image = "check";
   v.command = {"/check", "--check"};
   v.env = {{"FIBER_CHECK", "1"}};
@@ -383,7 +380,7 @@ std::string RunObjectName(const std::string& run_id) { return "fiber-" + run_id;
 std::string PodName(const std::string& run_id, const std::string& worker_id) {
   return RunObjectName(run_id) + "-" + worker_id;
 }
-std::string MasterPodName(const std::string& run_id) { return PodName(run_id, backend::kMasterRole); }
+std::string MasterPodName(const std::string& run_id) { return PodName(run_id, kMasterRole); }
 
 bool LoadTemplate(const std::string& name, const std::string& user_dir, Template* out, std::string* err) {
   const Shape* shape = ShapeOf(name);
@@ -407,7 +404,7 @@ bool LoadTemplate(const std::string& name, const std::string& user_dir, Template
     const std::string path = user_dir + "/" + name;
     if (stat(path.c_str(), &st) == 0) {
       tmpl.origin = path;
-      if (!ReadCredentialFile(path, &tmpl.text, err)) return false;
+      if (!kube::ReadCredentialFile(path, &tmpl.text, err)) return false;
     }
   }
   if (tmpl.origin.empty()) {
@@ -431,7 +428,7 @@ bool RenderPod(const Template& tmpl, const PodValues& values, nlohmann::json* po
            "): pods read it from the run's Secret";
     return false;
   }
-  if (values.worker_id.empty() && std::string(shape->container) == backend::kWorkerRole) {
+  if (values.worker_id.empty() && std::string(shape->container) == kWorkerRole) {
     *err = "a worker's pod needs the worker's id";
     return false;
   }
@@ -469,9 +466,9 @@ std::string DryRunYaml(const std::vector<nlohmann::json>& objects) {
         if (object.contains(field) && object[field].is_object())
           for (auto& value : object[field]) value = "<redacted>";
     if (!out.empty()) out += "---\n";
-    out += JsonToYaml(object);
+    out += kube::JsonToYaml(object);
   }
   return out;
 }
 
-}  // namespace fiber::kube
+}  // namespace fiber::backend

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-namespace fiber::kube {
+namespace fiber::backend {
 
 /// The templates, by file name; a user's templates directory holds edited
 /// copies under the same names.
@@ -131,4 +131,4 @@ std::string PodTemplatePath(const std::string& name);
 /// shown as "<redacted>".
 std::string DryRunYaml(const std::vector<nlohmann::json>& objects);
 
-}  // namespace fiber::kube
+}  // namespace fiber::backend

@@ -2,23 +2,23 @@
 // users' edited copies: what fiber sets, what it keeps, values that cannot
 // break the document, the secret kept out of every pod, and one clear error
 // for a template fiber cannot use. Against the real API server:
-// manifest_cluster_test.cpp.
+// run_templates_cluster_test.cpp.
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cstdint>
 
-#include "kube/manifest.hpp"
+#include "backend/kubernetes/run_templates.hpp"
 #include "kube/yaml_json.hpp"
 #include "support/temp_dir.hpp"
 
-using fiber::kube::LoadTemplate;
-using fiber::kube::PodValues;
-using fiber::kube::RenderPod;
-using fiber::kube::RenderRun;
-using fiber::kube::RunValues;
-using fiber::kube::Template;
+using fiber::backend::LoadTemplate;
+using fiber::backend::PodValues;
+using fiber::backend::RenderPod;
+using fiber::backend::RenderRun;
+using fiber::backend::RunValues;
+using fiber::backend::Template;
 using nlohmann::json;
 
 namespace {
@@ -41,8 +41,8 @@ PodValues Worker() {
   v.image = "127.0.0.1:35000/fiber/prog:1";
   v.command = {"/prog", "--size", "10"};
   v.env = {{"FIBER_MASTER_ENDPOINT", "tcp://10.0.0.1:5555"}, {"FIBER_RUN_ID", "0123456789ab"}};
-  v.secret_name = fiber::kube::RunObjectName(v.run_id);
-  v.secret_key = fiber::kube::kClientKeyItem;
+  v.secret_name = fiber::backend::RunObjectName(v.run_id);
+  v.secret_key = fiber::backend::kClientKeyItem;
   v.owner_name = v.secret_name;
   v.owner_uid = "6b1f7a2e-0000-4000-8000-000000000001";
   return v;
@@ -60,7 +60,7 @@ RunValues Run() {
   RunValues v;
   v.run_id = "0123456789ab";
   v.namespace_name = "fiber-test";
-  v.secret_key = fiber::kube::kClientKeyItem;
+  v.secret_key = fiber::backend::kClientKeyItem;
   v.secret_value = kSecretValue;
   return v;
 }
@@ -97,10 +97,10 @@ json ReadBack(const std::string& yaml) {
 /// The error LoadTemplate gives for a worker-pod.yaml holding text.
 std::string WorkerTemplateError(const std::string& text) {
   fiber::testing::TempDir dir;
-  const std::string path = dir.write(fiber::kube::kWorkerPodTemplate, text);
+  const std::string path = dir.write(fiber::backend::kWorkerPodTemplate, text);
   Template t;
   std::string err;
-  CHECK_FALSE(LoadTemplate(fiber::kube::kWorkerPodTemplate, dir.path(), &t, &err));
+  CHECK_FALSE(LoadTemplate(fiber::backend::kWorkerPodTemplate, dir.path(), &t, &err));
   CHECK(err.rfind(path + ": ", 0) == 0);  // names the file first
   CHECK(err.find('\n') == std::string::npos);
   return err;
@@ -112,19 +112,19 @@ const std::string kMinimalWorker =
 }  // namespace
 
 TEST_CASE("fiber's own templates load, comments and all, and say which fields fiber sets") {
-  for (const char* name : {fiber::kube::kRunTemplate, fiber::kube::kWorkerPodTemplate,
-                           fiber::kube::kMasterPodTemplate}) {
+  for (const char* name : {fiber::backend::kRunTemplate, fiber::backend::kWorkerPodTemplate,
+                           fiber::backend::kMasterPodTemplate}) {
     const Template t = Load(name);
     CHECK(t.origin == std::string("built-in ") + name);
     CHECK(t.text.rfind("# ", 0) == 0);
     CHECK(t.text.find("# set by fiber") != std::string::npos);
     CHECK(t.text.back() == '\n');
   }
-  CHECK(Load(fiber::kube::kWorkerPodTemplate).text.find("\"worker\"") != std::string::npos);
+  CHECK(Load(fiber::backend::kWorkerPodTemplate).text.find("\"worker\"") != std::string::npos);
 }
 
 TEST_CASE("a worker's pod carries its run's labels, image, command, environment and owner") {
-  const json pod = Pod(Load(fiber::kube::kWorkerPodTemplate), Worker());
+  const json pod = Pod(Load(fiber::backend::kWorkerPodTemplate), Worker());
   CHECK(pod["apiVersion"] == "v1");
   CHECK(pod["kind"] == "Pod");
   CHECK(pod["metadata"]["name"] == "fiber-0123456789ab-w3");
@@ -151,20 +151,20 @@ TEST_CASE("a pod without an owner yet (a dry run) names none; an image pull poli
   PodValues v = Worker();
   v.owner_uid.clear();
   v.image_pull_policy = "IfNotPresent";
-  json pod = Pod(Load(fiber::kube::kWorkerPodTemplate), v);
+  json pod = Pod(Load(fiber::backend::kWorkerPodTemplate), v);
   CHECK(pod["metadata"]["ownerReferences"][0]["name"] == "fiber-0123456789ab");
   CHECK_FALSE(pod["metadata"]["ownerReferences"][0].contains("uid"));
   CHECK(ContainerNamed(pod, "worker")["imagePullPolicy"] == "IfNotPresent");
   v.owner_name.clear();
-  pod = Pod(Load(fiber::kube::kWorkerPodTemplate), v);
+  pod = Pod(Load(fiber::backend::kWorkerPodTemplate), v);
   CHECK_FALSE(pod["metadata"].contains("ownerReferences"));
 }
 
 TEST_CASE("host_network puts a pod on its node's network with the cluster's DNS; unset keeps the template's") {
   PodValues v = Worker();
-  CHECK_FALSE(Pod(Load(fiber::kube::kWorkerPodTemplate), v)["spec"].contains("hostNetwork"));
+  CHECK_FALSE(Pod(Load(fiber::backend::kWorkerPodTemplate), v)["spec"].contains("hostNetwork"));
   v.host_network = true;
-  const json spec = Pod(Load(fiber::kube::kWorkerPodTemplate), v)["spec"];
+  const json spec = Pod(Load(fiber::backend::kWorkerPodTemplate), v)["spec"];
   CHECK(spec["hostNetwork"] == true);
   CHECK(spec["dnsPolicy"] == "ClusterFirstWithHostNet");
 }
@@ -174,7 +174,7 @@ TEST_CASE("cpu, memory and GPUs become requests and limits alike, GPUs as nvidia
   v.cpu_millis = 1500;
   v.memory_mib = 2048;
   v.gpu = 2;
-  const json resources = ContainerNamed(Pod(Load(fiber::kube::kWorkerPodTemplate), v), "worker")["resources"];
+  const json resources = ContainerNamed(Pod(Load(fiber::backend::kWorkerPodTemplate), v), "worker")["resources"];
   const json amounts = {{"cpu", "1500m"}, {"memory", "2048Mi"}, {"nvidia.com/gpu", "2"}};
   CHECK(resources["requests"] == amounts);
   CHECK(resources["limits"] == amounts);
@@ -182,20 +182,20 @@ TEST_CASE("cpu, memory and GPUs become requests and limits alike, GPUs as nvidia
 
 TEST_CASE("a resource the run leaves 0 keeps what the user's template says") {
   fiber::testing::TempDir dir;
-  dir.write(fiber::kube::kWorkerPodTemplate, kMinimalWorker +
+  dir.write(fiber::backend::kWorkerPodTemplate, kMinimalWorker +
                                                  "      resources:\n"
                                                  "        requests: {cpu: 250m, ephemeral-storage: 1Gi}\n"
                                                  "        limits: {memory: 1Gi}\n");
   PodValues v = Worker();
   v.cpu_millis = 0;
   v.memory_mib = 512;
-  const json r = ContainerNamed(Pod(Load(fiber::kube::kWorkerPodTemplate, dir.path()), v), "worker")["resources"];
+  const json r = ContainerNamed(Pod(Load(fiber::backend::kWorkerPodTemplate, dir.path()), v), "worker")["resources"];
   CHECK(r["requests"] == json({{"cpu", "250m"}, {"ephemeral-storage", "1Gi"}, {"memory", "512Mi"}}));
   CHECK(r["limits"] == json({{"memory", "512Mi"}}));
 }
 
 TEST_CASE("the run's secret reaches a pod as a file only it may read, never as a value") {
-  const json pod = Pod(Load(fiber::kube::kWorkerPodTemplate), Worker());
+  const json pod = Pod(Load(fiber::backend::kWorkerPodTemplate), Worker());
   const json& c = ContainerNamed(pod, "worker");
   const json& volume = Named(pod["spec"]["volumes"], "fiber-secret");
   CHECK(volume["secret"] == json({{"secretName", "fiber-0123456789ab"},
@@ -203,11 +203,11 @@ TEST_CASE("the run's secret reaches a pod as a file only it may read, never as a
                                   {"items", json::array({{{"key", "client-key"}, {"path", "client_key"}}})}}));
   const json& mount = Named(c["volumeMounts"], "fiber-secret");
   CHECK(mount["readOnly"] == true);
-  CHECK(EnvValue(c, "FIBER_CLIENT_KEY_FILE") == fiber::kube::kPodSecretFile);
-  CHECK(mount["mountPath"].get<std::string>() + "/client_key" == fiber::kube::kPodSecretFile);
+  CHECK(EnvValue(c, "FIBER_CLIENT_KEY_FILE") == fiber::backend::kPodSecretFile);
+  CHECK(mount["mountPath"].get<std::string>() + "/client_key" == fiber::backend::kPodSecretFile);
   // The pod names the Secret; its value is in the Secret alone.
   CHECK(pod.dump().find(kSecretValue) == std::string::npos);
-  CHECK(fiber::kube::DryRunYaml({pod}).find(kSecretValue) == std::string::npos);
+  CHECK(fiber::backend::DryRunYaml({pod}).find(kSecretValue) == std::string::npos);
 }
 
 TEST_CASE("the secret itself is refused in a pod's environment") {
@@ -215,7 +215,7 @@ TEST_CASE("the secret itself is refused in a pod's environment") {
   v.env["FIBER_CLIENT_KEY"] = kSecretValue;
   json pod;
   std::string err;
-  CHECK_FALSE(RenderPod(Load(fiber::kube::kWorkerPodTemplate), v, &pod, &err));
+  CHECK_FALSE(RenderPod(Load(fiber::backend::kWorkerPodTemplate), v, &pod, &err));
   CHECK(err.find("FIBER_CLIENT_KEY") != std::string::npos);
   CHECK(err.find(kSecretValue) == std::string::npos);
 }
@@ -232,7 +232,7 @@ TEST_CASE("values with quotes, newlines, colons, braces, hashes and dashes stay 
     v.command.push_back(hostile[i]);
   }
   v.labels["user.example/team"] = "a: b #c";
-  const json pod = Pod(Load(fiber::kube::kWorkerPodTemplate), v);
+  const json pod = Pod(Load(fiber::backend::kWorkerPodTemplate), v);
   const json& c = ContainerNamed(pod, "worker");
   for (std::size_t i = 0; i < hostile.size(); ++i) {
     CAPTURE(hostile[i]);
@@ -241,7 +241,7 @@ TEST_CASE("values with quotes, newlines, colons, braces, hashes and dashes stay 
   }
   CHECK(pod["metadata"]["labels"]["user.example/team"] == "a: b #c");
   // Printed as YAML, they read back as the same object, and nothing more.
-  const std::string yaml = fiber::kube::DryRunYaml({pod});
+  const std::string yaml = fiber::backend::DryRunYaml({pod});
   CHECK(ReadBack(yaml) == pod);
   CHECK(YAML::LoadAll(yaml).size() == 1);
   // Printable throughout, as kubectl's reader insists, and no line breaks
@@ -267,7 +267,7 @@ TEST_CASE("any text of YAML's awkward characters, printed as YAML, reads back th
   const json object = {{"values", values}, {"keys", json::object()}};
   json with_keys = object;
   for (const json& v : values) with_keys["keys"][v.get<std::string>()] = 1;
-  CHECK(ReadBack(fiber::kube::DryRunYaml({with_keys})) == with_keys);
+  CHECK(ReadBack(fiber::backend::DryRunYaml({with_keys})) == with_keys);
 }
 
 TEST_CASE("values that look like numbers, booleans or null stay strings, also printed as YAML") {
@@ -275,9 +275,9 @@ TEST_CASE("values that look like numbers, booleans or null stay strings, also pr
                                                "-1", "null", "~", "", ".inf", "12:30", "1:20:30.5", "2001-12-14", "=", "<<"};
   PodValues v = Worker();
   for (const std::string& s : lookalikes) v.env["X_" + std::to_string(v.env.size())] = s;
-  const json pod = Pod(Load(fiber::kube::kWorkerPodTemplate), v);
+  const json pod = Pod(Load(fiber::backend::kWorkerPodTemplate), v);
   for (const json& entry : ContainerNamed(pod, "worker")["env"]) CHECK(entry["value"].is_string());
-  CHECK(ReadBack(fiber::kube::DryRunYaml({pod})) == pod);
+  CHECK(ReadBack(fiber::backend::DryRunYaml({pod})) == pod);
 }
 
 TEST_CASE("a template's unquoted values mean what kubectl reads: 0400 is octal, yes is true, 500m a string") {
@@ -297,7 +297,7 @@ TEST_CASE("the run's Secret holds the workers' key and fiber's labels; the dry r
   std::string err;
   RunValues v = Run();
   v.labels = {{"team", "ml"}};
-  REQUIRE(RenderRun(Load(fiber::kube::kRunTemplate), v, &run, &err));
+  REQUIRE(RenderRun(Load(fiber::backend::kRunTemplate), v, &run, &err));
   CHECK(run["kind"] == "Secret");
   CHECK(run["metadata"]["name"] == "fiber-0123456789ab");
   CHECK(run["metadata"]["namespace"] == "fiber-test");
@@ -307,8 +307,8 @@ TEST_CASE("the run's Secret holds the workers' key and fiber's labels; the dry r
   CHECK(run["stringData"] == json({{"client-key", kSecretValue}}));
   CHECK_FALSE(run["metadata"].contains("ownerReferences"));
 
-  const json pod = Pod(Load(fiber::kube::kWorkerPodTemplate), Worker());
-  const std::string yaml = fiber::kube::DryRunYaml({run, pod});
+  const json pod = Pod(Load(fiber::backend::kWorkerPodTemplate), Worker());
+  const std::string yaml = fiber::backend::DryRunYaml({run, pod});
   CHECK(yaml.find(kSecretValue) == std::string::npos);
   const std::vector<YAML::Node> docs = YAML::LoadAll(yaml);
   REQUIRE(docs.size() == 2);
@@ -321,7 +321,7 @@ TEST_CASE("a Secret's data is redacted in the dry run whichever field holds it")
                        {"kind", "Secret"},
                        {"data", {{"a", "c2VjcmV0"}}},
                        {"stringData", {{"b", "secret"}}}};
-  const json printed = ReadBack(fiber::kube::DryRunYaml({secret}));
+  const json printed = ReadBack(fiber::backend::DryRunYaml({secret}));
   CHECK(printed["data"]["a"] == "<redacted>");
   CHECK(printed["stringData"]["b"] == "<redacted>");
 }
@@ -330,7 +330,7 @@ TEST_CASE("the master's pod runs the program as the run's master, owned by the r
   PodValues v = Worker();
   v.worker_id.clear();
   v.cpu_millis = 500;
-  const json pod = Pod(Load(fiber::kube::kMasterPodTemplate), v);
+  const json pod = Pod(Load(fiber::backend::kMasterPodTemplate), v);
   CHECK(pod["metadata"]["name"] == "fiber-0123456789ab-master");
   CHECK(pod["metadata"]["labels"] == json({{"fiber.run", "0123456789ab"}, {"fiber.role", "master"}}));
   CHECK(pod["metadata"]["ownerReferences"][0]["name"] == "fiber-0123456789ab");
@@ -340,14 +340,14 @@ TEST_CASE("the master's pod runs the program as the run's master, owned by the r
   CHECK(c["command"] == json::array({"/prog"}));
   CHECK(c["resources"]["limits"]["cpu"] == "500m");
   // The master takes the Secret's key as its workers' key.
-  CHECK(EnvValue(c, "FIBER_RUN_KEY_FILE") == fiber::kube::kPodSecretFile);
+  CHECK(EnvValue(c, "FIBER_RUN_KEY_FILE") == fiber::backend::kPodSecretFile);
 }
 
 TEST_CASE("a variable given by the pod's own field is a downward API reference, not a value") {
   PodValues v = Worker();
   v.worker_id.clear();
   v.env_from_fields = {{"FIBER_LISTEN_HOST", "status.podIP"}};
-  const json pod = Pod(Load(fiber::kube::kMasterPodTemplate), v);
+  const json pod = Pod(Load(fiber::backend::kMasterPodTemplate), v);
   const json& c = ContainerNamed(pod, "master");
   bool found = false;
   for (const json& e : c["env"])
@@ -362,7 +362,7 @@ TEST_CASE("a variable given by the pod's own field is a downward API reference, 
 TEST_CASE("a pod without the run's secret has no secret volume, mount or variable") {
   PodValues v = Worker();
   v.secret_name.clear();
-  const json pod = Pod(Load(fiber::kube::kMasterPodTemplate), v);
+  const json pod = Pod(Load(fiber::backend::kMasterPodTemplate), v);
   CHECK(pod["spec"]["volumes"] == json::array());
   CHECK(ContainerNamed(pod, "master")["volumeMounts"] == json::array());
   for (const json& entry : ContainerNamed(pod, "master")["env"]) CHECK(entry["name"] != "FIBER_CLIENT_KEY_FILE");
@@ -370,7 +370,7 @@ TEST_CASE("a pod without the run's secret has no secret volume, mount or variabl
 
 TEST_CASE("a user's edited template keeps its node selector, tolerations, volumes and other additions") {
   fiber::testing::TempDir dir;
-  dir.write(fiber::kube::kWorkerPodTemplate, R"(# edited by a user
+  dir.write(fiber::backend::kWorkerPodTemplate, R"(# edited by a user
 apiVersion: v1
 kind: Pod
 metadata:
@@ -409,7 +409,7 @@ spec:
       persistentVolumeClaim:
         claimName: training-data
 )");
-  const json pod = Pod(Load(fiber::kube::kWorkerPodTemplate, dir.path()), Worker());
+  const json pod = Pod(Load(fiber::backend::kWorkerPodTemplate, dir.path()), Worker());
   const json& spec = pod["spec"];
   CHECK(spec["serviceAccountName"] == "trainer");
   CHECK(spec["priorityClassName"] == "batch-low");
@@ -436,15 +436,15 @@ spec:
 
 TEST_CASE("a templates directory without a copy of a template uses fiber's own") {
   fiber::testing::TempDir dir;
-  dir.write(fiber::kube::kWorkerPodTemplate, kMinimalWorker);
-  CHECK(Load(fiber::kube::kWorkerPodTemplate, dir.path()).origin == dir.path() + "/worker-pod.yaml");
-  CHECK(Load(fiber::kube::kRunTemplate, dir.path()).origin == "built-in run.yaml");
+  dir.write(fiber::backend::kWorkerPodTemplate, kMinimalWorker);
+  CHECK(Load(fiber::backend::kWorkerPodTemplate, dir.path()).origin == dir.path() + "/worker-pod.yaml");
+  CHECK(Load(fiber::backend::kRunTemplate, dir.path()).origin == "built-in run.yaml");
 }
 
 TEST_CASE("a templates directory that is not there is an error naming it") {
   Template t;
   std::string err;
-  CHECK_FALSE(LoadTemplate(fiber::kube::kWorkerPodTemplate, "/nonexistent/fiber-templates", &t, &err));
+  CHECK_FALSE(LoadTemplate(fiber::backend::kWorkerPodTemplate, "/nonexistent/fiber-templates", &t, &err));
   CHECK(err.find("/nonexistent/fiber-templates") != std::string::npos);
   CHECK(err.find("No such file or directory") != std::string::npos);
 }
@@ -478,13 +478,13 @@ TEST_CASE("a template fiber cannot use gives one error naming the file and what 
 
 TEST_CASE("a pod template's errors are the pod's; the run's template is checked as a Secret") {
   fiber::testing::TempDir dir;
-  const std::string path = dir.write(fiber::kube::kRunTemplate, "kind: ConfigMap\n");
+  const std::string path = dir.write(fiber::backend::kRunTemplate, "kind: ConfigMap\n");
   Template t;
   std::string err;
-  CHECK_FALSE(LoadTemplate(fiber::kube::kRunTemplate, dir.path(), &t, &err));
+  CHECK_FALSE(LoadTemplate(fiber::backend::kRunTemplate, dir.path(), &t, &err));
   CHECK(err == path + ": kind is ConfigMap, but run.yaml makes a Secret");
-  dir.write(fiber::kube::kRunTemplate, "kind: Secret\nstringData: [x]\n");
-  CHECK_FALSE(LoadTemplate(fiber::kube::kRunTemplate, dir.path(), &t, &err));
+  dir.write(fiber::backend::kRunTemplate, "kind: Secret\nstringData: [x]\n");
+  CHECK_FALSE(LoadTemplate(fiber::backend::kRunTemplate, dir.path(), &t, &err));
   CHECK(err == path + ": stringData is a list, not a mapping");
 }
 
@@ -493,11 +493,11 @@ TEST_CASE("a worker's pod needs an image, from the run or from the template") {
   v.image.clear();
   json pod;
   std::string err;
-  CHECK_FALSE(RenderPod(Load(fiber::kube::kWorkerPodTemplate), v, &pod, &err));
+  CHECK_FALSE(RenderPod(Load(fiber::backend::kWorkerPodTemplate), v, &pod, &err));
   CHECK(err == "built-in worker-pod.yaml: spec.containers[worker] has no image, and the run gives none");
   fiber::testing::TempDir dir;
-  dir.write(fiber::kube::kWorkerPodTemplate, kMinimalWorker + "      image: registry.example/own:1\n");
-  CHECK(ContainerNamed(Pod(Load(fiber::kube::kWorkerPodTemplate, dir.path()), v), "worker")["image"] ==
+  dir.write(fiber::backend::kWorkerPodTemplate, kMinimalWorker + "      image: registry.example/own:1\n");
+  CHECK(ContainerNamed(Pod(Load(fiber::backend::kWorkerPodTemplate, dir.path()), v), "worker")["image"] ==
         "registry.example/own:1");
 }
 
@@ -506,7 +506,7 @@ TEST_CASE("text that is not UTF-8 is refused, naming where it is") {
   v.env["BAD"] = "\xff\xfe";
   json pod;
   std::string err;
-  CHECK_FALSE(RenderPod(Load(fiber::kube::kWorkerPodTemplate), v, &pod, &err));
+  CHECK_FALSE(RenderPod(Load(fiber::backend::kWorkerPodTemplate), v, &pod, &err));
   CHECK(err.find("spec.containers[0].env") != std::string::npos);
   CHECK(err.find("not UTF-8") != std::string::npos);
 }
