@@ -9,14 +9,12 @@
 
 #include "backend/engine_adapter.hpp"
 #include "backend/container/container_backend.hpp"
-#include "cluster_master.hpp"
 #include "commands.hpp"
 #include "config/sources_report.hpp"
 #include "config/variables.hpp"
 #include "image/engine_build.hpp"
 #include "engine/engine_socket.hpp"
 #include "image_build.hpp"
-#include "kube_dry_run.hpp"
 #include "local_program.hpp"
 #include "run_removal.hpp"
 #include "run_store.hpp"
@@ -196,13 +194,14 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
     return kFiberError;
   }
   if (o.dry_run && o.output == "yaml") {
-    if (resolved.settings.backend != "kubernetes") {
+    const backend::DryRun objects = backend::DryRunOf(resolved.settings.backend);
+    if (!objects) {
       Error("--dry-run -o yaml prints Kubernetes objects; this run's backend is " +
             resolved.settings.backend);
       return kFiberError;
     }
     std::string yaml;
-    if (!KubernetesDryRun(resolved, command, o.env, &yaml, &err)) {
+    if (!objects(resolved, command, o.env, &yaml, &err)) {
       Error(err);
       return kFiberError;
     }
@@ -318,8 +317,6 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
     return local;
   };
   if (resolved.settings.master_in_cluster) {
-    // The configuration allows master: cluster only where the engine has a
-    // placement for it.
     const backend::MasterPlacement* placement = backend::PlacementOf(PlaceOf(run));
     backend::MasterLaunch launch;
     launch.resolved = resolved;
@@ -331,7 +328,11 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
     launch.env = o.env;
     launch.program_env = program.env;
     launch.grace = so.grace;
-    start = [&, placement, launch](int*, std::string* start_err) {
+    start = [&, placement, launch](int*, std::string* start_err) -> std::unique_ptr<backend::RunningMaster> {
+      if (!placement) {  // the configuration allows master: cluster only where there is one
+        *start_err = "the " + run.backend + " backend cannot run the program as master in a cluster";
+        return nullptr;
+      }
       std::unique_ptr<backend::RunningMaster> master = placement->Start(launch, start_err);
       if (master && !master->engine_id().empty()) {
         run.master_job = master->engine_id();
@@ -340,22 +341,7 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
       return master;
     };
   }
-  if (resolved.settings.master_in_cluster && resolved.settings.backend == "kubernetes") {
-    ClusterMasterOptions co;
-    co.resolved = resolved;
-    co.run_id = run.id;
-    co.run_dir = run.dir;
-    char absolute[4096];
-    co.command = command;
-    co.command[0] = ::realpath(program.path.c_str(), absolute) ? absolute : program.path;
-    co.env = o.env;
-    co.grace = so.grace;
-    co.quiet = o.quiet;
-    co.detached = o.detach;
-    status = SuperviseClusterMaster(co, &err);
-  } else {
-    status = Supervise(start, so, &err);
-  }
+  status = Supervise(start, so, &err);
   if (!err.empty()) Error(err);
   // Its master gone, however it went, nothing may use the run's containers
   // or pods: their logs are kept with the run's and they are removed.

@@ -5,6 +5,8 @@
 #include "backend/container/container_backend.hpp"
 #include "backend/container/container_run_records.hpp"
 #include "backend/kubernetes/kubernetes_backend.hpp"
+#include "backend/kubernetes/kubernetes_dry_run.hpp"
+#include "backend/kubernetes/kubernetes_master_placement.hpp"
 #include "backend/kubernetes/kubernetes_run_records.hpp"
 #include "backend/local/local_backend.hpp"
 #include "backend/slurm/slurm_backend.hpp"
@@ -31,18 +33,19 @@ struct Engine {
   bool image;                        // its workers run an image
   const RunRecords* records;         // nullptr: none outside the run's directory
   const MasterPlacement* placement;  // nullptr: no master: cluster
+  DryRun dry_run;                    // nullptr: a run makes no objects to show
 };
 
 // One row for each of config::kBackendNames, in its order. docker and
 // podman are the container backend with its engine chosen; the container
 // backend itself takes the engine setting (EngineOf).
 const Engine kEngines[] = {
-    {MakeLocal, AlwaysReady, false, nullptr, nullptr},
-    {ContainerBackend::Make, AlwaysReady, true, &kContainers, nullptr},
-    {ContainerBackend::Make, AlwaysReady, true, &kContainers, nullptr},
-    {ContainerBackend::Make, AlwaysReady, true, &kContainers, nullptr},
-    {KubernetesBackend::Make, KubernetesBackend::CheckReady, true, &kPods, &kPodMaster},
-    {SlurmBackend::Make, SlurmBackend::CheckReady, false, &kJobs, &kJobMaster},
+    {MakeLocal, AlwaysReady, false, nullptr, nullptr, nullptr},
+    {ContainerBackend::Make, AlwaysReady, true, &kContainers, nullptr, nullptr},
+    {ContainerBackend::Make, AlwaysReady, true, &kContainers, nullptr, nullptr},
+    {ContainerBackend::Make, AlwaysReady, true, &kContainers, nullptr, nullptr},
+    {KubernetesBackend::Make, KubernetesBackend::CheckReady, true, &kPods, &kPodMaster, KubernetesDryRun},
+    {SlurmBackend::Make, SlurmBackend::CheckReady, false, &kJobs, &kJobMaster, nullptr},
 };
 static_assert(std::size(kEngines) == std::size(config::kBackendNames));
 
@@ -74,6 +77,11 @@ bool RunsImages(const std::string& name) {
 const RunRecords* RecordsOf(const RunPlace& run) {
   const Engine* e = Find(run.backend);
   return e ? e->records : nullptr;
+}
+
+DryRun DryRunOf(const std::string& name) {
+  const Engine* e = Find(name);
+  return e ? e->dry_run : nullptr;
 }
 
 const MasterPlacement* PlacementOf(const RunPlace& run) {

@@ -7,10 +7,12 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backend/backend.hpp"
 #include "backend/master_placement.hpp"
 #include "backend/run_records.hpp"
+#include "config/resolve.hpp"
 #include "config/settings.hpp"
 
 namespace fiber::backend {
@@ -32,6 +34,17 @@ bool RunsImages(const std::string& name);
 /// The records of the run's engine; nullptr for a backend whose workers
 /// leave none outside the run's directory (local).
 const RunRecords* RecordsOf(const RunPlace& run);
+
+/// Writes to *yaml the objects a run of program (its path and arguments)
+/// with these settings and env (KEY=VALUE, --env) would make on the
+/// engine, as its own tools read them back (fiber run --dry-run -o yaml);
+/// false with *err naming the template or setting at fault.
+using DryRun = bool (*)(const config::Resolved& resolved, const std::vector<std::string>& program,
+                        const std::vector<std::string>& env, std::string* yaml, std::string* err);
+
+/// The dry run of backend name's engine; nullptr when a run makes no
+/// objects there to show.
+DryRun DryRunOf(const std::string& name);
 
 /// Where the run's engine places a master in the cluster; nullptr when it
 /// cannot.
