@@ -1,15 +1,9 @@
-// fiber config show: the effective settings and where each came from;
-// fiber init: a commented starter fiber.yaml in the current directory.
-#include <fcntl.h>
-#include <unistd.h>
-
+// fiber config show: the effective settings and where each came from.
 #include <cstdio>
-#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "config/sources_report.hpp"
-#include "config/starter_file.hpp"
 #include "supervisor.hpp"
 
 namespace fiber::cli {
@@ -34,27 +28,9 @@ int Show(const SettingsFlags& flags, bool json) {
   return 0;
 }
 
-int Init() {
-  const int fd = ::open(config::kProjectFileName, O_WRONLY | O_CREAT | O_EXCL, 0644);
-  if (fd < 0) {
-    Error(std::string("cannot write ") + config::kProjectFileName + ": " +
-          (errno == EEXIST ? "it exists already" : std::strerror(errno)));
-    return kFiberError;
-  }
-  const std::string text = config::StarterFile();
-  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ::close(fd);
-  if (!ok) {
-    Error(std::string("cannot write ") + config::kProjectFileName);
-    return kFiberError;
-  }
-  std::fprintf(stderr, "fiber: wrote %s\n", config::kProjectFileName);
-  return 0;
-}
-
 }  // namespace
 
-void AddConfigCommands(CLI::App& app, int* status) {
+void AddConfigCommand(CLI::App& app, int* status) {
   CLI::App* config = app.add_subcommand("config", "the settings in effect");
   config->require_subcommand(1);
   auto flags = std::make_shared<SettingsFlags>();
@@ -63,8 +39,6 @@ void AddConfigCommands(CLI::App& app, int* status) {
   flags->AddTo(*show);
   show->add_flag("--json", *json, "a JSON object by setting: value and source");
   show->callback([=] { *status = Show(*flags, *json); });
-  CLI::App* init = app.add_subcommand("init", "write a commented starter fiber.yaml here");
-  init->callback([=] { *status = Init(); });
 }
 
 }  // namespace fiber::cli

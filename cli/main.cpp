@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
   fiber::cli::AddPsCommand(app, &status);
   fiber::cli::AddLogsCommand(app, &status);
   fiber::cli::AddStopCommand(app, &status);
-  fiber::cli::AddConfigCommands(app, &status);
+  fiber::cli::AddConfigCommand(app, &status);
+  fiber::cli::AddInitCommand(app, &status);
   fiber::cli::AddImageCommands(app, &status);
   fiber::cli::AddRmCommand(app, &status);
   fiber::cli::AddPruneCommand(app, &status);

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "base64.hpp"
+#include "encoding/base64.hpp"
 #include "subprocess.hpp"
 #include "support/docker_cli.hpp"
 #include "support/probe_project.hpp"

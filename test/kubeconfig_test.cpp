@@ -13,7 +13,7 @@
 #include <map>
 #include <sstream>
 
-#include "base64.hpp"
+#include "encoding/base64.hpp"
 #include "kube/kubeconfig.hpp"
 #include "support/temp_dir.hpp"
 

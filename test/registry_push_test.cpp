@@ -9,8 +9,8 @@
 #include <map>
 #include <vector>
 
+#include "encoding/base64.hpp"
 #include "http/client.hpp"
-#include "base64.hpp"
 #include "image/media_types.hpp"
 #include "image/registry_push.hpp"
 #include "support/docker_cli.hpp"

@@ -22,7 +22,7 @@
 #include "support/stderr_capture.hpp"
 #include "support/test_master.hpp"
 #include "tasks.hpp"
-#include "log.hpp"
+#include "diagnostics/log.hpp"
 #include "master/run.hpp"
 #include "wire/codec.hpp"
 #include "wire/credentials.hpp"

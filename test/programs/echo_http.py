@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An HTTP server for http_test (and an engine for io_thread_errors_test): answers every request with a JSON echo of
+"""An HTTP server for http_client_test (and an engine for io_thread_errors_test): answers every request with a JSON echo of
 its method, path, body and X-Test header; /hold answers with headers only and
 holds the stream open, as an engine's attach or events endpoint does;
 /endless (and an engine's /v1.41/events) sends a body with no end, as a

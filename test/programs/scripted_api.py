@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A scripted Kubernetes API server for kube_watch_test: argv[1] is a JSON
+"""A scripted Kubernetes API server for api_client_test: argv[1] is a JSON
 file mapping a request's path and query (the longest key that starts it
 wins) to {"status": N, "lines": [...]}; the answer is those lines, each
 sent in small pieces with a pause, and the connection closed after them.

@@ -1,5 +1,5 @@
 // fiber::Manager: a job-backed process holding shared state for the run,
-// as multiprocessing's managers do. It is started by the run's backend (so
+// as multiprocessing's managers do. It is started by a backend of the run (so
 // it may live on another machine) and serves calls on the objects it holds
 // one at a time, in the order they reach it; several managers serve in
 // parallel. Calls travel through the run's master. A manager that dies
@@ -24,7 +24,7 @@
 
 namespace fiber::detail {
 
-/// The object behind a Dict: encoded keys to encoded values (manager.cpp).
+/// The object behind a Dict: encoded keys to encoded values (api/manager.cpp).
 class DictStore {
  public:
   void set(std::string key, std::string value);

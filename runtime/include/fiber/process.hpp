@@ -1,7 +1,8 @@
 // fiber::Process: one registered function run in a new job-backed process,
 // with the methods of Python's multiprocessing.Process. The process is a
-// worker started by the run's backend (a child process here, a container or
-// a pod elsewhere) that runs the one call and exits. Also the helpers
+// worker started by a backend of the run (the configured one, or
+// ProcessOptions.backend: a child process here, a container or a pod
+// elsewhere) that runs the one call and exits. Also the helpers
 // active_children, current_process and cpu_count.
 #pragma once
 

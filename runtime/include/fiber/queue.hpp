@@ -48,7 +48,7 @@ class LazyQueue {
 
 using Timeout = std::optional<std::chrono::milliseconds>;
 
-// The untyped operations, through the run's client (queue.cpp). They throw
+// The untyped operations, through the run's client (api/queue.cpp). They throw
 // Closed, TimeoutError, or Error for a handle of another run.
 void queue_put(const QueueRef& q, std::string item, const char* where);
 std::string queue_get(const QueueRef& q, const Timeout& timeout, const char* where);

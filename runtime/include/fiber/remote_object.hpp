@@ -122,7 +122,7 @@ struct ObjectRef {
 };
 
 /// Calls method (its registered name) on the object with encoded args; the
-/// batch's one slot gets the encoded result (manager.cpp).
+/// batch's one slot gets the encoded result (api/manager.cpp).
 std::shared_ptr<Batch> call_method(const ObjectRef& ref, const std::string& method,
                                    std::string args, const char* where);
 

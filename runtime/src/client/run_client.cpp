@@ -9,11 +9,11 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "background_thread.hpp"
+#include "api/init_state.hpp"
+#include "diagnostics/log.hpp"
 #include "fiber/errors.hpp"
-#include "init_state.hpp"
-#include "log.hpp"
 #include "master/run.hpp"
+#include "os/background_thread.hpp"
 #include "os/inbox.hpp"
 #include "wire/credentials.hpp"
 #include "wire/frames.hpp"

@@ -83,8 +83,9 @@ struct Settings {
   std::string sbatch_options;
   int array_limit = 0;
   /// Where the program runs as its run's master: where fiber run runs
-  /// (false), or in a pod next to its workers (true: master: cluster, for
-  /// the kubernetes backend), which fiber run follows.
+  /// (false), or on the cluster next to its workers (true: master: cluster,
+  /// a pod on the kubernetes backend, a job on the slurm backend), which
+  /// fiber run follows.
   bool master_in_cluster = false;
   /// Names of variables of the master's environment that every worker gets
   /// too, with the master's values, on every backend: ','-separated

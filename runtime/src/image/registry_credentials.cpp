@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "base64.hpp"
+#include "encoding/base64.hpp"
 #include "os/run_capture.hpp"
 #include "os/whole_file.hpp"
 

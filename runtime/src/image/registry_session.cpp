@@ -4,7 +4,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "base64.hpp"
+#include "encoding/base64.hpp"
 
 namespace fiber::image {
 

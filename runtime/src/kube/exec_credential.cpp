@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "base64.hpp"
+#include "encoding/base64.hpp"
 #include "os/run_capture.hpp"
 
 namespace fiber::kube {

@@ -7,7 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "base64.hpp"
+#include "encoding/base64.hpp"
 
 namespace fiber::kube {
 

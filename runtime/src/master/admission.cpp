@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <utility>
 
-#include "background_thread.hpp"
-#include "log.hpp"
+#include "diagnostics/log.hpp"
 #include "master/accepted_peers.hpp"
 #include "master/descriptor_limit.hpp"
+#include "os/background_thread.hpp"
 #include "wire/limits.hpp"
 #include "wire/poll.hpp"
 

@@ -24,7 +24,7 @@
 #include <unordered_map>
 #include <zmq.hpp>
 
-#include "log.hpp"
+#include "diagnostics/log.hpp"
 
 #include "wire/socket_monitor.hpp"
 

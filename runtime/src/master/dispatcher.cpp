@@ -4,9 +4,9 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "background_thread.hpp"
-#include "demangle.hpp"
+#include "diagnostics/demangle.hpp"
 #include "master/peer_budget.hpp"
+#include "os/background_thread.hpp"
 #include "runs/run_dir.hpp"
 #include "wire/codec.hpp"
 #include "wire/frames.hpp"

@@ -18,7 +18,7 @@
 #include <zmq.hpp>
 
 #include "config/settings.hpp"
-#include "log.hpp"
+#include "diagnostics/log.hpp"
 #include "master/admission.hpp"
 #include "master/connection_backlog.hpp"
 #include "master/control.hpp"

@@ -3,7 +3,7 @@
 #include <string_view>
 #include <vector>
 
-#include "log.hpp"
+#include "diagnostics/log.hpp"
 
 namespace fiber::master {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "log.hpp"
+#include "diagnostics/log.hpp"
 #include "wire/limits.hpp"
 
 namespace fiber::master {

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <set>
 
-#include "log.hpp"
+#include "diagnostics/log.hpp"
 #include "os/run_capture.hpp"
 #include "runs/run_dir.hpp"
 #include "wire/limits.hpp"

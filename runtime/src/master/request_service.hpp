@@ -9,7 +9,7 @@
 #include <functional>
 #include <memory>
 
-#include "log.hpp"
+#include "diagnostics/log.hpp"
 #include "master/peer_budget.hpp"
 #include "master/pool_service.hpp"
 #include "master/queue_table.hpp"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "log.hpp"
+#include "diagnostics/log.hpp"
 
 namespace fiber::master {
 

@@ -13,9 +13,9 @@
 #include <cstring>
 #include <map>
 
-#include "background_thread.hpp"
-#include "os/exit_status.hpp"
+#include "os/background_thread.hpp"
 #include "os/descriptor.hpp"
+#include "os/exit_status.hpp"
 
 extern char** environ;
 

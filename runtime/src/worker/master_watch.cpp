@@ -5,8 +5,8 @@
 
 #include <cstdio>
 
-#include "background_thread.hpp"
-#include "log.hpp"
+#include "diagnostics/log.hpp"
+#include "os/background_thread.hpp"
 #include "wire/poll.hpp"
 #include "worker/serve_loop.hpp"
 

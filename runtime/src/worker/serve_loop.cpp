@@ -9,10 +9,10 @@
 #include <optional>
 #include <zmq.hpp>
 
-#include "demangle.hpp"
+#include "api/registered_names.hpp"
+#include "diagnostics/demangle.hpp"
+#include "diagnostics/log.hpp"
 #include "fiber/task.hpp"
-#include "log.hpp"
-#include "registered_names.hpp"
 #include "wire/codec.hpp"
 #include "wire/credentials.hpp"
 #include "wire/frames.hpp"

@@ -11,8 +11,8 @@
 #include "backend/container/start_diagnosis.hpp"
 #include "backend/labels.hpp"
 #include "config/quantities.hpp"
+#include "diagnostics/log.hpp"
 #include "engine/tar_writer.hpp"
-#include "log.hpp"
 
 namespace fiber::backend {
 

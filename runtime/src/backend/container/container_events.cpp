@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include "backend/labels.hpp"
-#include "background_thread.hpp"
+#include "os/background_thread.hpp"
 
 namespace fiber::backend {
 

@@ -1,7 +1,7 @@
 #include "backend/container/container_output.hpp"
 
 #include "backend/worker_output.hpp"
-#include "background_thread.hpp"
+#include "os/background_thread.hpp"
 
 namespace fiber::backend {
 

@@ -9,8 +9,8 @@
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/labels.hpp"
 #include "backend/master_reach.hpp"
-#include "background_thread.hpp"
-#include "log.hpp"
+#include "diagnostics/log.hpp"
+#include "os/background_thread.hpp"
 
 namespace fiber::backend {
 

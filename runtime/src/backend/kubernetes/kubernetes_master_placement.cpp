@@ -8,7 +8,7 @@
 #include <thread>
 #include <utility>
 
-#include "background_thread.hpp"
+#include "os/background_thread.hpp"
 #include "backend/kubernetes/kubernetes_run_records.hpp"
 #include "backend/kubernetes/pod_manifest.hpp"
 #include "backend/kubernetes/pod_state.hpp"

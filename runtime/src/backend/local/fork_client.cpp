@@ -13,8 +13,8 @@
 #include <cstring>
 
 #include "backend/command_line.hpp"
-#include "background_thread.hpp"
 #include "config/variables.hpp"
+#include "os/background_thread.hpp"
 
 extern char** environ;
 

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "backend/slurm/run_jobs.hpp"
-#include "background_thread.hpp"
+#include "os/background_thread.hpp"
 
 namespace fiber::backend {
 

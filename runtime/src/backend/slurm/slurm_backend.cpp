@@ -13,7 +13,7 @@
 #include "backend/slurm/run_jobs.hpp"
 #include "backend/slurm/slurm_command.hpp"
 #include "backend/worker_output.hpp"
-#include "log.hpp"
+#include "diagnostics/log.hpp"
 #include "os/whole_file.hpp"
 #include "runs/run_dir.hpp"
 #include "worker/worker_id.hpp"

@@ -14,7 +14,7 @@
 
 #include "backend/kubernetes/run_templates.hpp"
 #include "backend/labels.hpp"
-#include "base64.hpp"
+#include "encoding/base64.hpp"
 #include "kube/api_client.hpp"
 #include "support/fiber_command.hpp"
 #include "subprocess.hpp"

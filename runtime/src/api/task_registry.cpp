@@ -11,10 +11,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "demangle.hpp"
+#include "api/registered_names.hpp"
+#include "diagnostics/demangle.hpp"
 #include "fiber/errors.hpp"
 #include "fiber/task.hpp"
-#include "registered_names.hpp"
 
 namespace fiber::detail {
 

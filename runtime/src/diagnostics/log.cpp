@@ -1,4 +1,4 @@
-#include "log.hpp"
+#include "diagnostics/log.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -12,14 +12,14 @@
 #include <exception>
 #include <filesystem>
 
+#include "api/init_state.hpp"
 #include "backend/command_line.hpp"
 #include "backend/local/fork_server.hpp"
 #include "config/misspelt_variables.hpp"
 #include "config/resolve.hpp"
 #include "config/variables.hpp"
-#include "demangle.hpp"
-#include "init_state.hpp"
-#include "log.hpp"
+#include "diagnostics/demangle.hpp"
+#include "diagnostics/log.hpp"
 #include "master/descriptor_limit.hpp"
 #include "runs/run_dir.hpp"
 #include "worker/bootstrap.hpp"

@@ -1,10 +1,10 @@
-#include "background_thread.hpp"
+#include "os/background_thread.hpp"
 
 #include <pthread.h>
 
 #include <exception>
 
-#include "demangle.hpp"
+#include "diagnostics/demangle.hpp"
 
 namespace fiber {
 

@@ -1,4 +1,4 @@
-#include "registered_names.hpp"
+#include "api/registered_names.hpp"
 
 namespace fiber::detail {
 

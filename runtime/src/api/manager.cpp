@@ -13,12 +13,12 @@
 #include <mutex>
 #include <typeindex>
 
+#include "api/init_state.hpp"
+#include "api/registered_names.hpp"
 #include "client/run_client.hpp"
-#include "demangle.hpp"
-#include "init_state.hpp"
+#include "diagnostics/demangle.hpp"
 #include "master/pool_handle.hpp"
 #include "master/run.hpp"
-#include "registered_names.hpp"
 #include "worker/this_worker.hpp"
 
 namespace fiber::detail {

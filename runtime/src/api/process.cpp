@@ -14,9 +14,9 @@
 #include <set>
 #include <thread>
 
+#include "api/init_state.hpp"
+#include "diagnostics/log.hpp"
 #include "fiber/errors.hpp"
-#include "init_state.hpp"
-#include "log.hpp"
 #include "master/pool_handle.hpp"
 #include "master/run.hpp"
 #include "worker/this_worker.hpp"

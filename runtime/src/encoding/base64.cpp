@@ -1,4 +1,4 @@
-#include "base64.hpp"
+#include "encoding/base64.hpp"
 
 namespace fiber {
 

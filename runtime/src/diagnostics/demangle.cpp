@@ -1,4 +1,4 @@
-#include "demangle.hpp"
+#include "diagnostics/demangle.hpp"
 
 #include <cxxabi.h>
 

@@ -2,7 +2,7 @@
 
 #include <thread>
 
-#include "init_state.hpp"
+#include "api/init_state.hpp"
 #include "master/pool_handle.hpp"
 #include "master/run.hpp"
 
