@@ -1,8 +1,8 @@
 // The one lookup from a backend name (plain data, config/backend_names.hpp)
 // to its engine's pieces: the Backend the master drives, the RunRecords the
-// command reads, and the MasterPlacement where the engine can run the
-// program as master (master: cluster). Adding an engine adds one row to its
-// table. Thread-safe.
+// command reads, the MasterPlacement where the engine can run the program
+// as master (master: cluster), what it checks before a run, and its dry
+// run. Adding an engine adds one row to its table. Thread-safe.
 #pragma once
 
 #include <memory>
