@@ -5,17 +5,15 @@
 // carries the exit code (exitCode) on Docker and Podman alike; "oom",
 // before it, says the container was killed for its memory limit (Docker
 // only: Podman 4.3 sends none). A broken stream is taken up again where it
-// stopped. Thread-safe.
+// stopped, a second later (backend/engine_watch.hpp). Thread-safe.
 #pragma once
 
-#include <atomic>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 
+#include "backend/engine_watch.hpp"
 #include "engine/engine_client.hpp"
 
 namespace fiber::backend {
@@ -27,7 +25,6 @@ class ContainerEvents {
     bool oom_killed = false;
   };
   ContainerEvents(engine::Client engine, std::string run_id);
-  ~ContainerEvents();
 
   /// How container id ended, once the engine has said it died.
   std::optional<End> EndOf(const std::string& id) const;
@@ -37,14 +34,15 @@ class ContainerEvents {
   std::string error() const;
 
  private:
-  void Follow(engine::Client engine, std::string run_id);
+  struct Seen {
+    std::map<std::string, End> ended;  // by container id
+    std::set<std::string> oom_killed;  // not yet seen to die
+  };
+  /// The watch's step: the events from *since on, until the stream breaks.
+  static bool Follow(const engine::Client& engine, const std::string& run_id, long long* since,
+                     EngineWatch<Seen>& watch, std::string* err);
 
-  mutable std::mutex mu_;
-  std::map<std::string, End> ended_;  // guarded by mu_: by container id
-  std::set<std::string> oom_killed_;  // guarded by mu_: not yet seen to die
-  std::string error_;                 // guarded by mu_
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
+  EngineWatch<Seen> watch_;
 };
 
 }  // namespace fiber::backend

@@ -10,7 +10,6 @@
 #include "backend/labels.hpp"
 #include "backend/master_reach.hpp"
 #include "diagnostics/log.hpp"
-#include "os/background_thread.hpp"
 
 namespace fiber::backend {
 
@@ -68,8 +67,7 @@ KubernetesBackend::KubernetesBackend(config::Settings settings) : settings_(std:
 
 KubernetesBackend::~KubernetesBackend() {
   KillAll();
-  stop_ = true;
-  if (watcher_.joinable()) watcher_.join();
+  watch_.reset();
 }
 
 bool KubernetesBackend::Connect(const Launch& launch, std::string* err) {
@@ -87,32 +85,24 @@ bool KubernetesBackend::Connect(const Launch& launch, std::string* err) {
   if (!secret_) return false;
   api_ = std::move(api);
   run_id_ = launch.bootstrap.run_id;
-  watcher_ = StartBackgroundThread([this] { Watch(); }, [this](const std::string& what) {
-    std::lock_guard<std::mutex> lock(mu_);
-    watch_error_ = "an internal error (" + what + ")";
-  });
+  watch_ = std::make_unique<EngineWatch<SeenPods>>(
+      [api = &*api_, selector = LabelIs(kRunLabel, run_id_) + "," + LabelIs(kRoleLabel, kWorkerRole),
+       version = std::string()](EngineWatch<SeenPods>& watch, std::string* err) mutable {
+        return WatchPodsStep(*api, selector, &version, [&](const kube::WatchEvent& event) {
+          PodState state = ReadPodState(event.object);
+          const bool deleted = event.type == "DELETED";
+          if (deleted && !state.ended) {
+            state.ended = true;
+            state.how = "its pod was deleted";
+          }
+          watch.Heard([&](SeenPods& seen) {
+            if (deleted) seen.deleted.insert(state.worker_id);
+            seen.latest[state.worker_id] = std::move(state);
+          });
+        }, watch.stopping(), err);
+      },
+      WatchPace{});
   return true;
-}
-
-void KubernetesBackend::Watch() {
-  const auto on_event = [this](const kube::WatchEvent& event) {
-    PodState state = ReadPodState(event.object);
-    const bool deleted = event.type == "DELETED";
-    if (deleted && !state.ended) {
-      state.ended = true;
-      state.how = "its pod was deleted";
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    if (deleted) deleted_.insert(state.worker_id);
-    seen_[state.worker_id] = std::move(state);
-    watch_error_.clear();
-  };
-  const auto on_failure = [this](const std::string& why) {
-    std::lock_guard<std::mutex> lock(mu_);
-    watch_error_ = why;
-  };
-  WatchPods(*api_, LabelIs(kRunLabel, run_id_) + "," + LabelIs(kRoleLabel, kWorkerRole), on_event,
-                     on_failure, stop_);
 }
 
 bool KubernetesBackend::Start(const Launch& launch, std::string* err) {
@@ -152,15 +142,13 @@ std::vector<Exit> KubernetesBackend::Poll() {
   if (pods_.empty()) return exits;
   std::map<std::string, PodState> seen;
   std::set<std::string> deleted;
-  std::string watch_error;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
+  const std::string watch_error = watch_->Read([&](const SeenPods& watched, const std::string& error) {
     for (const auto& [id, pod] : pods_) {
-      if (const auto found = seen_.find(id); found != seen_.end()) seen.insert(*found);
-      if (deleted_.count(id)) deleted.insert(id);
+      if (const auto found = watched.latest.find(id); found != watched.latest.end()) seen.insert(*found);
+      if (watched.deleted.count(id)) deleted.insert(id);
     }
-    watch_error = watch_error_;
-  }
+    return error;
+  });
   if (!watch_error.empty() && !warned_watch_)
     log::Warning("cannot watch the run's pods: " + watch_error);
   warned_watch_ = !watch_error.empty();
@@ -201,17 +189,12 @@ void KubernetesBackend::KillAll() {
     Kill(worker_id);
   }
   // Gone once the watch saw them deleted, or when it cannot tell.
-  const auto deadline = std::chrono::steady_clock::now() + kGoneWait;
-  while (std::chrono::steady_clock::now() < deadline) {
-    bool all_gone = true;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      for (const auto& [worker_id, pod] : pods_) all_gone = all_gone && deleted_.count(worker_id);
-      if (!watch_error_.empty()) break;
-    }
-    if (all_gone) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  (void)watch_->Wait(kGoneWait, [this](const SeenPods& watched, const std::string& error) {
+    if (!error.empty()) return true;
+    for (const auto& [worker_id, pod] : pods_)
+      if (!watched.deleted.count(worker_id)) return false;
+    return true;
+  });
   pods_.clear();
   secret_.reset();
 }

@@ -18,16 +18,14 @@
 // Driven from the master's I/O thread only, like every backend.
 #pragma once
 
-#include <atomic>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 
 #include "backend/backend.hpp"
+#include "backend/engine_watch.hpp"
 #include "backend/kubernetes/pod_state.hpp"
 #include "backend/kubernetes/run_templates.hpp"
 #include "kube/api_client.hpp"
@@ -60,8 +58,12 @@ class KubernetesBackend : public Backend {
     std::string log_file;
     std::string warned;  // the waiting reason last said
   };
+  /// The run's workers' pods as the watch saw them.
+  struct SeenPods {
+    std::map<std::string, PodState> latest;  // the latest state, by worker id
+    std::set<std::string> deleted;           // workers whose pods the API no longer has
+  };
   [[nodiscard]] bool Connect(const Launch& launch, std::string* err);
-  void Watch();
 
   config::Settings settings_;
   std::optional<kube::ApiClient> api_;
@@ -69,14 +71,7 @@ class KubernetesBackend : public Backend {
   std::unique_ptr<RunSecret> secret_;
   std::string run_id_;
   std::map<std::string, Pod> pods_;  // not yet seen to end, by worker id
-
-  // Shared with the watch thread.
-  std::mutex mu_;
-  std::map<std::string, PodState> seen_;  // the latest state, by worker id
-  std::set<std::string> deleted_;         // workers whose pods the API no longer has
-  std::string watch_error_;               // why the watch fails, until it works again
-  std::atomic<bool> stop_{false};
-  std::thread watcher_;
+  std::unique_ptr<EngineWatch<SeenPods>> watch_;  // from Connect on
   bool warned_watch_ = false;
 };
 

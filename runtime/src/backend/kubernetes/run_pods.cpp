@@ -43,27 +43,36 @@ bool ListRunPods(const kube::ApiClient& api, const std::string& run_id, std::vec
   return true;
 }
 
-void WatchPods(const kube::ApiClient& api, const std::string& label_selector,
-               const std::function<void(const kube::WatchEvent&)>& on_event,
-               const std::function<void(const std::string&)>& on_failure, const std::atomic<bool>& stop) {
-  constexpr auto kRetry = std::chrono::seconds(1);
-  std::string version;  // where the last watch ended; "": list first
+bool WatchPodsStep(const kube::ApiClient& api, const std::string& label_selector, std::string* version,
+                   const std::function<void(const kube::WatchEvent&)>& on_event, const std::atomic<bool>& stop,
+                   std::string* err) {
   kube::WatchOptions options;
   options.label_selector = label_selector;
   options.cancel = &stop;
+  options.resource_version = *version;
   const auto each = [&](const kube::WatchEvent& event) {
     on_event(event);
     return !stop;
   };
+  kube::ApiError e;
+  if (api.Watch(kube::kPods, options, each, version, &e)) return true;
+  if (e.kind == kube::ApiErrorKind::kGone) {
+    version->clear();
+    return true;
+  }
+  *err = e.message;
+  return false;
+}
+
+void WatchPods(const kube::ApiClient& api, const std::string& label_selector,
+               const std::function<void(const kube::WatchEvent&)>& on_event,
+               const std::function<void(const std::string&)>& on_failure, const std::atomic<bool>& stop) {
+  constexpr auto kRetry = std::chrono::seconds(1);
+  std::string version;
   while (!stop) {
-    options.resource_version = version;
-    kube::ApiError e;
-    if (api.Watch(kube::kPods, options, each, &version, &e)) continue;
-    if (e.kind == kube::ApiErrorKind::kGone) {
-      version.clear();
-      continue;
-    }
-    on_failure(e.message);
+    std::string err;
+    if (WatchPodsStep(api, label_selector, &version, on_event, stop, &err)) continue;
+    on_failure(err);
     for (auto waited = std::chrono::milliseconds(0); waited < kRetry && !stop;
          waited += std::chrono::milliseconds(100))
       std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -43,11 +43,19 @@ struct RunPod {
 [[nodiscard]] bool ListRunPods(const kube::ApiClient& api, const std::string& run_id,
                                std::vector<RunPod>* out, std::string* err);
 
-/// Watches the pods the label selector matches until stop is set: each
-/// event to on_event, the objects there are first; after a failure, its
-/// message to on_failure, and again a second later (from a fresh list when
-/// the server has forgotten where the watch was). Blocks: for a thread of
-/// its own.
+/// One step of a watch of the pods the label selector matches (for an
+/// EngineWatch): from where the last step ended (*version; "": the objects
+/// there are first), each event to on_event until the server ends the
+/// watch or stop is set; true then, and when the server has forgotten
+/// where the watch was (*version cleared: the next step lists afresh);
+/// false with *err when it fails.
+[[nodiscard]] bool WatchPodsStep(const kube::ApiClient& api, const std::string& label_selector,
+                                 std::string* version, const std::function<void(const kube::WatchEvent&)>& on_event,
+                                 const std::atomic<bool>& stop, std::string* err);
+
+/// WatchPodsStep again and again until stop is set, each failure's message
+/// to on_failure and a second's pause. Blocks: for a thread of its own.
+/// (cli/cluster_master.cpp's, until it has an EngineWatch.)
 void WatchPods(const kube::ApiClient& api, const std::string& label_selector,
                const std::function<void(const kube::WatchEvent&)>& on_event,
                const std::function<void(const std::string&)>& on_failure, const std::atomic<bool>& stop);

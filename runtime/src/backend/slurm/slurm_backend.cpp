@@ -66,7 +66,7 @@ bool SlurmBackend::Prepare(const Launch& launch, std::string* err) {
   dir_ = runs::SlurmDir(run_dir);
   if (!runs::MakePrivateDirs(dir_, err)) return false;
   if (!launch.log_file.empty() && !runs::MakePrivateDirs(runs::WorkersDir(run_dir), err)) return false;
-  watch_ = std::make_unique<JobWatch>(launch.bootstrap.run_id);
+  watch_ = WatchRunJobs(launch.bootstrap.run_id);
   return true;
 }
 
@@ -174,10 +174,14 @@ std::vector<Exit> SlurmBackend::Poll() {
   std::vector<Exit> exits;
   queued_.clear();
   if (jobs_.empty()) return exits;
-  const JobWatch::Listing listing = watch_->Latest();
-  if (listing.error != list_error_ && !listing.error.empty())
-    log::Warning("cannot list the run's Slurm jobs: " + listing.error);
-  list_error_ = listing.error;
+  JobListing listing;
+  const std::string list_error = watch_->Read([&](const JobListing& latest, const std::string& error) {
+    listing = latest;
+    return error;
+  });
+  if (list_error != list_error_ && !list_error.empty())
+    log::Warning("cannot list the run's Slurm jobs: " + list_error);
+  list_error_ = list_error;
   for (auto it = jobs_.begin(); it != jobs_.end();) {
     const std::string& id = it->first;
     Job& job = it->second;
@@ -225,8 +229,10 @@ void SlurmBackend::KillAll() {
   // Gone once squeue shows them ended, or when it cannot say.
   const auto deadline = JobWatch::Clock::now() + kGoneWait;
   for (auto after = JobWatch::Clock::now(); err.empty() && JobWatch::Clock::now() < deadline;) {
-    JobWatch::Listing listing;
-    if (!watch_->WaitNewer(after, deadline - JobWatch::Clock::now(), &listing)) break;
+    if (!watch_->Wait(deadline - JobWatch::Clock::now(),
+                      [&](const JobListing& latest, const std::string&) { return latest.taken > after; }))
+      break;
+    const JobListing listing = watch_->snapshot();
     after = listing.taken;
     bool all_ended = true;
     for (const auto& [id, job] : jobs_) {
