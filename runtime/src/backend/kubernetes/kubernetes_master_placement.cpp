@@ -3,12 +3,12 @@
 #include <signal.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <mutex>
 #include <thread>
 #include <utility>
 
 #include "os/background_thread.hpp"
+#include "backend/engine_watch.hpp"
 #include "backend/kubernetes/kubernetes_run_records.hpp"
 #include "backend/kubernetes/pod_manifest.hpp"
 #include "backend/kubernetes/pod_state.hpp"
@@ -24,61 +24,11 @@ namespace {
 // How long past its grace period Kubernetes may take to end the pod.
 constexpr std::chrono::seconds kDeletionSlack{5};
 
-// The master's pod as the watch last saw it. Thread-safe.
-class PodWatch {
- public:
-  PodWatch(const kube::ApiClient& api, const std::string& run_id) : api_(api), run_id_(run_id) {
-    thread_ = StartBackgroundThread([this] { Watch(); }, [this](const std::string& what) {
-      Failed("an internal error (" + what + ")");
-    });
-  }
-  ~PodWatch() {
-    stop_ = true;
-    thread_.join();
-  }
-  struct Seen {
-    PodState state;
-    bool deleted = false;  // the watch has reported its deletion
-    std::string error;     // why the watch fails, until it works again
-  };
-  /// What is known after waiting up to timeout for news.
-  Seen Wait(std::chrono::milliseconds timeout) {
-    std::unique_lock<std::mutex> lock(mu_);
-    changed_.wait_for(lock, timeout, [&] { return news_; });
-    news_ = false;
-    return seen_;
-  }
-
- private:
-  void Watch() {
-    const auto on_event = [this](const kube::WatchEvent& event) {
-      std::lock_guard<std::mutex> lock(mu_);
-      const PodState state = ReadPodState(event.object);
-      // A deleted pod keeps the last state it was seen in with an exit code.
-      if (!(event.type == "DELETED" && seen_.state.exit && !state.exit)) seen_.state = state;
-      seen_.deleted = seen_.deleted || event.type == "DELETED";
-      seen_.error.clear();
-      news_ = true;
-      changed_.notify_all();
-    };
-    WatchPods(api_, LabelIs(kRunLabel, run_id_) + "," + LabelIs(kRoleLabel, kMasterRole), on_event,
-              [this](const std::string& why) { Failed(why); }, stop_);
-  }
-  void Failed(const std::string& why) {
-    std::lock_guard<std::mutex> lock(mu_);
-    seen_.error = why;
-    news_ = true;
-    changed_.notify_all();
-  }
-
-  const kube::ApiClient& api_;
-  const std::string run_id_;
-  std::atomic<bool> stop_{false};
-  std::mutex mu_;
-  std::condition_variable changed_;
-  Seen seen_;
-  bool news_ = false;
-  std::thread thread_;
+// The master's pod as its watch (an EngineWatch) last saw it.
+struct SeenMaster {
+  PodState state;
+  bool deleted = false;  // the watch has reported its deletion
+  long events = 0;       // heard so far: a wait ends at the next
 };
 
 // The master's output as its container's log streams it, from once the
@@ -130,7 +80,22 @@ class PodOutput {
 class PodMaster : public RunningMaster {
  public:
   PodMaster(kube::ApiClient api, const std::string& run_id, std::chrono::milliseconds grace)
-      : api_(std::move(api)), pod_(MasterPodName(run_id)), grace_(grace), watch_(api_, run_id) {
+      : api_(std::move(api)),
+        pod_(MasterPodName(run_id)),
+        grace_(grace),
+        watch_([api = &api_, selector = LabelIs(kRunLabel, run_id) + "," + LabelIs(kRoleLabel, kMasterRole),
+                version = std::string()](EngineWatch<SeenMaster>& watch, std::string* err) mutable {
+          return WatchPodsStep(*api, selector, &version, [&](const kube::WatchEvent& event) {
+            const PodState state = ReadPodState(event.object);
+            const bool deleted = event.type == "DELETED";
+            watch.Heard([&](SeenMaster& seen) {
+              // A deleted pod keeps the last state it was seen in with an exit code.
+              if (!(deleted && seen.state.exit && !state.exit)) seen.state = state;
+              seen.deleted = seen.deleted || deleted;
+              ++seen.events;
+            });
+          }, watch.stopping(), err);
+        }, WatchPace{}) {
     words_.started = "the master runs in pod " + pod_;
     words_.name = "the master's pod " + pod_;
     words_.waits = "waits";
@@ -140,8 +105,12 @@ class PodMaster : public RunningMaster {
 
   MasterState Wait(std::chrono::milliseconds timeout) override {
     if (state_.phase == MasterState::Phase::kEnded) return state_;
-    const PodWatch::Seen seen = watch_.Wait(timeout);
-    state_.trouble = !seen.error.empty() ? "cannot watch the master's pod: " + seen.error
+    (void)watch_.Wait(timeout, [&](const SeenMaster& heard, const std::string&) { return heard.events != events_; });
+    const auto [seen, error] = watch_.Read([](const SeenMaster& heard, const std::string& why) {
+      return std::make_pair(heard, why);
+    });
+    events_ = seen.events;
+    state_.trouble = !error.empty() ? "cannot watch the master's pod: " + error
                      : output_          ? output_->error()
                                         : "";
     const PodState& pod = seen.state;
@@ -185,7 +154,8 @@ class PodMaster : public RunningMaster {
   const std::string pod_;
   const std::chrono::milliseconds grace_;
   MasterWords words_;
-  PodWatch watch_;
+  EngineWatch<SeenMaster> watch_;
+  long events_ = 0;  // of the watch's, seen by Wait
   std::optional<PodOutput> output_;
   MasterState state_;
   bool stopped_ = false;

@@ -2,10 +2,10 @@
 // master in a pod beside its workers (templates/master-pod.yaml), for when
 // pods cannot reach the machine fiber run runs on. Start makes the run's
 // workers' key and the Secret holding it (which owns every pod of the run)
-// and the master's pod; its launcher follows the pod with a watch (why it
-// waits, how it ended) and its output with the pod's log. A stop is the
-// pod's deletion with the run's grace period (Kubernetes sends the program
-// SIGTERM), a kill its deletion at once.
+// and the master's pod; its launcher follows the pod with an EngineWatch
+// (why it waits, how it ended) and its output with the pod's log. A stop
+// is the pod's deletion with the run's grace period (Kubernetes sends the
+// program SIGTERM), a kill its deletion at once.
 //
 // In the pod the master listens on the pod's own address (the downward
 // API's status.podIP), which its workers' pods are told, unless listen_host
