@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "image_build.hpp"
 #include "image_prune.hpp"
+#include "local_program.hpp"
 #include "supervisor.hpp"
 
 namespace fiber::cli {

@@ -9,19 +9,16 @@
 
 #include "backend/engine_adapter.hpp"
 #include "backend/container/container_backend.hpp"
-#include "backend/slurm/slurm_command.hpp"
-#include "cluster_master.hpp"
 #include "commands.hpp"
 #include "config/sources_report.hpp"
 #include "config/variables.hpp"
 #include "image/engine_build.hpp"
 #include "engine/engine_socket.hpp"
 #include "image_build.hpp"
-#include "kube_dry_run.hpp"
+#include "local_program.hpp"
 #include "run_removal.hpp"
 #include "run_store.hpp"
 #include "runs/run_dir.hpp"
-#include "slurm_master.hpp"
 #include "supervisor.hpp"
 
 extern char** environ;
@@ -197,13 +194,14 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
     return kFiberError;
   }
   if (o.dry_run && o.output == "yaml") {
-    if (resolved.settings.backend != "kubernetes") {
+    const backend::DryRun objects = backend::DryRunOf(resolved.settings.backend);
+    if (!objects) {
       Error("--dry-run -o yaml prints Kubernetes objects; this run's backend is " +
             resolved.settings.backend);
       return kFiberError;
     }
     std::string yaml;
-    if (!KubernetesDryRun(resolved, command, o.env, &yaml, &err)) {
+    if (!objects(resolved, command, o.env, &yaml, &err)) {
       Error(err);
       return kFiberError;
     }
@@ -214,15 +212,9 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
     std::fputs(config::SourcesReport(resolved).c_str(), stdout);
     return 0;
   }
-  if (resolved.settings.backend == "kubernetes" && resolved.settings.image.empty() &&
-      resolved.settings.registry.empty() && !o.build) {
-    Error("the kubernetes backend needs an image its nodes can pull: set registry (REGISTRY/NAME, "
-          "where fiber run pushes the packaged program) or image");
-    return kFiberError;
-  }
-  // As the image check above: a backend that cannot work here is refused
-  // before the program starts, not at its first Pool.
-  if (resolved.settings.backend == "slurm" && !backend::CheckSlurmCommands(&err)) {
+  // A backend that cannot work here is refused before the program starts,
+  // not at its first Pool.
+  if (!backend::CheckReady(resolved.settings, o.build, &err)) {
     Error(err);
     return kFiberError;
   }
@@ -298,44 +290,58 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
     std::freopen("/dev/null", "w", stdout);
     std::freopen("/dev/null", "w", stderr);
   }
-  SuperviseOptions so;
-  so.run_dir = run.dir;
-  so.grace = std::chrono::milliseconds(static_cast<long long>(o.grace_seconds * 1000));
-  so.quiet = o.quiet;
-  so.detached = o.detach;
-  so.on_started = [&](long pid) {
-    run.master_pid = pid;
-    run.master_start = ProcessStart(pid);
-    if (!store.Save(run, &err)) Error(err);
-  };
   if (!o.quiet && !o.detach) {
     // On a terminal, a person can see at once which file chose what runs.
     const std::string chosen = ::isatty(2) ? config::ShownAtRunSources(resolved) : "";
     std::fprintf(stderr, "fiber: run %s (%s backend%s)\n", run.id.c_str(), run.backend.c_str(),
                  chosen.empty() ? "" : ("; " + chosen).c_str());
   }
+  SuperviseOptions so;
+  so.run_dir = run.dir;
+  so.program = command[0];
+  so.grace = std::chrono::milliseconds(static_cast<long long>(o.grace_seconds * 1000));
+  so.quiet = o.quiet;
+  so.detached = o.detach;
+  so.here = !resolved.settings.master_in_cluster;
+  const auto save = [&] {
+    std::string save_err;
+    if (!store.Save(run, &save_err)) Error(save_err);
+  };
+  StartMaster start = [&](int* start_status, std::string* start_err) -> std::unique_ptr<backend::RunningMaster> {
+    std::unique_ptr<LocalProgram> local = LocalProgram::Start(program, run.dir, o.detach, start_status, start_err);
+    if (local) {
+      run.master_pid = local->pid();
+      run.master_start = ProcessStart(local->pid());
+      save();
+    }
+    return local;
+  };
   if (resolved.settings.master_in_cluster) {
-    ClusterMasterOptions co;
-    co.resolved = resolved;
-    co.run_id = run.id;
-    co.run_dir = run.dir;
+    const backend::MasterPlacement* placement = backend::PlacementOf(PlaceOf(run));
+    backend::MasterLaunch launch;
+    launch.resolved = resolved;
+    launch.run_id = run.id;
+    launch.run_dir = run.dir;
     char absolute[4096];
-    co.command = command;
-    co.command[0] = ::realpath(program.path.c_str(), absolute) ? absolute : program.path;
-    co.env = o.env;
-    co.program_env = program.env;
-    co.grace = so.grace;
-    co.quiet = o.quiet;
-    co.detached = o.detach;
-    co.on_submitted = [&](const std::string& job) {
-      run.master_job = job;
-      std::string save_err;
-      if (!store.Save(run, &save_err)) Error(save_err);
+    launch.command = command;
+    launch.command[0] = ::realpath(program.path.c_str(), absolute) ? absolute : program.path;
+    launch.env = o.env;
+    launch.program_env = program.env;
+    launch.grace = so.grace;
+    start = [&, placement, launch](int*, std::string* start_err) -> std::unique_ptr<backend::RunningMaster> {
+      if (!placement) {  // the configuration allows master: cluster only where there is one
+        *start_err = "the " + run.backend + " backend cannot run the program as master in a cluster";
+        return nullptr;
+      }
+      std::unique_ptr<backend::RunningMaster> master = placement->Start(launch, start_err);
+      if (master && !master->engine_id().empty()) {
+        run.master_job = master->engine_id();
+        save();
+      }
+      return master;
     };
-    status = resolved.settings.backend == "slurm" ? SuperviseSlurmMaster(co, &err) : SuperviseClusterMaster(co, &err);
-  } else {
-    status = Supervise(program, so, &err);
   }
+  status = Supervise(start, so, &err);
   if (!err.empty()) Error(err);
   // Its master gone, however it went, nothing may use the run's containers
   // or pods: their logs are kept with the run's and they are removed.

@@ -46,3 +46,23 @@ TEST_CASE("only Kubernetes and Slurm place a master in the cluster") {
   CHECK(PlacementOf(Of("local")) == nullptr);
   CHECK(PlacementOf(Of("docker")) == nullptr);
 }
+
+TEST_CASE("a backend that cannot work as set is refused before the run, in its engine's words") {
+  fiber::config::Settings settings;
+  std::string err;
+  settings.backend = "local";
+  CHECK(fiber::backend::CheckReady(settings, false, &err));
+  settings.backend = "kubernetes";
+  CHECK_FALSE(fiber::backend::CheckReady(settings, false, &err));
+  CHECK(err.find("the kubernetes backend needs an image its nodes can pull") == 0);
+  CHECK(fiber::backend::CheckReady(settings, true, &err));  // --build makes one
+  settings.registry = "registry.example/fiber";
+  CHECK(fiber::backend::CheckReady(settings, false, &err));
+}
+
+TEST_CASE("only a Kubernetes run has objects for --dry-run -o yaml to print") {
+  const auto has = [](const char* backend) { return fiber::backend::DryRunOf(backend) != nullptr; };
+  CHECK(has("kubernetes"));
+  CHECK_FALSE(has("slurm"));
+  CHECK_FALSE(has("docker"));
+}

@@ -1,10 +1,6 @@
-// SlurmRunRecords and SlurmMasterPlacement: a Slurm run's workers and
-// master as squeue lists them, in the words fiber ps shows, and the
-// leftovers fiber stop removes. squeue here is a script on PATH that
-// answers as the real one does (the Slurm suite drives the real one).
+// SlurmRunRecords: a Slurm run's workers and master as squeue lists them,
+// in the words fiber ps shows, and the leftovers fiber stop removes.
 #include <doctest/doctest.h>
-#include <stdlib.h>
-#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -13,31 +9,19 @@
 #include "backend/slurm/run_jobs.hpp"
 #include "backend/slurm/slurm_run_records.hpp"
 #include "runs/run_dir.hpp"
+#include "support/fake_command.hpp"
 #include "support/temp_dir.hpp"
 
-using fiber::ExitStatus;
 using fiber::backend::RunPlace;
-using fiber::backend::SlurmMasterPlacement;
 using fiber::backend::SlurmRunRecords;
 using fiber::backend::WorkerRecord;
 
 namespace {
 
-// A directory on PATH, first, whose squeue prints answer and exits with
-// status; the real PATH again when it goes.
-class FakeSqueue {
+// squeue, answering as the real one does.
+class FakeSqueue : public fiber::testing::FakeCommand {
  public:
-  FakeSqueue(const std::string& answer, int status = 0) : old_path_(std::getenv("PATH")) {
-    const std::string script =
-        dir_.write("squeue", "#!/bin/sh\ncat <<'END'\n" + answer + "END\nexit " + std::to_string(status) + "\n");
-    ::chmod(script.c_str(), 0755);
-    ::setenv("PATH", (dir_.path() + ":" + old_path_).c_str(), 1);
-  }
-  ~FakeSqueue() { ::setenv("PATH", old_path_.c_str(), 1); }
-
- private:
-  std::string old_path_;
-  fiber::testing::TempDir dir_;
+  explicit FakeSqueue(const std::string& answer, int status = 0) : FakeCommand("squeue", answer, status) {}
 };
 
 RunPlace Place(const std::string& id) {
@@ -88,25 +72,6 @@ TEST_CASE("when squeue fails, each run says which Slurm cluster could not be ask
   RunPlace here = Place("r1");
   here.engine_env.reset();
   CHECK(fiber::backend::SlurmClusterOf(here) == "this machine's Slurm cluster");
-}
-
-TEST_CASE("a master in the cluster is the job fiber run recorded, and says how it ended") {
-  const FakeSqueue squeue(
-      "8|8|N/A|FAILED|NonZeroExitCode|768|fiber.run=r1 fiber.role=master|\n"
-      "9|9|N/A|RUNNING|None|0|fiber.run=r1 fiber.role=master|\n");
-  RunPlace run = Place("r1");
-  run.master_job = "8";
-  bool runs = true;
-  std::optional<ExitStatus> exit;
-  std::string err;
-  REQUIRE(SlurmMasterPlacement().State(run, &runs, &exit, &err));
-  CHECK_FALSE(runs);
-  REQUIRE(exit);
-  CHECK(exit->code() == 3);
-  // No job recorded: nothing to stop, said so.
-  run.master_job.clear();
-  CHECK_FALSE(SlurmMasterPlacement().Stop(run, false, &err));
-  CHECK(err == "run r1 has no master in a cluster to stop");
 }
 
 TEST_CASE("keys no worker read are what an ended Slurm run left besides its jobs") {

@@ -5,9 +5,12 @@
 #include "backend/container/container_backend.hpp"
 #include "backend/container/container_run_records.hpp"
 #include "backend/kubernetes/kubernetes_backend.hpp"
+#include "backend/kubernetes/kubernetes_dry_run.hpp"
+#include "backend/kubernetes/kubernetes_master_placement.hpp"
 #include "backend/kubernetes/kubernetes_run_records.hpp"
 #include "backend/local/local_backend.hpp"
 #include "backend/slurm/slurm_backend.hpp"
+#include "backend/slurm/slurm_master_placement.hpp"
 #include "backend/slurm/slurm_run_records.hpp"
 #include "config/backend_names.hpp"
 
@@ -22,24 +25,27 @@ const KubernetesMasterPlacement kPodMaster;
 const SlurmMasterPlacement kJobMaster;
 
 std::unique_ptr<Backend> MakeLocal(const config::Settings&) { return std::make_unique<LocalBackend>(); }
+bool AlwaysReady(const config::Settings&, bool, std::string*) { return true; }
 
 struct Engine {
   std::unique_ptr<Backend> (*make)(const config::Settings&);
+  bool (*ready)(const config::Settings&, bool image_coming, std::string* err);  // CheckReady
   bool image;                        // its workers run an image
   const RunRecords* records;         // nullptr: none outside the run's directory
   const MasterPlacement* placement;  // nullptr: no master: cluster
+  DryRun dry_run;                    // nullptr: a run makes no objects to show
 };
 
 // One row for each of config::kBackendNames, in its order. docker and
 // podman are the container backend with its engine chosen; the container
 // backend itself takes the engine setting (EngineOf).
 const Engine kEngines[] = {
-    {MakeLocal, false, nullptr, nullptr},
-    {ContainerBackend::Make, true, &kContainers, nullptr},
-    {ContainerBackend::Make, true, &kContainers, nullptr},
-    {ContainerBackend::Make, true, &kContainers, nullptr},
-    {KubernetesBackend::Make, true, &kPods, &kPodMaster},
-    {SlurmBackend::Make, false, &kJobs, &kJobMaster},
+    {MakeLocal, AlwaysReady, false, nullptr, nullptr, nullptr},
+    {ContainerBackend::Make, AlwaysReady, true, &kContainers, nullptr, nullptr},
+    {ContainerBackend::Make, AlwaysReady, true, &kContainers, nullptr, nullptr},
+    {ContainerBackend::Make, AlwaysReady, true, &kContainers, nullptr, nullptr},
+    {KubernetesBackend::Make, KubernetesBackend::CheckReady, true, &kPods, &kPodMaster, KubernetesDryRun},
+    {SlurmBackend::Make, SlurmBackend::CheckReady, false, &kJobs, &kJobMaster, nullptr},
 };
 static_assert(std::size(kEngines) == std::size(config::kBackendNames));
 
@@ -58,6 +64,11 @@ std::unique_ptr<Backend> Make(const config::Settings& settings, std::string* err
   return nullptr;
 }
 
+bool CheckReady(const config::Settings& settings, bool image_coming, std::string* err) {
+  const Engine* e = Find(settings.backend);
+  return !e || e->ready(settings, image_coming, err);
+}
+
 bool RunsImages(const std::string& name) {
   const Engine* e = Find(name);
   return e && e->image;
@@ -66,6 +77,11 @@ bool RunsImages(const std::string& name) {
 const RunRecords* RecordsOf(const RunPlace& run) {
   const Engine* e = Find(run.backend);
   return e ? e->records : nullptr;
+}
+
+DryRun DryRunOf(const std::string& name) {
+  const Engine* e = Find(name);
+  return e ? e->dry_run : nullptr;
 }
 
 const MasterPlacement* PlacementOf(const RunPlace& run) {

@@ -56,6 +56,13 @@ std::unique_ptr<Backend> KubernetesBackend::Make(const config::Settings& setting
   return std::make_unique<KubernetesBackend>(settings);
 }
 
+bool KubernetesBackend::CheckReady(const config::Settings& settings, bool image_coming, std::string* err) {
+  if (!settings.image.empty() || !settings.registry.empty() || image_coming) return true;
+  *err = "the kubernetes backend needs an image its nodes can pull: set registry (REGISTRY/NAME, "
+         "where fiber run pushes the packaged program) or image";
+  return false;
+}
+
 KubernetesBackend::KubernetesBackend(config::Settings settings) : settings_(std::move(settings)) {}
 
 KubernetesBackend::~KubernetesBackend() {

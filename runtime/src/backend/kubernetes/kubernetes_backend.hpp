@@ -37,6 +37,10 @@ class RunSecret;
 class KubernetesBackend : public Backend {
  public:
   static std::unique_ptr<Backend> Make(const config::Settings& settings);
+  /// False with *err when its nodes would have no image to pull: neither
+  /// the image setting, nor a registry to push the packaged program to,
+  /// nor one being built (image_coming, --build).
+  [[nodiscard]] static bool CheckReady(const config::Settings& settings, bool image_coming, std::string* err);
   explicit KubernetesBackend(config::Settings settings);
   ~KubernetesBackend() override;
   const char* name() const override { return "kubernetes"; }

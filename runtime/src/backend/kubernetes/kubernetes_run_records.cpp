@@ -97,29 +97,4 @@ bool KubernetesRunRecords::Remove(const RunPlace& run, int* removed, std::string
   return Connect(run, &api, err) && RemoveRun(*api, run.id, run.dir, removed, err);
 }
 
-bool KubernetesMasterPlacement::State(const RunPlace& run, bool* runs, std::optional<ExitStatus>* exit,
-                                      std::string* err) const {
-  *runs = false;
-  std::optional<kube::ApiClient> api;
-  std::vector<RunPod> pods;
-  if (!ListPods(run, &api, &pods, err)) return false;
-  for (const RunPod& pod : pods) {
-    if (!pod.state.worker_id.empty()) continue;  // a worker's
-    *runs = !pod.state.ended;
-    if (pod.state.exit) *exit = pod.state.exit;
-  }
-  return true;
-}
-
-bool KubernetesMasterPlacement::Stop(const RunPlace& run, bool force, std::string* err) const {
-  std::optional<kube::ApiClient> api;
-  if (!KubernetesRunRecords::Connect(run, &api, err)) return false;
-  kube::ApiError e;
-  const long grace = force ? 0 : static_cast<long>(run.grace_seconds);
-  if (api->Delete(kube::kPods, MasterPodName(run.id), &e, grace) || e.kind == kube::ApiErrorKind::kNotFound)
-    return true;
-  *err = e.message;
-  return false;
-}
-
 }  // namespace fiber::backend

@@ -1,13 +1,11 @@
 // A Kubernetes run's records (RunRecords): its pods as the API server
 // lists them by label, with why they wait; their logs from the pods' log
-// endpoint; its removal (its Secret and pods, run_pods.hpp). Also the
-// master's pod of a run whose program runs in the cluster
-// (MasterPlacement: its state and stop). Thread-safe (no state).
+// endpoint; its removal (its Secret and pods, run_pods.hpp). The master's
+// pod is kubernetes_master_placement.hpp's. Thread-safe (no state).
 #pragma once
 
 #include <optional>
 
-#include "backend/master_placement.hpp"
 #include "backend/run_records.hpp"
 #include "kube/api_client.hpp"
 
@@ -26,13 +24,6 @@ class KubernetesRunRecords : public RunRecords {
   /// A client for the cluster and namespace the run used (its recorded
   /// settings and environment, whatever this shell says); false with *err.
   [[nodiscard]] static bool Connect(const RunPlace& run, std::optional<kube::ApiClient>* out, std::string* err);
-};
-
-class KubernetesMasterPlacement : public MasterPlacement {
- public:
-  [[nodiscard]] bool State(const RunPlace& run, bool* runs, std::optional<ExitStatus>* exit,
-                           std::string* err) const override;
-  [[nodiscard]] bool Stop(const RunPlace& run, bool force, std::string* err) const override;
 };
 
 }  // namespace fiber::backend

@@ -1,8 +1,6 @@
 #include "backend/kubernetes/run_pods.hpp"
 
-#include <chrono>
 #include <cstdlib>
-#include <thread>
 
 #include "backend/kubernetes/run_templates.hpp"
 #include "backend/labels.hpp"
@@ -62,21 +60,6 @@ bool WatchPodsStep(const kube::ApiClient& api, const std::string& label_selector
   }
   *err = e.message;
   return false;
-}
-
-void WatchPods(const kube::ApiClient& api, const std::string& label_selector,
-               const std::function<void(const kube::WatchEvent&)>& on_event,
-               const std::function<void(const std::string&)>& on_failure, const std::atomic<bool>& stop) {
-  constexpr auto kRetry = std::chrono::seconds(1);
-  std::string version;
-  while (!stop) {
-    std::string err;
-    if (WatchPodsStep(api, label_selector, &version, on_event, stop, &err)) continue;
-    on_failure(err);
-    for (auto waited = std::chrono::milliseconds(0); waited < kRetry && !stop;
-         waited += std::chrono::milliseconds(100))
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
 }
 
 bool MakeRunSecret(const kube::ApiClient& api, const std::string& templates_dir,

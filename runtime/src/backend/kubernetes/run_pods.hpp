@@ -53,13 +53,6 @@ struct RunPod {
                                  std::string* version, const std::function<void(const kube::WatchEvent&)>& on_event,
                                  const std::atomic<bool>& stop, std::string* err);
 
-/// WatchPodsStep again and again until stop is set, each failure's message
-/// to on_failure and a second's pause. Blocks: for a thread of its own.
-/// (cli/cluster_master.cpp's, until it has an EngineWatch.)
-void WatchPods(const kube::ApiClient& api, const std::string& label_selector,
-               const std::function<void(const kube::WatchEvent&)>& on_event,
-               const std::function<void(const std::string&)>& on_failure, const std::atomic<bool>& stop);
-
 /// Makes the run's Secret (templates/run.yaml in templates_dir, else
 /// fiber's own), which holds the workers' key (and files, item to text)
 /// and owns the run's pods; or finds it when it exists (fiber run made it

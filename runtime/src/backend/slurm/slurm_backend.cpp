@@ -11,6 +11,7 @@
 #include "backend/master_reach.hpp"
 #include "backend/slurm/partition_nodes.hpp"
 #include "backend/slurm/run_jobs.hpp"
+#include "backend/slurm/slurm_command.hpp"
 #include "backend/worker_output.hpp"
 #include "diagnostics/log.hpp"
 #include "os/whole_file.hpp"
@@ -44,6 +45,8 @@ std::string Asked(const Resources& r) {
 std::unique_ptr<Backend> SlurmBackend::Make(const config::Settings& settings) {
   return std::make_unique<SlurmBackend>(settings);
 }
+
+bool SlurmBackend::CheckReady(const config::Settings&, bool, std::string* err) { return CheckSlurmCommands(err); }
 
 SlurmBackend::SlurmBackend(config::Settings settings) : settings_(std::move(settings)) {}
 

@@ -31,6 +31,9 @@ namespace fiber::backend {
 class SlurmBackend : public Backend {
  public:
   static std::unique_ptr<Backend> Make(const config::Settings& settings);
+  /// False with *err when a Slurm command it runs is not installed
+  /// (CheckSlurmCommands).
+  [[nodiscard]] static bool CheckReady(const config::Settings& settings, bool image_coming, std::string* err);
   explicit SlurmBackend(config::Settings settings);
   ~SlurmBackend() override;
   const char* name() const override { return "slurm"; }

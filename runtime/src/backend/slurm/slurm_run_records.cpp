@@ -86,30 +86,4 @@ bool SlurmRunRecords::Remove(const RunPlace& run, int* removed, std::string* err
   return false;
 }
 
-bool SlurmMasterPlacement::State(const RunPlace& run, bool* runs, std::optional<ExitStatus>* exit,
-                                 std::string* err) const {
-  *runs = false;
-  std::vector<JobState> jobs;
-  if (!ListRunJobs(run.id, &jobs, err, SlurmEnvOf(run))) {
-    *err = SlurmClusterOf(run) + ": " + *err;
-    return false;
-  }
-  for (const JobState& job : jobs) {
-    if (!job.master || run.master_job.empty() || job.job != run.master_job) continue;
-    *runs = !job.ended;
-    if (job.ended) *exit = job.status;
-  }
-  return true;
-}
-
-bool SlurmMasterPlacement::Stop(const RunPlace& run, bool force, std::string* err) const {
-  if (run.master_job.empty()) {
-    *err = "run " + run.id + " has no master in a cluster to stop";
-    return false;
-  }
-  if (CancelJobs({run.master_job}, err, SlurmEnvOf(run), !force)) return true;
-  *err = SlurmClusterOf(run) + ": " + *err;
-  return false;
-}
-
 }  // namespace fiber::backend

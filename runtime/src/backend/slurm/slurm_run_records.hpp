@@ -1,13 +1,11 @@
 // A Slurm run's records (RunRecords): its worker jobs as squeue lists
 // them by the run's name and comment, with why they wait, one squeue per
 // Slurm cluster however many runs fiber ps shows; their cancellation and
-// the keys no worker read (run_jobs.hpp). Also the job of a program that
-// runs as its master in the cluster (MasterPlacement: its state and stop).
-// A worker's log is its job's output file, to which the run's directory
-// links: no engine log. Thread-safe (no state).
+// the keys no worker read (run_jobs.hpp). A worker's log is its job's
+// output file, to which the run's directory links: no engine log. The
+// master's job is slurm_master_placement.hpp's. Thread-safe (no state).
 #pragma once
 
-#include "backend/master_placement.hpp"
 #include "backend/run_records.hpp"
 
 namespace fiber::backend {
@@ -18,13 +16,6 @@ class SlurmRunRecords : public RunRecords {
   RunsWorkers List(const std::vector<RunPlace>& runs) const override;
   [[nodiscard]] bool Leftovers(const RunPlace& run, std::vector<std::string>* out, std::string* err) const override;
   [[nodiscard]] bool Remove(const RunPlace& run, int* removed, std::string* err) const override;
-};
-
-class SlurmMasterPlacement : public MasterPlacement {
- public:
-  [[nodiscard]] bool State(const RunPlace& run, bool* runs, std::optional<ExitStatus>* exit,
-                           std::string* err) const override;
-  [[nodiscard]] bool Stop(const RunPlace& run, bool force, std::string* err) const override;
 };
 
 /// What the run's Slurm commands get on top of this process's environment

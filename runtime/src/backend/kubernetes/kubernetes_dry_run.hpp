@@ -1,4 +1,5 @@
-// `fiber run --dry-run -o yaml` for the Kubernetes backend: the objects a
+// `fiber run --dry-run -o yaml` for the Kubernetes backend (its row of
+// engine_adapter.hpp): the objects a
 // run would create (its Secret, with the key redacted, the master's pod with
 // master: cluster, and its first worker's pod), rendered from the run's templates as the backend renders
 // them, printed as YAML that kubectl reads back. Nothing is created,
@@ -10,7 +11,7 @@
 
 #include "config/resolve.hpp"
 
-namespace fiber::cli {
+namespace fiber::backend {
 
 /// The YAML for a run of program (its path and arguments) with these
 /// settings and env (KEY=VALUE, --env, for a master's pod); false with
@@ -20,4 +21,4 @@ namespace fiber::cli {
                                     const std::vector<std::string>& env, std::string* yaml,
                                     std::string* err);
 
-}  // namespace fiber::cli
+}  // namespace fiber::backend

@@ -1,4 +1,4 @@
-#include "kube_dry_run.hpp"
+#include "backend/kubernetes/kubernetes_dry_run.hpp"
 
 #include <cstdlib>
 
@@ -7,7 +7,7 @@
 #include "runs/run_dir.hpp"
 #include "worker/bootstrap.hpp"
 
-namespace fiber::cli {
+namespace fiber::backend {
 
 bool KubernetesDryRun(const config::Resolved& resolved, const std::vector<std::string>& program,
                       const std::vector<std::string>& env, std::string* yaml, std::string* err) {
@@ -16,7 +16,7 @@ bool KubernetesDryRun(const config::Resolved& resolved, const std::vector<std::s
   std::string namespace_name = settings.namespace_name;
   kube::ClusterAccess access;
   std::string unused;
-  if (kube::LoadClusterAccess(backend::SearchFor(settings, config::ProcessEnvironment), &access, &unused))
+  if (kube::LoadClusterAccess(SearchFor(settings, config::ProcessEnvironment), &access, &unused))
     namespace_name = access.namespace_name;
 
   worker::Bootstrap b;
@@ -30,41 +30,41 @@ bool KubernetesDryRun(const config::Resolved& resolved, const std::vector<std::s
   b.heartbeat_timeout = settings.heartbeat_timeout;
   b.start_timeout = settings.start_timeout;
 
-  backend::Template run_template, pod_template, master_template;
-  if (!backend::LoadTemplate(backend::kRunTemplate, settings.templates, &run_template, err) ||
-      !backend::LoadTemplate(backend::kWorkerPodTemplate, settings.templates, &pod_template, err) ||
-      !backend::LoadTemplate(backend::kMasterPodTemplate, settings.templates, &master_template, err))
+  Template run_template, pod_template, master_template;
+  if (!LoadTemplate(kRunTemplate, settings.templates, &run_template, err) ||
+      !LoadTemplate(kWorkerPodTemplate, settings.templates, &pod_template, err) ||
+      !LoadTemplate(kMasterPodTemplate, settings.templates, &master_template, err))
     return false;
-  backend::RunValues run;
+  RunValues run;
   run.run_id = b.run_id;
   run.namespace_name = namespace_name;
-  run.secret_key = backend::kClientKeyItem;
+  run.secret_key = kClientKeyItem;
   run.secret_value = "<redacted>";
   Resources resources;  // the run's settings, as a pool without its own takes them
   resources.cpu = settings.cpu_millis / 1000.0;
   resources.memory_mb = settings.memory_mib;
   resources.gpu = settings.gpu;
-  backend::PodValues pod =
-      backend::WorkerPodValues(settings, b, resources, program, namespace_name, /*owner_uid=*/"");
+  PodValues pod =
+      WorkerPodValues(settings, b, resources, program, namespace_name, /*owner_uid=*/"");
   std::map<std::string, std::string> templates;
-  if (settings.master_in_cluster && !backend::TemplatesForMasterPod(settings, &templates, err)) return false;
+  if (settings.master_in_cluster && !TemplatesForMasterPod(settings, &templates, err)) return false;
   run.files = templates;
-  backend::PodValues master = backend::MasterPodValues(resolved, b.run_id, program, env, templates, namespace_name, "");
+  PodValues master = MasterPodValues(resolved, b.run_id, program, env, templates, namespace_name, "");
   if (settings.image.empty())
     pod.image = master.image =
         settings.registry.empty()
             ? "<no image: set registry or image>"
             : settings.registry + ":<the program, packaged and pushed when the run starts>";
   std::vector<nlohmann::json> objects(1);
-  if (!backend::RenderRun(run_template, run, &objects.back(), err)) return false;
+  if (!RenderRun(run_template, run, &objects.back(), err)) return false;
   if (settings.master_in_cluster) {
     objects.emplace_back();
-    if (!backend::RenderPod(master_template, master, &objects.back(), err)) return false;
+    if (!RenderPod(master_template, master, &objects.back(), err)) return false;
   }
   objects.emplace_back();
-  if (!backend::RenderPod(pod_template, pod, &objects.back(), err)) return false;
-  *yaml = backend::DryRunYaml(objects);
+  if (!RenderPod(pod_template, pod, &objects.back(), err)) return false;
+  *yaml = DryRunYaml(objects);
   return true;
 }
 
-}  // namespace fiber::cli
+}  // namespace fiber::backend
