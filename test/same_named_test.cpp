@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "api/registered_names.hpp"
+#include "worker/registered_names.hpp"
 #include "same_named/same_named.hpp"
 
 static int work(int x) { return x + 1000; }

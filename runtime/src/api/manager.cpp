@@ -14,7 +14,7 @@
 #include <typeindex>
 
 #include "api/init_state.hpp"
-#include "api/registered_names.hpp"
+#include "worker/registered_names.hpp"
 #include "client/run_client.hpp"
 #include "diagnostics/demangle.hpp"
 #include "master/pool_handle.hpp"

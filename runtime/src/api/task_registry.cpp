@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "api/registered_names.hpp"
+#include "worker/registered_names.hpp"
 #include "diagnostics/demangle.hpp"
 #include "fiber/errors.hpp"
 #include "fiber/task.hpp"

@@ -9,7 +9,7 @@
 #include <optional>
 #include <zmq.hpp>
 
-#include "api/registered_names.hpp"
+#include "worker/registered_names.hpp"
 #include "diagnostics/demangle.hpp"
 #include "diagnostics/log.hpp"
 #include "fiber/task.hpp"

@@ -1,4 +1,4 @@
-#include "api/registered_names.hpp"
+#include "worker/registered_names.hpp"
 
 namespace fiber::detail {
 
