@@ -18,6 +18,7 @@
 
 #include "backend/container/run_containers.hpp"
 #include "backend/labels.hpp"
+#include "config/settings.hpp"
 #include "config/variables.hpp"
 #include "engine/engine_socket.hpp"
 #include "runs/run_dir.hpp"

@@ -9,6 +9,7 @@
 #include <map>
 #include <vector>
 
+#include "config/settings.hpp"
 #include "encoding/base64.hpp"
 #include "http/client.hpp"
 #include "image/media_types.hpp"

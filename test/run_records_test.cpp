@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "config/settings.hpp"
 #include "subprocess.hpp"
 #include "support/fiber_command.hpp"
 

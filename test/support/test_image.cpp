@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "config/settings.hpp"
 #include "engine/tar_writer.hpp"
 #include "image/engine_load.hpp"
 #include "image/package.hpp"

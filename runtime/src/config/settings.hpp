@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "os/environment.hpp"
+
 namespace fiber::config {
 
 struct Settings {
@@ -108,7 +110,7 @@ inline constexpr const char* kHeartbeatInterval = "FIBER_HEARTBEAT_INTERVAL";
 inline constexpr const char* kHeartbeatTimeout = "FIBER_HEARTBEAT_TIMEOUT";
 inline constexpr const char* kStartTimeout = "FIBER_START_TIMEOUT";
 
-using Getenv = std::function<const char*(const char*)>;
+using Getenv = os::Getenv;
 /// The process's own environment as a Getenv, for the few that read it
 /// (Resolve and the worker's bootstrap; see GUIDE.md): the one place that
 /// calls std::getenv for them.

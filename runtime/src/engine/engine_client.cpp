@@ -30,7 +30,7 @@ std::string ErrorMessage(const http::Response& response) {
   return body.empty() ? "HTTP status " + std::to_string(response.status) : body;
 }
 
-bool Client::Connect(const std::string& engine, const config::Getenv& getenv, Client* out,
+bool Client::Connect(const std::string& engine, const os::Getenv& getenv, Client* out,
                      std::string* err) {
   std::string socket;
   if (!FindSocket(engine, getenv, &socket, err)) return false;

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "config/settings.hpp"
+#include "os/environment.hpp"
 #include "http/client.hpp"
 
 namespace fiber::engine {
@@ -32,7 +32,7 @@ class Client {
   /// Finds the engine's socket (engine/engine_socket.hpp) and asks its
   /// version; false with *err naming the cause (no engine, no permission,
   /// nothing answering).
-  [[nodiscard]] static bool Connect(const std::string& engine, const config::Getenv& getenv,
+  [[nodiscard]] static bool Connect(const std::string& engine, const os::Getenv& getenv,
                                     Client* out, std::string* err);
 
   const std::string& socket() const { return socket_; }

@@ -18,7 +18,7 @@ void AddUnixUrl(const char* url, std::vector<std::string>* out) {
 
 }  // namespace
 
-std::vector<std::string> CandidateSockets(const std::string& engine, const config::Getenv& getenv) {
+std::vector<std::string> CandidateSockets(const std::string& engine, const os::Getenv& getenv) {
   std::vector<std::string> out;
   // A variable that is set is the engine's only address, as for its CLI.
   if (engine != "podman") {
@@ -39,7 +39,7 @@ std::vector<std::string> CandidateSockets(const std::string& engine, const confi
   return out;
 }
 
-bool FindSocket(const std::string& engine, const config::Getenv& getenv, std::string* socket,
+bool FindSocket(const std::string& engine, const os::Getenv& getenv, std::string* socket,
                 std::string* err) {
   const std::vector<std::string> candidates = CandidateSockets(engine, getenv);
   for (const std::string& path : candidates) {

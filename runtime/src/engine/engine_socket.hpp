@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "config/settings.hpp"
+#include "os/environment.hpp"
 
 namespace fiber::engine {
 
@@ -18,12 +18,12 @@ inline constexpr const char* kSocketVariables[] = {"DOCKER_HOST", "CONTAINER_HOS
 
 /// Unix sockets to try for engine, in order (unix:// URLs in DOCKER_HOST
 /// and CONTAINER_HOST are taken; other schemes are skipped).
-std::vector<std::string> CandidateSockets(const std::string& engine, const config::Getenv& getenv);
+std::vector<std::string> CandidateSockets(const std::string& engine, const os::Getenv& getenv);
 
 /// The first candidate that exists, checked as usable by this user; false
 /// with *err: "no container engine: ... does not exist" or "permission
 /// denied on ...".
-[[nodiscard]] bool FindSocket(const std::string& engine, const config::Getenv& getenv,
+[[nodiscard]] bool FindSocket(const std::string& engine, const os::Getenv& getenv,
                               std::string* socket, std::string* err);
 
 }  // namespace fiber::engine

@@ -367,7 +367,7 @@ std::string NoKubeconfig(const CredentialSearch& search, const Merged& merged) {
 
 }  // namespace
 
-CredentialSearch SearchFromEnvironment(const std::function<const char*(const char*)>& getenv) {
+CredentialSearch SearchFromEnvironment(const os::Getenv& getenv) {
   auto env = [&](const char* name) {
     const char* value = getenv(name);
     return std::string(value ? value : "");

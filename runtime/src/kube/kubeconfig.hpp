@@ -12,6 +12,7 @@
 
 #include "kube/cluster_access.hpp"
 #include "kube/in_cluster.hpp"
+#include "os/environment.hpp"
 
 namespace fiber::kube {
 
@@ -41,7 +42,7 @@ inline constexpr const char* kSearchVariables[] = {"KUBECONFIG", "HOME", "KUBERN
 /// The search the environment describes (getenv: a variable's value, or
 /// null when unset), with no kubeconfig file, context or namespace chosen:
 /// the caller sets those.
-CredentialSearch SearchFromEnvironment(const std::function<const char*(const char*)>& getenv);
+CredentialSearch SearchFromEnvironment(const os::Getenv& getenv);
 
 /// The access the search finds. One error, naming the file and the field
 /// (or what is missing where), for anything malformed or absent; no token
