@@ -26,4 +26,9 @@ inline std::string LabelIs(const char* key, const std::string& value) {
   return std::string(key) + "=" + value;
 }
 
+/// The name engines show for a run's things, before what tells them
+/// apart: "fiber-ID" (its Slurm jobs, its Kubernetes object), "fiber-ID-w3"
+/// (a worker's container).
+inline std::string RunName(const std::string& run_id) { return "fiber-" + run_id; }
+
 }  // namespace fiber::backend

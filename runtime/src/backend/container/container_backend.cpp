@@ -133,7 +133,7 @@ bool ContainerBackend::Start(const Launch& launch, std::string* err) {
   const std::vector<std::string> command = CommandLineAtOwnPath();
   const std::string& worker_id = launch.bootstrap.worker_id;
   std::string id;
-  if (!client_->Create("fiber-" + launch.bootstrap.run_id + "-" + worker_id, ConfigFor(launch, command),
+  if (!client_->Create(RunName(launch.bootstrap.run_id) + "-" + worker_id, ConfigFor(launch, command),
                        &id, err))
     return false;
   // From here the container exists: a failure removes it.

@@ -376,7 +376,7 @@ bool Check(const Template& tmpl, const Shape& shape, std::string* err) {
 std::string PodTemplatePath(const std::string& name) { return kTemplatesSubdir + "/" + name; }
 std::string PodTemplatesDir() { return kSecretDir + "/" + kTemplatesSubdir; }
 
-std::string RunObjectName(const std::string& run_id) { return "fiber-" + run_id; }
+std::string RunObjectName(const std::string& run_id) { return RunName(run_id); }
 std::string PodName(const std::string& run_id, const std::string& worker_id) {
   return RunObjectName(run_id) + "-" + worker_id;
 }

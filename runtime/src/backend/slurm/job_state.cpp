@@ -64,7 +64,7 @@ bool Ended(const std::string& state) {
 
 }  // namespace
 
-std::string JobName(const std::string& run_id) { return "fiber-" + run_id; }
+std::string JobName(const std::string& run_id) { return RunName(run_id); }
 
 std::string JobComment(const std::string& run_id, long first_worker) {
   return LabelIs(kRunLabel, run_id) + " " + LabelIs(kFirstLabel, std::to_string(first_worker));
