@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "config/starter_file.hpp"
+#include "os/descriptor.hpp"
 #include "supervisor.hpp"
 
 namespace fiber::cli {
@@ -15,15 +16,14 @@ namespace fiber::cli {
 namespace {
 
 int Init() {
-  const int fd = ::open(config::kProjectFileName, O_WRONLY | O_CREAT | O_EXCL, 0644);
-  if (fd < 0) {
+  os::Descriptor fd(::open(config::kProjectFileName, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (!fd) {
     Error(std::string("cannot write ") + config::kProjectFileName + ": " +
           (errno == EEXIST ? "it exists already" : std::strerror(errno)));
     return kFiberError;
   }
   const std::string text = config::StarterFile();
-  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ::close(fd);
+  const bool ok = os::WriteAll(fd.get(), text) && fd.Close();
   if (!ok) {
     Error(std::string("cannot write ") + config::kProjectFileName);
     return kFiberError;

@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "os/descriptor.hpp"
+
 namespace fiber::cli {
 
 void LogFollower::Poll() {
@@ -14,18 +16,17 @@ void LogFollower::Poll() {
     if (file.size() <= 4 || file.compare(file.size() - 4, 4, ".log") != 0) continue;
     const std::string id = file.substr(0, file.size() - 4);
     if (!only_.empty() && id != only_) continue;
-    const int fd = ::open((dir_ + "/" + file).c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
+    const os::Descriptor fd(::open((dir_ + "/" + file).c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd) continue;
     File& f = files_[id];
     if (!f.lines)
       f.lines = std::make_unique<backend::LineSplitter>(
           [this, id](std::string_view line) { sink_(id, std::string(line)); });
     char buf[65536];
-    for (ssize_t n; (n = ::pread(fd, buf, sizeof buf, f.offset)) > 0;) {
+    for (ssize_t n; (n = ::pread(fd.get(), buf, sizeof buf, f.offset)) > 0;) {
       f.offset += n;
       f.lines->Feed(std::string_view(buf, static_cast<std::size_t>(n)));
     }
-    ::close(fd);
   }
   ::closedir(d);
 }

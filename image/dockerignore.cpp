@@ -1,10 +1,10 @@
 #include "image/dockerignore.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
+#include <sys/stat.h>
 
 #include <cerrno>
-#include <cstring>
+
+#include "os/whole_file.hpp"
 
 namespace fiber::image {
 
@@ -153,21 +153,11 @@ bool Match(const std::vector<GlobStep>& steps, std::size_t k, std::string_view t
 
 bool Dockerignore::Load(const std::string& context_dir, std::string* err) {
   const std::string path = context_dir + "/.dockerignore";
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0 && errno == ENOENT) return true;
-  std::string text;
-  bool read_all = fd >= 0;
-  for (char buf[8192]; read_all;) {
-    const ssize_t got = ::read(fd, buf, sizeof buf);
-    if (got == 0) break;
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) read_all = false;
-    else text.append(buf, static_cast<std::size_t>(got));
-  }
-  const int read_errno = errno;
-  if (fd >= 0) ::close(fd);
-  if (!read_all) {
-    *err = "cannot read " + path + ": " + std::strerror(read_errno);
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) return true;  // none: nothing ignored
+  std::string text, reason;
+  if (!os::ReadWholeFile(path, &text, &reason)) {
+    *err = "cannot read " + path + ": " + reason;
     return false;
   }
   if (!Parse(text, err)) {
