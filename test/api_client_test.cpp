@@ -3,12 +3,14 @@
 // events handed over in order, bookmarks only moving the resourceVersion on,
 // the callback stopping it, a watch from no version listing first, and a
 // resourceVersion too old (410, as an ERROR event or as the answer's status)
-// reported as Gone, apart from other failures.
+// reported as Gone, apart from other failures; a busy server (429, 503)
+// asked again as its Retry-After says, a bounded number of times.
 #include <doctest/doctest.h>
 #include <signal.h>
 
 #include <fstream>
 #include <map>
+#include <thread>
 
 #include "kube/api_client.hpp"
 #include "subprocess.hpp"
@@ -37,6 +39,13 @@ json Answer(int status, const std::vector<json>& lines) {
   json answer = json::object();
   answer["status"] = status;
   answer["lines"] = lines;
+  return answer;
+}
+
+// An answer with a Retry-After header.
+json Busy(int status, const std::string& retry_after) {
+  json answer = Answer(status, {json{{"kind", "Status"}, {"message", "slow down"}}});
+  answer["headers"] = {{"Retry-After", retry_after}};
   return answer;
 }
 
@@ -176,4 +185,67 @@ TEST_CASE("a resourceVersion too old is Gone, whether an ERROR event or the answ
     CHECK(err.kind == ApiErrorKind::kOther);
     CHECK(err.message.find("sent a line that is not an event") != std::string::npos);
   }
+}
+
+TEST_CASE("a busy server's 429 is waited out as its Retry-After says, then the call succeeds") {
+  ScriptedApi api({{kPods + "/a", json::array({Busy(429, "1"), Busy(429, "1"), Answer(200, {Pod("a", "7")})})}});
+  json pod;
+  ApiError err;
+  REQUIRE_MESSAGE(api.client().Get(fiber::kube::kPods, "a", &pod, &err), err.message);
+  CHECK(pod["metadata"]["resourceVersion"] == "7");
+  CHECK(api.requests() == std::vector<std::string>(3, kPods + "/a"));
+}
+
+TEST_CASE("a create answered 429 is sent again: the server did not act") {
+  ScriptedApi api({{kPods, json::array({Busy(429, "0"), Answer(201, {Pod("a", "8")})})}});
+  json pod;
+  ApiError err;
+  REQUIRE_MESSAGE(api.client().Create(fiber::kube::kPods, Pod("a", ""), &pod, &err), err.message);
+  CHECK(pod["metadata"]["resourceVersion"] == "8");
+  CHECK(api.requests() == std::vector<std::string>(2, "POST " + kPods));
+}
+
+TEST_CASE("a server unavailable for good fails the call after a bounded number of tries, naming 503") {
+  ScriptedApi api({{kPods + "/a", Busy(503, "0")}});
+  json pod;
+  ApiError err;
+  CHECK_FALSE(api.client().Get(fiber::kube::kPods, "a", &pod, &err));
+  CHECK(err.status == 503);
+  CHECK(err.message == "cannot get pods \"a\" in namespace \"ns\": the API server at " + api.client().access().server +
+                           " (context \"scripted\") answered 503 (slow down), after 9 tries");
+  CHECK(api.requests().size() == 9);
+}
+
+TEST_CASE("a watch answered 503 at its opening is opened again") {
+  ScriptedApi api({{kPods + "?watch=1", json::array({Busy(503, "0"), Answer(200, {Event("ADDED", Pod("a", "11"))})})}});
+  std::vector<std::string> seen;
+  std::string version;
+  ApiError err;
+  REQUIRE_MESSAGE(api.client().Watch(fiber::kube::kPods, From("10"),
+                                     [&](const WatchEvent& e) {
+                                       seen.push_back(e.type);
+                                       return true;
+                                     },
+                                     &version, &err),
+                  err.message);
+  CHECK(seen == std::vector<std::string>{"ADDED"});
+  CHECK(version == "11");
+  CHECK(api.requests().size() == 2);
+}
+
+TEST_CASE("a cancelled watch does not wait out a busy server") {
+  ScriptedApi api({{kPods + "?watch=1", Busy(429, "60")}});
+  std::atomic<bool> cancel{false};
+  std::thread canceller([&] {
+    while (api.requests().empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    cancel = true;
+  });
+  fiber::kube::WatchOptions options = From("10");
+  options.cancel = &cancel;
+  std::string version;
+  ApiError err;
+  CHECK_FALSE(api.client().Watch(fiber::kube::kPods, options, [](const WatchEvent&) { return true; },
+                                 &version, &err));
+  canceller.join();
+  CHECK(api.requests().size() == 1);
 }

@@ -1,5 +1,10 @@
 #include "kube/api_client.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
 #include "http/line_stream.hpp"
 
 namespace fiber::kube {
@@ -12,6 +17,39 @@ using json = nlohmann::json;
 constexpr std::size_t kMaxErrorBody = 1 << 20;
 // Objects a list asks for at once.
 constexpr int kListPage = 500;
+
+// A 429 or 503 means the server did not act: the request is sent again, at
+// most this many more times, after the wait its Retry-After says (capped),
+// or without one after a backoff doubling from kFirstBackoff.
+constexpr int kMaxThrottledRetries = 8;
+constexpr std::chrono::milliseconds kFirstBackoff{500};
+constexpr std::chrono::milliseconds kMaxThrottleWait{60000};
+
+bool Throttled(long status) { return status == 429 || status == 503; }
+
+// How long to wait before retry number `retry` (0 for the first) of an
+// answer whose Retry-After header is retry_after ("" when absent; a date
+// instead of seconds counts as absent).
+std::chrono::milliseconds ThrottleWait(const std::string& retry_after, int retry) {
+  char* end = nullptr;
+  const long seconds = std::strtol(retry_after.c_str(), &end, 10);
+  if (!retry_after.empty() && *end == '\0' && seconds >= 0)
+    return std::min<std::chrono::milliseconds>(std::chrono::seconds(seconds), kMaxThrottleWait);
+  return std::min<std::chrono::milliseconds>(kFirstBackoff * (1L << std::min(retry, 16)),
+                                             kMaxThrottleWait);
+}
+
+// Sleeps `wait`, in slices, unless *cancel is set first: false then.
+bool WaitUnlessCancelled(std::chrono::milliseconds wait, const std::atomic<bool>* cancel) {
+  constexpr std::chrono::milliseconds kSlice{100};
+  const auto until = std::chrono::steady_clock::now() + wait;
+  for (;;) {
+    if (cancel && cancel->load()) return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= until) return true;
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(kSlice, until - now));
+  }
+}
 
 std::string Query(std::initializer_list<std::pair<const char*, std::string>> params) {
   std::string out;
@@ -73,7 +111,9 @@ ApiRequestSubject ApiClient::Subject(const char* verb, const ApiResource& resour
 bool ApiClient::Exchange(const http::Request& request, const ApiRequestSubject& subject,
                          http::Response* response, ApiError* err,
                          std::string* streamed_body) const {
-  for (int attempt = 0;; ++attempt) {
+  int throttled = 0;  // answers 429 or 503 so far
+  bool renewed = false;
+  for (;;) {
     http::Request authenticated = request;
     authenticated.headers.push_back("Accept: application/json");
     std::string why;
@@ -88,13 +128,22 @@ bool ApiClient::Exchange(const http::Request& request, const ApiRequestSubject& 
       return false;
     }
     // An exec plugin's credential may have been revoked before it expired.
-    if (response->status == 401 && attempt == 0 && access_.CanRenew()) {
+    if (response->status == 401 && !renewed && access_.CanRenew()) {
+      renewed = true;
       access_.Renew();
       continue;
     }
     if (response->status / 100 == 2) return true;
+    if (Throttled(response->status) && throttled < kMaxThrottledRetries &&
+        WaitUnlessCancelled(ThrottleWait(response->header("Retry-After"), throttled),
+                            request.cancel)) {
+      ++throttled;
+      continue;
+    }
     *err = ErrorFromAnswer(subject, response->status,
                            streamed_body ? *streamed_body : response->body);
+    if (Throttled(response->status))
+      err->message += ", after " + std::to_string(throttled + 1) + " tries";
     return false;
   }
 }

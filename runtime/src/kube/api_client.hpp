@@ -1,7 +1,8 @@
 // A small client of the Kubernetes API: get, create, merge-patch, delete,
 // list and watch objects, over http::Perform with one cluster's access
 // (kube/cluster_access.hpp). For the Kubernetes backend, the fiber command
-// and tests against a real API server. Thread-safe: calls share nothing but
+// and tests against a real API server. A server that is busy (429, 503) is
+// asked again after the wait it says. Thread-safe: calls share nothing but
 // the access, whose exec credential cache locks.
 #pragma once
 
@@ -108,7 +109,10 @@ class ApiClient {
                   std::string_view query = "") const;
 
  private:
-  // One exchange, authenticated; a refused exec credential is renewed once.
+  // One exchange, authenticated; a refused exec credential is renewed once;
+  // an answer 429 or 503 (the server did not act) is waited out as its
+  // Retry-After says and the request sent again, up to 8 times or until
+  // request.cancel is set.
   // With streamed_body, on_body keeps an answer other than 2xx there.
   [[nodiscard]] bool Exchange(const http::Request& request, const ApiRequestSubject& subject,
                               http::Response* response, ApiError* err,
