@@ -66,6 +66,10 @@ struct Settings {
   std::string kubeconfig;
   std::string context;
   std::string namespace_name;
+  /// The pace of the Kubernetes backend's requests to the API server:
+  /// kube_qps a second on average, up to kube_burst at once.
+  int kube_qps = 50;
+  int kube_burst = 100;
   /// Kubernetes pods on their node's network (hostNetwork), to reach a
   /// master on the node itself, loopback included.
   bool host_network = false;

@@ -40,7 +40,7 @@ std::chrono::milliseconds ThrottleWait(const std::string& retry_after, int retry
 }
 
 // Sleeps `wait`, in slices, unless *cancel is set first: false then.
-bool WaitUnlessCancelled(std::chrono::milliseconds wait, const std::atomic<bool>* cancel) {
+bool WaitUnlessCancelled(std::chrono::steady_clock::duration wait, const std::atomic<bool>* cancel) {
   constexpr std::chrono::milliseconds kSlice{100};
   const auto until = std::chrono::steady_clock::now() + wait;
   for (;;) {
@@ -123,6 +123,7 @@ bool ApiClient::Exchange(const http::Request& request, const ApiRequestSubject& 
       return false;
     }
     if (streamed_body) streamed_body->clear();
+    if (limiter_) WaitUnlessCancelled(limiter_->Reserve(), request.cancel);
     if (!http::Perform(authenticated, response, &why)) {
       *err = UnreachableError(subject, why);
       return false;

@@ -3,11 +3,14 @@
 // (kube/cluster_access.hpp). For the Kubernetes backend, the fiber command
 // and tests against a real API server. A server that is busy (429, 503) is
 // asked again after the wait it says. Thread-safe: calls share nothing but
-// the access, whose exec credential cache locks.
+// the access, whose exec credential cache locks, and the rate limiter, which
+// locks too.
 #pragma once
 
 #include <atomic>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -15,6 +18,7 @@
 
 #include "kube/api_error.hpp"
 #include "kube/cluster_access.hpp"
+#include "kube/rate_limiter.hpp"
 
 namespace fiber::kube {
 
@@ -61,9 +65,14 @@ inline constexpr long kApiRequestTimeoutMs = 30000;
 
 class ApiClient {
  public:
-  explicit ApiClient(ClusterAccess access) : access_(std::move(access)) {}
+  /// With a limit, every request of this client and of its copies passes
+  /// one token bucket (kube/rate_limiter.hpp); without, none waits.
+  explicit ApiClient(ClusterAccess access, std::optional<RateLimit> limit = std::nullopt)
+      : access_(std::move(access)),
+        limiter_(limit ? std::make_shared<RateLimiter>(*limit) : nullptr) {}
 
-  /// The same client, for objects in another namespace.
+  /// The same client, for objects in another namespace (its requests in
+  /// the same bucket).
   ApiClient InNamespace(std::string namespace_name) const;
   const std::string& namespace_name() const { return access_.namespace_name; }
   const ClusterAccess& access() const { return access_; }
@@ -129,6 +138,7 @@ class ApiClient {
                             std::string_view name) const;
 
   ClusterAccess access_;
+  std::shared_ptr<RateLimiter> limiter_;  // null: no limit
 };
 
 }  // namespace fiber::kube

@@ -22,7 +22,7 @@ bool ConnectCluster(const config::Settings& settings, std::optional<kube::ApiCli
   const config::Getenv own = config::ProcessEnvironment;
   kube::ClusterAccess access;
   if (!kube::LoadClusterAccess(SearchFor(settings, getenv ? getenv : own), &access, err)) return false;
-  out->emplace(std::move(access));
+  out->emplace(std::move(access), kube::RateLimit{static_cast<double>(settings.kube_qps), settings.kube_burst});
   return true;
 }
 
