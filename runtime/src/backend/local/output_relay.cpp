@@ -10,10 +10,6 @@
 
 namespace fiber::backend {
 
-OutputRelay::~OutputRelay() {
-  for (Pipe& p : pipes_) ::close(p.fd);
-}
-
 int OutputRelay::Open(const std::string& id, std::string* err) {
   int ends[2];
   if (::pipe2(ends, O_CLOEXEC) != 0) {
@@ -24,7 +20,7 @@ int OutputRelay::Open(const std::string& id, std::string* err) {
   // on writers (a worker's children) that may outlive it.
   ::fcntl(ends[0], F_SETFL, O_NONBLOCK);
   Pipe p;
-  p.fd = ends[0];
+  p.fd.Reset(ends[0]);
   p.lines = std::make_unique<LineSplitter>(
       [this, id](std::string_view line) { out_ += HeadedLine(id, line); });
   pipes_.push_back(std::move(p));
@@ -32,7 +28,7 @@ int OutputRelay::Open(const std::string& id, std::string* err) {
 }
 
 void OutputRelay::AddPollFds(std::vector<pollfd>* fds) const {
-  for (const Pipe& p : pipes_) fds->push_back({p.fd, POLLIN, 0});
+  for (const Pipe& p : pipes_) fds->push_back({p.fd.get(), POLLIN, 0});
 }
 
 void OutputRelay::Relay(const std::vector<pollfd>& fds, std::size_t first) {
@@ -45,8 +41,7 @@ void OutputRelay::Relay(const std::vector<pollfd>& fds, std::size_t first) {
       open.push_back(std::move(p));
       continue;
     }
-    p.lines->Finish();
-    ::close(p.fd);
+    p.lines->Finish();  // its descriptor closes as it is left out of open
   }
   pipes_ = std::move(open);
   WriteOut();
@@ -57,14 +52,12 @@ void OutputRelay::Drain() {
     while (ReadFrom(p) > 0) {
     }
     p.lines->Finish();
-    ::close(p.fd);
   }
   pipes_.clear();
   WriteOut();
 }
 
 void OutputRelay::Abandon() {
-  for (Pipe& p : pipes_) ::close(p.fd);
   pipes_.clear();
   out_.clear();
 }
@@ -72,7 +65,7 @@ void OutputRelay::Abandon() {
 int OutputRelay::ReadFrom(Pipe& p) {
   char buf[65536];
   ssize_t n;
-  while ((n = ::read(p.fd, buf, sizeof buf)) < 0 && errno == EINTR) {
+  while ((n = ::read(p.fd.get(), buf, sizeof buf)) < 0 && errno == EINTR) {
   }
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return -1;
   if (n <= 0) return 0;

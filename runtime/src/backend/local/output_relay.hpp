@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backend/line_splitter.hpp"
+#include "os/descriptor.hpp"
 
 namespace fiber::backend {
 
@@ -23,7 +24,6 @@ class OutputRelay {
   /// Headed lines are written to out_fd (blocking, as the workers' own
   /// writes to the master's stderr would).
   explicit OutputRelay(int out_fd) : out_fd_(out_fd) {}
-  ~OutputRelay();
   OutputRelay(const OutputRelay&) = delete;
   OutputRelay& operator=(const OutputRelay&) = delete;
 
@@ -44,7 +44,7 @@ class OutputRelay {
 
  private:
   struct Pipe {
-    int fd = -1;
+    os::Descriptor fd;
     std::unique_ptr<LineSplitter> lines;
   };
   /// Reads once from p (up to 64 KiB): 1 when it read, 0 at its end (or

@@ -14,6 +14,7 @@
 #include "backend/slurm/slurm_command.hpp"
 #include "backend/worker_output.hpp"
 #include "diagnostics/log.hpp"
+#include "os/descriptor.hpp"
 #include "os/whole_file.hpp"
 #include "runs/run_dir.hpp"
 #include "worker/worker_id.hpp"
@@ -28,9 +29,8 @@ constexpr auto kGoneWait = std::chrono::seconds(30);
 // Writes text to a new file only its owner may read.
 bool WritePrivate(const std::string& path, const std::string& text, std::string* err) {
   (void)::unlink(path.c_str());
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  bool ok = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  if (fd >= 0) ok = ::close(fd) == 0 && ok;
+  os::Descriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  const bool ok = fd && os::WriteAll(fd.get(), text) && fd.Close();
   if (!ok) *err = "cannot write " + path;
   return ok;
 }
@@ -141,8 +141,7 @@ bool SlurmBackend::StartMany(const std::vector<Launch>& launches, std::string* e
     if (!job.log_file.empty()) {
       // The worker's log is its job's output file (made here, appended to
       // by Slurm), for fiber logs and the run's log followers.
-      const int fd = runs::OpenToAppend(job.output);
-      if (fd >= 0) ::close(fd);
+      os::Descriptor made(runs::OpenToAppend(job.output));
       (void)::unlink(job.log_file.c_str());
       if (::symlink(job.output.c_str(), job.log_file.c_str()) != 0)
         log::Warning("cannot link worker " + id + "'s log to its job's output " + job.output);
