@@ -123,7 +123,9 @@ bool ApiClient::Exchange(const http::Request& request, const ApiRequestSubject& 
       return false;
     }
     if (streamed_body) streamed_body->clear();
-    if (limiter_) WaitUnlessCancelled(limiter_->Reserve(), request.cancel);
+    // Cancelled while it waits its turn or out a throttled answer: ended
+    // as http::Perform ends a cancelled exchange (true, nothing read).
+    if (limiter_ && !WaitUnlessCancelled(limiter_->Reserve(), request.cancel)) return true;
     if (!http::Perform(authenticated, response, &why)) {
       *err = UnreachableError(subject, why);
       return false;
@@ -135,9 +137,9 @@ bool ApiClient::Exchange(const http::Request& request, const ApiRequestSubject& 
       continue;
     }
     if (response->status / 100 == 2) return true;
-    if (Throttled(response->status) && throttled < kMaxThrottledRetries &&
-        WaitUnlessCancelled(ThrottleWait(response->header("Retry-After"), throttled),
-                            request.cancel)) {
+    if (Throttled(response->status) && throttled < kMaxThrottledRetries) {
+      if (!WaitUnlessCancelled(ThrottleWait(response->header("Retry-After"), throttled), request.cancel))
+        return true;
       ++throttled;
       continue;
     }
