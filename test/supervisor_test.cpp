@@ -3,6 +3,7 @@
 // says, what it asks of the master on a stop, where the output goes and
 // which exit status fiber run gives.
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -93,10 +94,9 @@ struct Supervised {
   std::vector<std::string> asked;
 };
 
-std::string Drain(int fd) {
-  std::string text;
-  char buf[4096];
-  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+std::string Read(const std::string& path) {
+  std::string text, unused;
+  (void)fiber::os::ReadWholeFile(path, &text, &unused);
   return text;
 }
 
@@ -107,10 +107,9 @@ Supervised Run(ScriptedMaster* master, const std::string& run_dir) {
   o.run_dir = run_dir;
   o.program = "prog";
   // Our stdout and stderr, to files read back once it returned.
-  char out_name[] = "/tmp/fiber-supervise-out-XXXXXX", err_name[] = "/tmp/fiber-supervise-err-XXXXXX";
-  const fiber::os::Descriptor out(::mkstemp(out_name)), err(::mkstemp(err_name));
-  ::unlink(out_name);
-  ::unlink(err_name);
+  const std::string out_path = run_dir + "/test-stdout", err_path = run_dir + "/test-stderr";
+  const fiber::os::Descriptor out(::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)),
+      err(::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
   std::fflush(stdout);
   const int saved_out = ::dup(1), saved_err = ::dup(2);
   ::dup2(out.get(), 1);
@@ -120,17 +119,9 @@ Supervised Run(ScriptedMaster* master, const std::string& run_dir) {
   ::dup2(saved_err, 2);
   ::close(saved_out);
   ::close(saved_err);
-  ::lseek(out.get(), 0, SEEK_SET);
-  ::lseek(err.get(), 0, SEEK_SET);
-  r.out = Drain(out.get());
-  r.said = Drain(err.get());
+  r.out = Read(out_path);
+  r.said = Read(err_path);
   return r;
-}
-
-std::string Read(const std::string& path) {
-  std::string text, unused;
-  (void)fiber::os::ReadWholeFile(path, &text, &unused);
-  return text;
 }
 
 }  // namespace
