@@ -1,0 +1,82 @@
+# Test hosts: network namespaces with their own address on a bridge that
+# these functions create in the root namespace, so that what crosses a
+# network is tested between hosts, not only over 127.0.0.1. Sourced by the
+# scripts that start daemons on such hosts (test/slurm, test/cluster) and
+# by tests; run as root. Nothing here reaches outside the machine: the
+# addresses are those of the bridge's own subnet, and the hosts have no
+# route but to it.
+#
+#   hosts_bridge_up BRIDGE PREFIX   bridge BRIDGE with PREFIX.1/24 (PREFIX: "10.231.7")
+#   host_up BRIDGE PREFIX NAME N    host NAME at PREFIX.N on BRIDGE (N: 2..254)
+#   host_exec NAME CMD...           CMD in NAME's network and its own host name NAME
+#   host_link NAME up|down          NAME's link to the bridge up or down (a host cut off)
+#   host_down NAME                  kills what runs in NAME, removes it
+#   hosts_bridge_down BRIDGE        removes the bridge (after its hosts)
+# shellcheck shell=bash
+
+# A host's end of its link is eth0 in its namespace; the bridge's end is
+# named after the host ("NAME-br", at most 15 characters: NAME at most 12).
+
+hosts_bridge_up() {  # BRIDGE PREFIX
+  local bridge=$1 prefix=$2
+  if ! ip link show "$bridge" >/dev/null 2>&1; then
+    ip link add "$bridge" type bridge
+    ip addr add "$prefix.1/24" dev "$bridge"
+  fi
+  ip link set "$bridge" up
+  # Bridged frames pass the root namespace's iptables (br_netfilter), whose
+  # FORWARD policy the Docker engine sets to DROP: hosts on the bridge may
+  # talk to each other.
+  if command -v iptables >/dev/null && ! iptables -C FORWARD -i "$bridge" -o "$bridge" -j ACCEPT 2>/dev/null; then
+    iptables -I FORWARD -i "$bridge" -o "$bridge" -j ACCEPT
+  fi
+}
+
+host_up() {  # BRIDGE PREFIX NAME N
+  local bridge=$1 prefix=$2 name=$3 n=$4
+  ((${#name} <= 12)) || { echo "test host name '$name' is longer than 12 characters" >&2; return 1; }
+  ip netns list | grep -qx "$name\( .*\)\?" || ip netns add "$name"
+  if ! ip link show "$name-br" >/dev/null 2>&1; then
+    ip link add "$name-br" type veth peer name "$name-eth"
+    ip link set "$name-eth" netns "$name"
+    ip -n "$name" link set "$name-eth" name eth0
+    ip -n "$name" addr add "$prefix.$n/24" dev eth0
+    ip link set "$name-br" master "$bridge"
+  fi
+  ip link set "$name-br" up
+  ip -n "$name" link set lo up
+  ip -n "$name" link set eth0 up
+  # The root namespace (the bridge's address) is the way to other subnets
+  # the scripts route through it, such as other hosts' pod networks.
+  ip -n "$name" route replace default via "$prefix.1" dev eth0
+}
+
+host_exec() {  # NAME CMD...
+  local name=$1
+  shift
+  ip netns exec "$name" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$name" "$@"
+}
+
+host_link() {  # NAME up|down
+  ip -n "$1" link set eth0 "$2"
+}
+
+host_down() {  # NAME
+  local name=$1 pids i
+  if ip netns list | grep -qx "$name\( .*\)\?"; then
+    for ((i = 0; i < 50; i++)); do
+      pids=$(ip netns pids "$name")
+      [[ -z $pids ]] && break
+      # shellcheck disable=SC2086 # one pid per word
+      if ((i < 25)); then kill -TERM $pids 2>/dev/null; else kill -KILL $pids 2>/dev/null; fi
+      sleep 0.2
+    done
+    ip netns del "$name"
+  fi
+  ip link del "$name-br" 2>/dev/null || true
+}
+
+hosts_bridge_down() {  # BRIDGE
+  while command -v iptables >/dev/null && iptables -D FORWARD -i "$1" -o "$1" -j ACCEPT 2>/dev/null; do :; done
+  ip link del "$1" 2>/dev/null || true
+}
