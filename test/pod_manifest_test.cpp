@@ -89,11 +89,18 @@ TEST_CASE("the master's pod gets the run's settings and --env, nothing of this m
   CHECK(v.secret_name == fiber::backend::RunObjectName("0123456789ab"));
   CHECK(v.secret_files.empty());
 
-  // A listen_host the user gave is kept.
-  const PodValues own = fiber::backend::MasterPodValues(Resolve({{"listen_host", "127.0.0.1"}}), "0123456789ab",
-                                                        {"/opt/train"}, {}, {}, "", "");
+  // On its node's network, a listen_host the user gave is kept.
+  const PodValues own = fiber::backend::MasterPodValues(
+      Resolve({{"listen_host", "127.0.0.1"}, {"host_network", "true"}}), "0123456789ab", {"/opt/train"}, {}, {}, "", "");
   CHECK(EnvOf(own, "FIBER_LISTEN_HOST") == "127.0.0.1");
   CHECK(own.env_from_fields.empty());
+  // On the pod network, this machine's addresses say nothing of the pod's.
+  const PodValues pod = fiber::backend::MasterPodValues(
+      Resolve({{"listen_host", "10.231.12.1"}, {"advertise_host", "trainer.lab"}}), "0123456789ab", {"/opt/train"},
+      {}, {}, "", "");
+  CHECK(EnvOf(pod, "FIBER_LISTEN_HOST") == "<unset>");
+  CHECK(EnvOf(pod, "FIBER_ADVERTISE_HOST") == "<unset>");
+  CHECK(pod.env_from_fields.at("FIBER_LISTEN_HOST") == "status.podIP");
 }
 
 TEST_CASE("the user's edited worker template reaches the master's pod through the Secret; fiber's own does not") {

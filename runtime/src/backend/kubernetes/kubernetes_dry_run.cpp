@@ -22,8 +22,7 @@ bool KubernetesDryRun(const config::Resolved& resolved, const std::vector<std::s
   worker::Bootstrap b;
   b.run_id = runs::NewRunId();
   b.worker_id = "w1";
-  const bool pod_address = settings.master_in_cluster && resolved.sources.at("listen_host") == "default" &&
-                           settings.advertise_host.empty();
+  const bool pod_address = settings.master_in_cluster && MasterListensOnPodAddress(resolved);
   b.master = "tcp://" + (pod_address ? "<the master pod's address>" : config::AdvertisedHost(settings)) +
              ":" + (settings.listen_port ? std::to_string(settings.listen_port) : "PORT");
   b.heartbeat_interval = settings.heartbeat_interval;

@@ -8,9 +8,9 @@
 // program SIGTERM), a kill its deletion at once.
 //
 // In the pod the master listens on the pod's own address (the downward
-// API's status.podIP), which its workers' pods are told, unless listen_host
-// is set (a one-node cluster whose pods share the node's network:
-// 127.0.0.1), and reaches the API server with the pod's service account.
+// API's status.podIP), which its workers' pods are told, unless its pods
+// share their nodes' network and listen_host is set (a one-node cluster:
+// 127.0.0.1; MasterListensOnPodAddress), and reaches the API server with the pod's service account.
 // Thread-safe (no state); a master it starts is not.
 #pragma once
 

@@ -54,11 +54,11 @@ PodValues MasterPodValues(const config::Resolved& resolved, const std::string& r
   if (!namespace_name.empty()) v.env[config::FindSetting("namespace")->variable] = namespace_name;
   v.env[config::kRunIdVariable] = run_id;
   for (const std::string& kv : env) v.env[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
-  // Where it listens, and what its workers are told: the pod's own
-  // address, unless the user said.
-  const char* listen_host = config::FindSetting("listen_host")->variable;
-  if (resolved.sources.at("listen_host") == "default") {
+  // Where it listens, and what its workers are told.
+  if (MasterListensOnPodAddress(resolved)) {
+    const char* listen_host = config::FindSetting("listen_host")->variable;
     v.env.erase(listen_host);
+    v.env.erase(config::FindSetting("advertise_host")->variable);
     v.env_from_fields[listen_host] = "status.podIP";
   }
   v.secret_name = RunObjectName(run_id);
@@ -70,6 +70,10 @@ PodValues MasterPodValues(const config::Resolved& resolved, const std::string& r
   v.owner_name = v.secret_name;
   v.owner_uid = owner_uid;
   return v;
+}
+
+bool MasterListensOnPodAddress(const config::Resolved& resolved) {
+  return !resolved.settings.host_network || resolved.sources.at("listen_host") == "default";
 }
 
 bool TemplatesForMasterPod(const config::Settings& settings, std::map<std::string, std::string>* templates,

@@ -36,6 +36,13 @@ PodValues MasterPodValues(const config::Resolved& resolved, const std::string& r
                           const std::map<std::string, std::string>& templates,
                           const std::string& namespace_name, const std::string& owner_uid);
 
+/// Whether the master's pod listens on its own address (the downward API's
+/// status.podIP) and tells its workers that: always on the pod network,
+/// where listen_host and advertise_host name addresses of this machine, not
+/// of the pod; with host_network (the pod on its node's network) unless
+/// listen_host is set.
+bool MasterListensOnPodAddress(const config::Resolved& resolved);
+
 /// The user's edited templates the master's pod renders its workers' pods
 /// from (worker-pod.yaml from the templates setting's directory), by file
 /// name: fiber run puts them in the run's Secret, where the pod finds them
