@@ -87,12 +87,15 @@ TEST_CASE("fiber run --profile kubernetes runs the pi example on pods, the clust
           doctest::test_suite("kubernetes")) {
   Fiber fiber;
   // What a user of test/cluster keeps: its kubeconfig (whose context names
-  // the namespace), its registry, and pods on the node's network to reach
-  // a master on 127.0.0.1.
+  // the namespace), its registry, and where pods reach a master here (on
+  // the bridge of its test hosts, or on 127.0.0.1 from the node's network).
   WriteUserSettings(fiber, "profiles:\n  kubernetes:\n    kubeconfig: " +
                                fiber::testing::ClusterValue("FIBER_CLUSTER_FIBER_KUBECONFIG") +
                                "\n    registry: " + fiber::testing::ClusterValue("FIBER_CLUSTER_REGISTRY") +
-                               "/fiber-test\n    host_network: true\n");
+                               "/fiber-test\n    listen_host: " +
+                               fiber::testing::ClusterValue("FIBER_CLUSTER_MASTER_HOST") +
+                               "\n    host_network: " + fiber::testing::ClusterValue("FIBER_CLUSTER_HOST_NETWORK") +
+                               "\n");
   RunPi(fiber, "kubernetes");
   // None left, as the cluster lists them (the last go with the run's Secret).
   CHECK(fiber::testing::eventually([&] { return fiber.Ps()[0]["pods"] == nlohmann::json::array(); }, 60));

@@ -13,67 +13,22 @@
 #include <vector>
 
 #include "backend/kubernetes/run_templates.hpp"
-#include "backend/labels.hpp"
 #include "encoding/base64.hpp"
-#include "kube/api_client.hpp"
-#include "support/fiber_command.hpp"
 #include "subprocess.hpp"
-#include "support/test_cluster.hpp"
+#include "support/cluster_runs.hpp"
 #include "wire/credentials.hpp"
 
+using fiber::testing::Admin;
 using fiber::testing::ClusterValue;
 using fiber::testing::eventually;
 using fiber::testing::Fiber;
+using fiber::testing::NothingLeft;
+using fiber::testing::ObjectsOf;
+using fiber::testing::PodsIn;
+using fiber::testing::RunArgs;
 using nlohmann::json;
 
 namespace {
-
-const fiber::kube::ApiClient& Admin() {
-  static const fiber::kube::ApiClient admin =
-      fiber::testing::ClusterClient(ClusterValue("FIBER_CLUSTER_ADMIN_KUBECONFIG"))
-          .InNamespace(ClusterValue("FIBER_CLUSTER_NAMESPACE"));
-  return admin;
-}
-
-// The run's objects of a kind, as the API server lists them by label.
-json ObjectsOf(const fiber::kube::ApiResource& resource, const std::string& run_id) {
-  json list;
-  fiber::kube::ApiError err;
-  REQUIRE_MESSAGE(Admin().List(resource, fiber::backend::LabelIs(fiber::backend::kRunLabel, run_id), &list, &err),
-                  err.message);
-  return list["items"];
-}
-
-int PodsIn(const std::string& run_id, const std::string& phase) {
-  int n = 0;
-  for (const auto& pod : ObjectsOf(fiber::kube::kPods, run_id)) n += pod["status"].value("phase", "") == phase;
-  return n;
-}
-
-// fiber run of the test cluster's profile.
-std::vector<std::string> RunArgs(std::vector<std::string> rest) {
-  return fiber::testing::ProfileRun(ClusterValue("FIBER_CLUSTER_FIBER_CONFIG"), "test-cluster", std::move(rest));
-}
-
-// Checks, when a test ends, that its run left nothing in the namespace:
-// no pod (running or not) and not its Secret.
-struct NothingLeft {
-  Fiber& fiber;
-  std::string run_id;
-  ~NothingLeft() {
-    if (run_id.empty()) run_id = LastRun();
-    if (run_id.empty()) return;
-    const bool gone = eventually([&] {
-      return ObjectsOf(fiber::kube::kPods, run_id).empty() && ObjectsOf(fiber::kube::kSecrets, run_id).empty();
-    }, 60);
-    CHECK_MESSAGE(gone, "run " << run_id << " left pods or its Secret in the namespace");
-    if (!gone) (void)fiber.Run({"stop", run_id});
-  }
-  std::string LastRun() {
-    const json runs = fiber.Ps();
-    return runs.empty() ? "" : runs.back()["id"].get<std::string>();
-  }
-};
 
 // fiber run --detach of hold_pool with two workers as pods, once both are
 // ready; its run id goes to check.
@@ -225,7 +180,8 @@ TEST_CASE("an account that may not create the run's Secret gets a 403 naming the
 TEST_CASE("pods told a loopback master address are refused before any pod starts, naming advertise_host") {
   Fiber fiber;
   NothingLeft check{fiber, ""};
-  auto [status, out, err] = fiber.Run(RunArgs({"--host-network", "false", built_program("chatty_pool")}));
+  auto [status, out, err] = fiber.Run(
+      RunArgs({"--host-network", "false", "--advertise-host", "127.0.0.1", built_program("chatty_pool")}));
   CHECK(status != 0);
   CHECK_MESSAGE(err.find("pods cannot connect to the master at tcp://127.0.0.1:") != std::string::npos, err);
   CHECK_MESSAGE(err.find("set advertise_host") != std::string::npos, err);
@@ -244,7 +200,9 @@ TEST_CASE("a pod no node can take shows the scheduler's reason while it waits, i
   CHECK(eventually([&] { return waiting().find("Insufficient cpu") != std::string::npos; }, 120));
   MESSAGE(waiting());
   auto [listed, table, table_err] = fiber.Run({"ps"});
-  CHECK_MESSAGE(table.find("w0: not scheduled: 0/1 nodes are available: 1 Insufficient cpu") != std::string::npos,
+  const std::string nodes = std::to_string(fiber::testing::NodeCount());
+  CHECK_MESSAGE(table.find("w0: not scheduled: 0/" + nodes + " nodes are available: " + nodes + " Insufficient cpu") !=
+                    std::string::npos,
                 table);
   // The master learns of the wait from its watch, which may be behind ps's own look at the pod.
   std::string master_log;

@@ -9,6 +9,8 @@
 #   hosts_bridge_up BRIDGE PREFIX   bridge BRIDGE with PREFIX.1/24 (PREFIX: "10.231.7")
 #   host_up BRIDGE PREFIX NAME N    host NAME at PREFIX.N on BRIDGE (N: 2..254)
 #   host_exec NAME CMD...           CMD in NAME's network and its own host name NAME
+#   host_argv NAME CMD...           sets HOST_ARGV to what host_exec runs, for a
+#                                   launcher that takes a command (setsid, start)
 #   host_link NAME up|down          NAME's link to the bridge up or down (a host cut off)
 #   host_down NAME                  kills what runs in NAME, removes it
 #   hosts_bridge_down BRIDGE        removes the bridge (after its hosts)
@@ -51,10 +53,19 @@ host_up() {  # BRIDGE PREFIX NAME N
   ip -n "$name" route replace default via "$prefix.1" dev eth0
 }
 
-host_exec() {  # NAME CMD...
+# Every step execs the next, so CMD keeps the pid of the command line.
+# nsenter, not `ip netns exec`, which would give CMD a mount namespace of
+# its own: daemons that mount (a kubelet's volumes, containerd's pod network
+# namespaces in /var/run/netns) must share the machine's.
+host_argv() {  # NAME CMD...
   local name=$1
   shift
-  ip netns exec "$name" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$name" "$@"
+  HOST_ARGV=(nsenter "--net=/var/run/netns/$name" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$name" "$@")
+}
+
+host_exec() {  # NAME CMD...
+  host_argv "$@"
+  "${HOST_ARGV[@]}"
 }
 
 host_link() {  # NAME up|down

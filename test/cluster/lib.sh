@@ -50,7 +50,8 @@ RESTRICTED_KUBECONFIG=$DIR/restricted.kubeconfig
 FIBER_KUBECONFIG=$DIR/fiber.kubeconfig
 FIBER_CONFIG=$DIR/fiber.yaml
 
-# Everything listens on 127.0.0.1 only. Ports are uncommon ones so that the
+# Everything listens on 127.0.0.1 only (and, with test hosts, the API server
+# and a registry on the hosts' bridge, the kubelets on their hosts). Ports are uncommon ones so that the
 # cluster does not collide with anything else on the machine.
 ETCD_PORT=${FIBER_ETCD_PORT:-32379}
 ETCD_PEER_PORT=${FIBER_ETCD_PEER_PORT:-32380}
@@ -62,14 +63,27 @@ KUBELET_PORT=${FIBER_KUBELET_PORT:-30250}
 KUBELET_HEALTHZ_PORT=${FIBER_KUBELET_HEALTHZ_PORT:-30248}
 ALL_PORTS="$ETCD_PORT $ETCD_PEER_PORT $API_PORT $REGISTRY_PORT $KCM_PORT $SCHED_PORT $KUBELET_PORT $KUBELET_HEALTHZ_PORT"
 
-# Name of the single node. The kubelet refuses a loopback node IP, so the
+# The nodes. FIBER_CLUSTER_NODES=N (1 or more): N nodes, each on a test host
+# of its own with pod networking (hosts.sh); up records N in $DIR/node-count for
+# the scripts that follow it. Unset or 0: one node on this machine's own
+# network, named "localhost": the kubelet refuses a loopback node IP, so the
 # node carries no usable InternalIP; the API server reaches the kubelet (for
 # logs, exec) through the node's Hostname address instead, and "localhost"
 # is the one host name that resolves to 127.0.0.1 everywhere.
-NODE_NAME=localhost
+NODES=${FIBER_CLUSTER_NODES:-$(cat "$DIR/node-count" 2>/dev/null || echo 0)}
+[[ $NODES =~ ^[0-9]+$ ]] && ((NODES <= 50)) || {
+  echo "FIBER_CLUSTER_NODES must be a number of nodes from 0 to 50, not '$NODES'" >&2
+  exit 2
+}
+. "$(dirname "${BASH_SOURCE[0]}")/hosts.sh"
+NODE_NAMES=$(node_names)
+NODE_NAME=${NODE_NAMES%% *}
 
-# Where images for the cluster live.
+# Where images for the cluster live, as pods name them; the nodes fetch
+# them from REGISTRY_FOR_NODES (another registry process on the same
+# storage when the nodes are test hosts, which cannot reach 127.0.0.1).
 REGISTRY=127.0.0.1:$REGISTRY_PORT
+REGISTRY_FOR_NODES=$API_HOST:$REGISTRY_PORT
 PAUSE_IMAGE=$REGISTRY/fiber/pause:3.10
 
 # Kernel tunables the kubelet sets when it starts (it has no option to leave

@@ -1,30 +1,60 @@
-# The cluster's single node (sourced by up). A real kubelet on containerd's
-# CRI; pods get their images from the registry on 127.0.0.1:$REGISTRY_PORT.
+# The cluster's nodes (sourced by up and node): each a real kubelet on a
+# containerd of its own through CRI; pods get their images from the
+# registry at $REGISTRY_FOR_NODES. A node on a test host (hosts.sh) runs in
+# its namespace, listens on its address and names its pods' cgroups under a
+# cgroup of its own; the node "localhost" runs on this machine's network.
 
 # shellcheck shell=bash disable=SC2154 # $here is set by up
 node_kind() { echo kubelet; }
 
-start_node() {
-  local C=$DIR/containerd K=$DIR/kubelet
-  mkdir -p "$C" "$K" "$DIR/cni/net.d" "$DIR/cni/ipam"
-
-  # The pod sandbox ("pause") image cannot be pulled from anywhere: build it.
+# The pod sandbox ("pause") image cannot be pulled from anywhere: build it.
+push_pause_image() {
   if ! curl -sf "http://$REGISTRY/v2/fiber/pause/manifests/3.10" \
       -H 'Accept: application/vnd.docker.distribution.manifest.v2+json' >/dev/null; then
     log "node: building the pause image $PAUSE_IMAGE"
     "$here/image" "$here/images/pause.c" fiber/pause:3.10 >/dev/null
   fi
+}
 
-  # Pods that do not use the host network get an isolated bridge: no gateway
-  # and no masquerading, so their traffic cannot leave the machine.
-  cat >"$DIR/cni/net.d/10-fiber.conflist" <<JSON
+# A daemon of node NAME, started as PID-NAME: in the node's host when it
+# has one.
+start_on_node() {  # NAME PID-NAME CMD...
+  local name=$1 pidname=$2
+  shift 2
+  if [[ $name == localhost ]]; then
+    start "$pidname" "$@"
+  else
+    host_argv "$name" "$@"
+    start "$pidname" "${HOST_ARGV[@]}"
+  fi
+}
+
+start_node() {  # NAME
+  local name=$1 N C K cgroup gateway=false routes=[] bind containerd kubelet
+  N=$(node_dir "$name") C=$(node_dir "$name")/containerd K=$(node_dir "$name")/kubelet
+  cgroup=$(node_cgroup "$name") bind=$(node_listen_address "$name")
+  containerd=$(node_pid_name containerd "$name") kubelet=$(node_pid_name kubelet "$name")
+  mkdir -p "$C" "$K" "$N/cni/net.d" "$N/cni/ipam"
+  if [[ $name != localhost ]]; then
+    # Its pods reach other hosts through the bridge's address in its namespace.
+    gateway=true routes='[{"dst": "'$HOSTS_PREFIX'.0/24"}, {"dst": "'$POD_NETWORK'"}]'
+    make_node_cgroup "$cgroup"
+  fi
+
+  # The bridge of the node's pods (in the node's namespace), with no
+  # masquerading and no default route: their traffic cannot leave the
+  # machine. On a test host they have routes through the bridge's address
+  # to the hosts' subnet and every node's pods; on the node "localhost"
+  # no gateway at all: pods there reach only each other.
+  cat >"$N/cni/net.d/10-fiber.conflist" <<JSON
 {
   "cniVersion": "1.0.0",
   "name": "fiber",
   "plugins": [{
-    "type": "bridge", "bridge": "fiber0", "isGateway": false, "ipMasq": false,
-    "ipam": {"type": "host-local", "dataDir": "$DIR/cni/ipam",
-             "ranges": [[{"subnet": "10.244.0.0/24"}]]}
+    "type": "bridge", "bridge": "fiber0", "isGateway": $gateway, "ipMasq": false,
+    "ipam": {"type": "host-local", "dataDir": "$N/cni/ipam",
+             "ranges": [[{"subnet": "$(node_pod_subnet "$name")"}]],
+             "routes": $routes}
   }]
 }
 JSON
@@ -52,23 +82,23 @@ state = "$C/state"
       runtime_type = "io.containerd.runc.v2"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
-    conf_dir = "$DIR/cni/net.d"
+    conf_dir = "$N/cni/net.d"
   [plugins."io.containerd.grpc.v1.cri".registry.mirrors."$REGISTRY"]
-    endpoint = ["http://$REGISTRY"]
+    endpoint = ["http://$REGISTRY_FOR_NODES"]
 TOML
-  start containerd containerd --config "$C/config.toml"
-  watch=containerd wait_for "containerd" 60 ctr --address "$C/containerd.sock" version
+  start_on_node "$name" "$containerd" containerd --config "$C/config.toml"
+  watch=$containerd wait_for "containerd of node $name" 60 ctr --address "$C/containerd.sock" version
 
   cat >"$K/config.yaml" <<YML
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
-address: 127.0.0.1
+address: $bind
 port: $KUBELET_PORT
-healthzBindAddress: 127.0.0.1
+healthzBindAddress: $bind
 healthzPort: $KUBELET_HEALTHZ_PORT
 readOnlyPort: 0
-tlsCertFile: $DIR/pki/kubelet-serving.crt
-tlsPrivateKeyFile: $DIR/pki/kubelet-serving.key
+tlsCertFile: $DIR/pki/kubelet-serving-$name.crt
+tlsPrivateKeyFile: $DIR/pki/kubelet-serving-$name.key
 authentication:
   anonymous: {enabled: false}
   webhook: {enabled: true}
@@ -76,6 +106,7 @@ authentication:
 authorization: {mode: Webhook}
 containerRuntimeEndpoint: unix://$C/containerd.sock
 cgroupDriver: cgroupfs
+${cgroup:+cgroupRoot: $cgroup}
 failCgroupV1: false
 failSwapOn: false
 # This is a test machine: never evict or taint because of a full disk.
@@ -89,11 +120,22 @@ volumePluginDir: $K/volume-plugins
 podLogsDir: $K/pod-logs
 YML
   # Save the machine's kernel tunables once, before any kubelet changed them.
-  if ! pid_of kubelet >/dev/null && [[ ! -f $DIR/sysctl.orig ]]; then
+  if [[ ! -f $DIR/sysctl.orig ]]; then
     for k in $KERNEL_TUNABLES; do echo "$k=$(sysctl -n "$k")"; done >"$DIR/sysctl.orig"
   fi
-  start kubelet kubelet --config="$K/config.yaml" --kubeconfig="$DIR/kubelet.kubeconfig" \
-    --root-dir="$K/root" --hostname-override="$NODE_NAME" \
-    --cert-dir="$K/pki"
-  watch=kubelet wait_for "kubelet /healthz" 120 curl -sf "http://127.0.0.1:$KUBELET_HEALTHZ_PORT/healthz"
+  start_on_node "$name" "$kubelet" kubelet --config="$K/config.yaml" \
+    --kubeconfig="$DIR/kubelet-$name.kubeconfig" --root-dir="$K/root" --hostname-override="$name" \
+    ${cgroup:+--node-ip="$bind"} --cert-dir="$K/pki"
+  watch=$kubelet wait_for "kubelet /healthz of node $name" 120 \
+    curl -sf "http://$bind:$KUBELET_HEALTHZ_PORT/healthz"
+}
+
+# Node NAME Ready, with its pod subnet as its podCIDR (set once: the
+# field cannot change).
+node_ready() {  # NAME
+  local subnet
+  subnet=$(node_pod_subnet "$1")
+  [[ -n $(kubectl_admin get node "$1" -o 'jsonpath={.spec.podCIDR}') ]] ||
+    kubectl_admin patch node "$1" -p "{\"spec\":{\"podCIDR\":\"$subnet\",\"podCIDRs\":[\"$subnet\"]}}" >/dev/null
+  [[ $(kubectl_admin get node "$1" -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}') == True ]]
 }

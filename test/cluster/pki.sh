@@ -26,14 +26,17 @@ make_pki() {
       -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null
   fi
   cert apiserver "/CN=kube-apiserver" \
-    "IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
+    "IP:127.0.0.1,IP:$API_HOST,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
   cert apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client"
   cert front-proxy-client "/CN=front-proxy-client"
   cert admin "/O=system:masters/CN=fiber-admin"
   cert controller-manager "/CN=system:kube-controller-manager"
   cert scheduler "/CN=system:kube-scheduler"
-  cert kubelet "/O=system:nodes/CN=system:node:$NODE_NAME"
-  cert kubelet-serving "/CN=$NODE_NAME" "IP:127.0.0.1,DNS:$NODE_NAME,DNS:localhost"
+  local name
+  for name in $NODE_NAMES; do
+    cert "kubelet-$name" "/O=system:nodes/CN=system:node:$name"
+    cert "kubelet-serving-$name" "/CN=$name" "IP:$(node_listen_address "$name"),DNS:$name"
+  done
   # Service account tokens are signed with this key pair.
   if [[ ! -f $DIR/pki/sa.key ]]; then
     openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$DIR/pki/sa.key" 2>/dev/null
@@ -42,7 +45,7 @@ make_pki() {
 }
 
 # kubeconfig FILE USER CERT-NAME|token:TOKEN [NAMESPACE]: a self-contained
-# kubeconfig (certificates embedded) for the API server on loopback.
+# kubeconfig (certificates embedded) for the API server at $API_HOST.
 kubeconfig() {
   local file=$1 user=$2 cred=$3 ns=${4:-default} creds
   if [[ $cred == token:* ]]; then
@@ -57,7 +60,7 @@ kind: Config
 clusters:
 - name: fiber-test
   cluster:
-    server: https://127.0.0.1:$API_PORT
+    server: https://$API_HOST:$API_PORT
     certificate-authority-data: $(base64 -w0 "$DIR/pki/ca.crt")
 users:
 - name: $user

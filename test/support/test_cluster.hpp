@@ -9,7 +9,9 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "kube/api_client.hpp"
 #include "kube/kubeconfig.hpp"
@@ -35,6 +37,15 @@ inline std::string ClusterValue(const char* key) {
   REQUIRE_MESSAGE(it != env.end(), "cluster.env has no " << key << " (start the cluster with test/cluster/up)");
   return it->second;
 }
+
+/// The cluster's nodes, by name.
+inline std::vector<std::string> NodeNames() {
+  std::istringstream in(ClusterValue("FIBER_CLUSTER_NODE_NAMES"));
+  std::vector<std::string> names;
+  for (std::string name; in >> name;) names.push_back(name);
+  return names;
+}
+inline int NodeCount() { return static_cast<int>(NodeNames().size()); }
 
 /// A client with a kubeconfig's credentials, in its context's namespace.
 inline kube::ApiClient ClusterClient(const std::string& kubeconfig) {

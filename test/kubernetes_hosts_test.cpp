@@ -1,0 +1,207 @@
+// The Kubernetes backend on a cluster of several test hosts
+// (FIBER_CLUSTER_NODES=2 test/cluster/up): workers as pods on the pod
+// network of both nodes, a master in a pod there, and a node that dies or
+// is cut off in the middle of a map. What befalls a node is done to it by
+// test/cluster/node; each test brings its node back before it ends.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "subprocess.hpp"
+#include "support/cluster_runs.hpp"
+
+using fiber::testing::ClusterValue;
+using fiber::testing::eventually;
+using fiber::testing::Fiber;
+using fiber::testing::NodeNames;
+using fiber::testing::NothingLeft;
+using fiber::testing::ObjectsOf;
+using fiber::testing::PodsIn;
+using fiber::testing::RunArgs;
+using nlohmann::json;
+
+namespace {
+
+const fiber::kube::ApiResource kNodes{"v1", "nodes", false};
+
+void RequireHosts() {
+  REQUIRE_MESSAGE(NodeNames().size() >= 2, "these tests need nodes on test hosts: FIBER_CLUSTER_NODES=2 test/cluster/up"
+                                               " (this cluster's nodes: " << ClusterValue("FIBER_CLUSTER_NODE_NAMES") << ")");
+}
+
+// Each node's pod subnet (its podCIDR, a /24) as the prefix of its pods'
+// addresses ("10.244.1."), by node name.
+std::map<std::string, std::string> PodPrefixes() {
+  json list;
+  fiber::kube::ApiError err;
+  REQUIRE_MESSAGE(fiber::testing::Admin().List(kNodes, "", &list, &err), err.message);
+  std::map<std::string, std::string> prefixes;
+  for (const json& node : list["items"]) {
+    const std::string cidr = node["spec"].value("podCIDR", "");
+    prefixes[node["metadata"]["name"]] = cidr.substr(0, cidr.rfind('.') + 1);
+  }
+  return prefixes;
+}
+
+bool NodesReady() {
+  json list;
+  fiber::kube::ApiError err;
+  if (!fiber::testing::Admin().List(kNodes, "", &list, &err)) return false;
+  int ready = 0;
+  for (const json& node : list["items"])
+    for (const json& c : node["status"]["conditions"]) ready += c["type"] == "Ready" && c["status"] == "True";
+  return ready == static_cast<int>(NodeNames().size());
+}
+
+// A command of test/cluster (node, up) with its arguments, run to its end.
+void Cluster(const std::string& command, std::vector<std::string> args = {}) {
+  const std::string tool = ClusterValue("FIBER_CLUSTER_NODE_TOOL");
+  args.insert(args.begin(), tool.substr(0, tool.rfind('/') + 1) + command);
+  Child c = spawn(args, {});
+  const std::string out = read_all(c.stdout_fd, 300);
+  const std::string err = read_all(c.stderr_fd, 30);
+  CHECK_MESSAGE(wait_exit(c, 30) == 0, command << ": " << err);
+}
+
+// Brings a node back when the test ends, however it ends: its link up, or
+// (once killed) its kubelet and containerd started again by up, which
+// starts only what is missing; then waits for every node to be Ready.
+struct NodeBack {
+  std::string node;
+  bool killed = false;
+  ~NodeBack() {
+    if (node.empty()) return;
+    if (killed) Cluster("up");
+    else Cluster("node", {"link", node, "up"});
+    CHECK_MESSAGE(eventually(NodesReady, 180), "node " << node << " did not come back Ready");
+  }
+};
+
+// The run of the first (only) run fiber ps lists, once it lists one.
+std::string FirstRun(Fiber& fiber) {
+  REQUIRE(eventually([&] { return !fiber.Ps().empty(); }, 120));
+  return fiber.Ps()[0]["id"];
+}
+
+// The worker pods of a run, once n of them run: worker id to node name.
+std::map<std::string, std::string> RunningWorkers(const std::string& run_id, int n) {
+  REQUIRE(eventually([&] { return PodsIn(run_id, "Running") == n; }, 180));
+  std::map<std::string, std::string> nodes;
+  for (const json& pod : ObjectsOf(fiber::kube::kPods, run_id))
+    nodes[pod["metadata"]["labels"][fiber::backend::kWorkerLabel]] = pod["spec"]["nodeName"];
+  return nodes;
+}
+
+// A map of slow_squares with three workers of one CPU each, on nodes of two
+// CPUs: the pods cannot all fit on one node.
+std::vector<std::string> SpreadMap(int tasks) {
+  return RunArgs({"--cpu", "1", built_program("slow_squares"), "3", std::to_string(tasks)});
+}
+
+// A node that runs some of the run's workers, and those workers.
+std::pair<std::string, std::vector<std::string>> VictimOf(const std::map<std::string, std::string>& workers) {
+  const std::string node = workers.begin()->second;
+  std::vector<std::string> lost;
+  for (const auto& [worker, on] : workers)
+    if (on == node) lost.push_back(worker);
+  return {node, lost};
+}
+
+// What befalls a node in the middle of a map.
+enum class Harm { kKill, kCut };
+
+// A map over three workers on both nodes, whose first worker's node is
+// harmed once all are ready: every result arrives once, and each worker of
+// that node is reported lost.
+void MapLosingANode(Harm harm) {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  NodeBack back;
+  auto child = fiber.Start(SpreadMap(60));
+  check.run_id = FirstRun(fiber);
+  const auto [victim, lost] = VictimOf(RunningWorkers(check.run_id, 3));
+  REQUIRE(eventually([&] { return fiber.Ps()[0]["workers_ready"] == 3; }, 120));
+  back.node = victim;
+  back.killed = harm == Harm::kKill;
+  if (back.killed) Cluster("node", {"kill", victim});
+  else Cluster("node", {"link", victim, "down"});
+  CHECK(read_all(child.stdout_fd, 300) == fiber::testing::SlowSquaresOutput(60));
+  const std::string errors = read_all(child.stderr_fd, 30);
+  CHECK_MESSAGE(wait_exit(child, 120) == 0, errors);
+  for (const std::string& worker : lost)
+    CHECK_MESSAGE(errors.find("worker " + worker + " lost") != std::string::npos, errors);
+}
+
+}  // namespace
+
+TEST_CASE("a Pool's workers run as pods on both test hosts, each at an address of its node's pod subnet, "
+          "and every result arrives") {
+  RequireHosts();
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  auto child = fiber.Start(SpreadMap(30));
+  check.run_id = FirstRun(fiber);
+  REQUIRE(eventually([&] { return PodsIn(check.run_id, "Running") == 3; }, 180));
+  const auto prefixes = PodPrefixes();
+  std::set<std::string> nodes;
+  for (const json& pod : ObjectsOf(fiber::kube::kPods, check.run_id)) {
+    const std::string node = pod["spec"]["nodeName"], ip = pod["status"]["podIP"], host = pod["status"]["hostIP"];
+    nodes.insert(node);
+    CHECK_FALSE(pod["spec"].value("hostNetwork", false));
+    CHECK(ip != host);
+    CHECK_MESSAGE(ip.rfind(prefixes.at(node), 0) == 0, "pod address " << ip << " on node " << node);
+    MESSAGE(pod["metadata"]["name"].get<std::string>() << " on " << node << " (" << host << ") at " << ip);
+  }
+  CHECK(nodes.size() == 2);
+  CHECK(read_all(child.stdout_fd, 300) == fiber::testing::SlowSquaresOutput(30));
+  const std::string errors = read_all(child.stderr_fd, 30);
+  CHECK_MESSAGE(wait_exit(child, 60) == 0, errors);
+}
+
+TEST_CASE("master: cluster on the pod network: the master's pod listens at its pod address, which its workers reach") {
+  RequireHosts();
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  auto [status, out, err] =
+      fiber.Run(RunArgs({"--detach", "--master", "cluster", "--cpu", "1", built_program("hold_pool"), "2"}));
+  REQUIRE_MESSAGE(status == 0, err);
+  check.run_id = out.substr(0, out.find('\n'));
+  REQUIRE(eventually([&] { return PodsIn(check.run_id, "Running") == 3; }, 180));
+  std::string master_ip;
+  const json pods = ObjectsOf(fiber::kube::kPods, check.run_id);
+  for (const json& pod : pods)
+    if (pod["metadata"]["labels"][fiber::backend::kRoleLabel] == fiber::backend::kMasterRole) {
+      master_ip = pod["status"]["podIP"];
+      CHECK_FALSE(pod["spec"].value("hostNetwork", false));
+      CHECK(master_ip != pod["status"]["hostIP"]);
+      CHECK(master_ip.rfind(PodPrefixes().at(pod["spec"]["nodeName"]), 0) == 0);
+    }
+  REQUIRE(!master_ip.empty());
+  for (const json& pod : pods)
+    if (pod["metadata"]["labels"][fiber::backend::kRoleLabel] == fiber::backend::kWorkerRole)
+      CHECK_MESSAGE(pod["spec"].dump().find("tcp://" + master_ip + ":") != std::string::npos, pod["spec"].dump());
+  // hold_pool prints its workers' pids once both are connected.
+  std::string master_log;
+  CHECK_MESSAGE(eventually([&] {
+                  master_log = std::get<1>(fiber.Run({"logs", check.run_id}));
+                  return master_log.find_first_of("0123456789") != std::string::npos;
+                }, 120),
+                master_log);
+  auto [stopped, stop_out, stop_err] = fiber.Run({"stop", check.run_id});
+  CHECK_MESSAGE(stopped == 0, stop_err);
+}
+
+TEST_CASE("a test host dies mid-map (its kubelet, containerd and pods' processes killed): its workers are lost, "
+          "their tasks run on the other host, and every result arrives once") {
+  RequireHosts();
+  MapLosingANode(Harm::kKill);
+}
+
+TEST_CASE("a test host cut off from the master: its workers are lost once their heartbeats stop, their tasks run "
+          "on the other host, and every result arrives once") {
+  RequireHosts();
+  MapLosingANode(Harm::kCut);
+}
