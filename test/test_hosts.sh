@@ -9,15 +9,15 @@
 #   hosts_bridge_up BRIDGE PREFIX   bridge BRIDGE with PREFIX.1/24 (PREFIX: "10.231.7")
 #   host_up BRIDGE PREFIX NAME N    host NAME at PREFIX.N on BRIDGE (N: 2..254)
 #   host_exec NAME CMD...           CMD in NAME's network and its own host name NAME
-#   host_argv NAME CMD...           sets HOST_ARGV to what host_exec runs, for a
-#                                   launcher that takes a command (setsid, start)
+#   host_exec_words NAME            HOST_EXEC=(the words of host_exec NAME)
 #   host_link NAME up|down          NAME's link to the bridge up or down (a host cut off)
 #   host_down NAME                  kills what runs in NAME, removes it
 #   hosts_bridge_down BRIDGE        removes the bridge (after its hosts)
 # shellcheck shell=bash
 
 # A host's end of its link is eth0 in its namespace; the bridge's end is
-# named after the host ("NAME-br", at most 15 characters: NAME at most 12).
+# named after the host ("NAME-br"; its peer is "NAME-eth" until it moves:
+# at most 15 characters, so NAME at most 11).
 
 hosts_bridge_up() {  # BRIDGE PREFIX
   local bridge=$1 prefix=$2
@@ -36,7 +36,7 @@ hosts_bridge_up() {  # BRIDGE PREFIX
 
 host_up() {  # BRIDGE PREFIX NAME N
   local bridge=$1 prefix=$2 name=$3 n=$4
-  ((${#name} <= 12)) || { echo "test host name '$name' is longer than 12 characters" >&2; return 1; }
+  ((${#name} <= 11)) || { echo "test host name '$name' is longer than 11 characters" >&2; return 1; }
   ip netns list | grep -qx "$name\( .*\)\?" || ip netns add "$name"
   if ! ip link show "$name-br" >/dev/null 2>&1; then
     ip link add "$name-br" type veth peer name "$name-eth"
@@ -53,19 +53,21 @@ host_up() {  # BRIDGE PREFIX NAME N
   ip -n "$name" route replace default via "$prefix.1" dev eth0
 }
 
-# Every step execs the next, so CMD keeps the pid of the command line.
-# nsenter, not `ip netns exec`, which would give CMD a mount namespace of
-# its own: daemons that mount (a kubelet's volumes, containerd's pod network
-# namespaces in /var/run/netns) must share the machine's.
-host_argv() {  # NAME CMD...
+host_exec() {  # NAME CMD...
   local name=$1
   shift
-  HOST_ARGV=(nsenter "--net=/var/run/netns/$name" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$name" "$@")
+  host_exec_words "$name"
+  "${HOST_EXEC[@]}" "$@"
 }
 
-host_exec() {  # NAME CMD...
-  host_argv "$@"
-  "${HOST_ARGV[@]}"
+# HOST_EXEC: the words host_exec runs a command with, for a caller that
+# starts it itself (a daemon under setsid, whose pid must be the command's:
+# each word execs the next). nsenter, not `ip netns exec`, which would give
+# the command a mount namespace of its own: daemons that mount (a kubelet's
+# volumes, containerd's pods' network namespaces in /var/run/netns) must
+# share the machine's.
+host_exec_words() {  # NAME
+  HOST_EXEC=(nsenter "--net=/var/run/netns/$1" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$1")
 }
 
 host_link() {  # NAME up|down

@@ -24,8 +24,8 @@ start_on_node() {  # NAME PID-NAME CMD...
   if [[ $name == localhost ]]; then
     start "$pidname" "$@"
   else
-    host_argv "$name" "$@"
-    start "$pidname" "${HOST_ARGV[@]}"
+    host_exec_words "$name"
+    start "$pidname" "${HOST_EXEC[@]}" "$@"
   fi
 }
 
