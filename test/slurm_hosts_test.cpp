@@ -32,7 +32,7 @@ std::vector<std::string> RunArgs(std::vector<std::string> rest) {
 
 // The test hosts, as up wrote them; fails unless there are at least two.
 std::vector<std::string> Hosts() {
-  std::istringstream in(SlurmValue("FIBER_SLURM_HOSTS"));
+  std::istringstream in(SlurmValue("FIBER_SLURM_HOST_NAMES"));
   std::vector<std::string> hosts;
   for (std::string h; in >> h;) hosts.push_back(h);
   REQUIRE_MESSAGE(hosts.size() >= 2, "these tests need two test hosts: FIBER_SLURM_HOSTS=2 test/slurm/up");
