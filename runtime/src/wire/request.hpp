@@ -24,8 +24,8 @@ enum class Op : std::uint8_t {
   kQueueEmpty = 5,   // -> body "1" when empty, "0" otherwise
   kQueueClose = 6,   // no more puts; gets drain what is left
   kManagerCall = 7,  // object: the manager's channel; body: function, args
-  // Locks and semaphores (master/sync_table.hpp): a Lock is a semaphore of
-  // one that only a holder may release.
+  // Locks, semaphores and events (master/sync_table.hpp): a Lock is a
+  // semaphore of one that only a holder may release.
   kSemaphoreNew = 8,      // body: SemaphoreSpec -> the new one's id (u64)
   kSemaphoreAcquire = 9,  // -> once acquired; waits up to the timeout
   kSemaphoreRelease = 10,
