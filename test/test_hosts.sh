@@ -10,6 +10,7 @@
 #   host_up BRIDGE PREFIX NAME N    host NAME at PREFIX.N on BRIDGE (N: 2..254)
 #   host_exec NAME CMD...           CMD in NAME's network and its own host name NAME
 #   host_exec_words NAME            HOST_EXEC=(the words of host_exec NAME)
+#   host_shared_words NAME          HOST_EXEC=(the same in this machine's mounts)
 #   host_link NAME up|down          NAME's link to the bridge up or down (a host cut off)
 #   host_down NAME                  kills what runs in NAME, removes it
 #   hosts_bridge_down BRIDGE        removes the bridge (after its hosts)
@@ -62,11 +63,17 @@ host_exec() {  # NAME CMD...
 
 # HOST_EXEC: the words host_exec runs a command with, for a caller that
 # starts it itself (a daemon under setsid, whose pid must be the command's:
-# each word execs the next). nsenter, not `ip netns exec`, which would give
-# the command a mount namespace of its own: daemons that mount (a kubelet's
-# volumes, containerd's pods' network namespaces in /var/run/netns) must
-# share the machine's.
+# each word execs the next).
 host_exec_words() {  # NAME
+  HOST_EXEC=(ip netns exec "$1" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$1")
+}
+
+# The same words for a daemon whose mounts others must see: `ip netns exec`
+# gives its command a mount namespace of its own (with a /sys of the host's
+# network), where a kubelet's volume mounts would be hidden from its
+# containerd, and containerd's pods' network namespaces (in /var/run/netns)
+# from the kubelet and from down; nsenter enters the network namespace only.
+host_shared_words() {  # NAME
   HOST_EXEC=(nsenter "--net=/var/run/netns/$1" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$1")
 }
 

@@ -24,7 +24,7 @@ start_on_node() {  # NAME PID-NAME CMD...
   if [[ $name == localhost ]]; then
     start "$pidname" "$@"
   else
-    host_exec_words "$name"
+    host_shared_words "$name"
     start "$pidname" "${HOST_EXEC[@]}" "$@"
   fi
 }
