@@ -10,6 +10,10 @@ namespace fiber::backend {
 
 namespace {
 
+// Between two sbatch calls, but for the parts of a refused array: those
+// who come meanwhile (workers started as others connect) go in one.
+constexpr std::chrono::seconds kSubmitPace{1};
+
 // The first wait for room after a refusal, and the longest.
 constexpr std::chrono::seconds kFirstPause{2};
 constexpr std::chrono::seconds kLongestPause{30};
@@ -93,7 +97,9 @@ void ArraySubmitter::Loop() {
   std::chrono::seconds pause = kFirstPause;
   while (true) {
     changed_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+    if (!limited_ && changed_.wait_until(lock, last_ + kSubmitPace, [this] { return stop_; })) return;
     if (stop_) return;
+    if (queue_.empty()) continue;  // withdrawn meanwhile
     WorkerArray array = std::move(queue_.front());
     queue_.pop_front();
     // Workers started one by one as others connect go in one sbatch; not
@@ -109,6 +115,7 @@ void ArraySubmitter::Loop() {
     const bool submitted = SubmitWorkers(settings_, array, &job_id, &err);
     lock.lock();
     busy_ = false;
+    last_ = std::chrono::steady_clock::now();
     if (submitted) {
       done_.push_back({std::move(array), job_id, ""});
       waiting_.clear();

@@ -1,6 +1,7 @@
 // Submits a run's worker arrays with sbatch on a thread of its own, one at
-// a time in the order given (those queued meanwhile joined into one), so
-// that the master's I/O thread never waits on a busy controller. RunSlurm tries transient failures again (for
+// a time in the order given, at most one a second (those queued meanwhile
+// joined into one), so that the master's I/O thread never waits on a busy
+// controller. RunSlurm tries transient failures again (for
 // kSlurmRetryTimeout); an array refused for a limit on queued
 // jobs (SubmitLimitError: MaxSubmitJobs, MaxJobCount) is halved until a
 // single job is refused, which then waits in fiber, tried again after 2 s,
@@ -8,6 +9,7 @@
 // array's answer. Used by the Slurm backend. Thread-safe.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -60,6 +62,7 @@ class ArraySubmitter {
   bool stop_ = false;              // guarded by mu_
   bool busy_ = false;              // guarded by mu_: an sbatch is under way
   bool limited_ = false;           // guarded by mu_: a limit refused an array the queue still holds
+  std::chrono::steady_clock::time_point last_{};  // guarded by mu_: the last sbatch's end
   std::deque<WorkerArray> queue_;  // guarded by mu_; not the one being submitted
   std::vector<Done> done_;         // guarded by mu_
   std::string waiting_;            // guarded by mu_
