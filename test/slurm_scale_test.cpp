@@ -66,8 +66,14 @@ std::pair<std::size_t, std::size_t> ArraysAndWorkers(const std::string& run_id) 
   std::set<std::string> arrays, workers;
   for (const auto& job : JobsOf(run_id)) {
     const auto cut = job.job.find('_');
+    // Once in four runs a job of the run read as index 54, not seen again
+    // since this says what squeue listed: a job without an index is said.
+    if (cut == std::string::npos) {
+      WARN_MESSAGE(false, "a job of the run without an array index: " << job.job << " " << job.worker_id << " " << job.state);
+      continue;
+    }
     arrays.insert(job.job.substr(0, cut));
-    CHECK(std::stol(job.job.substr(cut + 1)) < 50);
+    CHECK_MESSAGE(std::stol(job.job.substr(cut + 1)) < 50, job.job << " " << job.worker_id << " " << job.state);
     workers.insert(job.worker_id);
   }
   return {arrays.size(), workers.size()};
