@@ -17,10 +17,14 @@
 
 namespace fiber::backend {
 
-/// One sbatch: workers w(first + i) for each index i, as one job array.
+/// One sbatch: workers w(first + i x stride) for each index i, as one job
+/// array (stride: the workers each job holds, workers_per_job, so that the
+/// indexes stay dense: Slurm caps them at MaxArraySize, and squeue leaves
+/// out a sparse array's last pending task).
 struct WorkerArray {
   std::string run_id;
   long first = 0;
+  long stride = 1;
   std::vector<long> indexes;
   /// The worker's program and its arguments, at the same path on the nodes.
   std::vector<std::string> command;

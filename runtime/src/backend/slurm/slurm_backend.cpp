@@ -122,7 +122,11 @@ bool SlurmBackend::StartMany(const std::vector<Launch>& launches, std::string* e
   }
   array.first = numbers.front();
   for (long n : numbers) array.first = std::min(array.first, n);
-  for (long n : numbers) array.indexes.push_back(n - array.first);
+  // Jobs of several workers each (workers_per_job) a stride apart.
+  array.stride = std::max(bootstrap.job_workers, 1);
+  for (long n : numbers)
+    if ((n - array.first) % array.stride != 0) array.stride = 1;
+  for (long n : numbers) array.indexes.push_back((n - array.first) / array.stride);
   std::sort(array.indexes.begin(), array.indexes.end());
   for (const Launch& launch : launches)
     if (!WritePrivate(KeyFile(dir_, launch.bootstrap.worker_id), launch.bootstrap.client_secret + "\n", err))
@@ -135,7 +139,7 @@ bool SlurmBackend::StartMany(const std::vector<Launch>& launches, std::string* e
   const auto now = JobWatch::Clock::now();
   for (std::size_t i = 0; i < launches.size(); ++i) {
     const std::string& id = launches[i].bootstrap.worker_id;
-    const long index = numbers[i] - array.first;
+    const long index = (numbers[i] - array.first) / array.stride;
     Job job{job_id + "_" + std::to_string(index), KeyFile(dir_, id), JobOutputFile(dir_, job_id, index),
             launches[i].log_file, asked, now};
     if (!job.log_file.empty()) {
