@@ -29,6 +29,8 @@ using fiber::testing::Fiber;
 using fiber::testing::JobsIn;
 using fiber::testing::JobsOf;
 using fiber::testing::LiveJobs;
+using fiber::testing::NothingLeft;
+using fiber::testing::Slurm;
 using fiber::testing::SlowSquaresOutput;
 using fiber::testing::SlurmValue;
 using nlohmann::json;
@@ -39,22 +41,6 @@ namespace {
 std::vector<std::string> RunArgs(std::vector<std::string> rest) {
   return fiber::testing::ProfileRun(SlurmValue("FIBER_SLURM_FIBER_CONFIG"), "test-slurm", std::move(rest));
 }
-
-// Checks, when a test ends, that its run left no job queued or running.
-struct NothingLeft {
-  Fiber& fiber;
-  std::string run_id;
-  ~NothingLeft() {
-    if (run_id.empty()) {
-      const json runs = fiber.Ps();
-      if (!runs.empty()) run_id = runs.back()["id"];
-    }
-    if (run_id.empty()) return;
-    const bool gone = eventually([&] { return LiveJobs(run_id) == 0; }, 60);
-    CHECK_MESSAGE(gone, "run " << run_id << " left jobs in Slurm's queue");
-    if (!gone) (void)fiber.Run({"stop", "--force", run_id});
-  }
-};
 
 // fiber run --detach of hold_pool with n workers as Slurm jobs, once all
 // are ready; its run id goes to check.
@@ -76,12 +62,6 @@ Child StartReady(Fiber& fiber, NothingLeft& check, std::vector<std::string> args
   check.run_id = fiber.Ps()[0]["id"];
   REQUIRE(eventually([&] { return fiber.Ps()[0]["workers_ready"] == n; }, 180));
   return child;
-}
-
-std::string Slurm(const std::vector<std::string>& argv) {
-  std::string out, err;
-  CHECK_MESSAGE(fiber::backend::RunSlurm(argv, "", &out, &err), err);
-  return out;
 }
 
 }  // namespace
