@@ -92,6 +92,21 @@ std::string WorkerLog(Fiber& fiber, const std::string& run_id, const std::string
 }
 std::string FirstWorkerLog(Fiber& fiber, const std::string& run_id) { return WorkerLog(fiber, run_id, "w0"); }
 
+// Deletes a pod of run_id's while child, slow_squares of m tasks, maps;
+// checks that it then gives every result once and succeeds. Its stderr.
+std::string DeleteAPodUntilTheEnd(const std::string& run_id, Child& child, long m) {
+  const json pods = ObjectsOf(fiber::kube::kPods, run_id);
+  REQUIRE(!pods.empty());
+  fiber::kube::ApiError err;
+  REQUIRE_MESSAGE(Admin().Delete(fiber::kube::kPods, pods[0]["metadata"]["name"].get<std::string>(), &err, 0),
+                  err.message);
+  const std::string out = read_all(child.stdout_fd, 300);
+  const std::string errors = read_all(child.stderr_fd, 30);
+  CHECK_MESSAGE(wait_exit(child, 30) == 0, errors);
+  CHECK(out == fiber::testing::SlowSquaresOutput(m));
+  return errors;
+}
+
 }  // namespace
 
 TEST_CASE("a Pool map whose workers are pods gives every result; logs --worker reads a pod's output") {
@@ -129,15 +144,22 @@ TEST_CASE("a worker's pod deleted mid-map: its tasks are recovered and every res
   REQUIRE(eventually([&] { return !fiber.Ps().empty(); }, 120));
   check.run_id = fiber.Ps()[0]["id"];
   REQUIRE(eventually([&] { return PodsIn(check.run_id, "Running") == 2; }, 180));
-  const json pods = ObjectsOf(fiber::kube::kPods, check.run_id);
-  fiber::kube::ApiError err;
-  REQUIRE_MESSAGE(Admin().Delete(fiber::kube::kPods, pods[0]["metadata"]["name"].get<std::string>(), &err, 0),
-                  err.message);
-  const std::string out = read_all(child.stdout_fd, 300);
-  const std::string errors = read_all(child.stderr_fd, 30);
-  CHECK_MESSAGE(wait_exit(child, 30) == 0, errors);
-  CHECK(out == fiber::testing::SlowSquaresOutput(60));
+  const std::string errors = DeleteAPodUntilTheEnd(check.run_id, child, 60);
   CHECK_MESSAGE(errors.find("lost") != std::string::npos, errors);
+}
+
+TEST_CASE("6 workers at 3 per pod are 2 pods; one deleted mid-map loses its 3 workers, which are replaced, every result once") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  auto child = fiber.Start(RunArgs({"--workers-per-job", "3", built_program("slow_squares"), "6", "300"}));
+  REQUIRE(eventually([&] { return !fiber.Ps().empty(); }, 120));
+  check.run_id = fiber.Ps()[0]["id"];
+  REQUIRE(eventually([&] { return fiber.Ps()[0]["workers_ready"] == 6; }, 180));
+  CHECK(ObjectsOf(fiber::kube::kPods, check.run_id).size() == 2);
+  // The pods' phase may show Running only after their workers connected.
+  CHECK(eventually([&] { return PodsIn(check.run_id, "Running") == 2; }, 60));
+  const std::string errors = DeleteAPodUntilTheEnd(check.run_id, child, 300);
+  CHECK_MESSAGE(fiber::testing::Occurrences(errors, " lost: ") == 3, errors);
 }
 
 TEST_CASE("the master SIGKILLed: its pods are gone within seconds, checked through the API") {

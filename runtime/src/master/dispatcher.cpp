@@ -16,6 +16,13 @@
 
 namespace fiber::master {
 
+namespace {
+
+// Why a worker id the run does not have is refused.
+constexpr const char* kNoSuchWorker = "no worker of this run has that id";
+
+}  // namespace
+
 using wire::Type;
 
 Dispatcher::Dispatcher(config::Settings settings, wire::Credentials credentials,
@@ -270,6 +277,12 @@ void Dispatcher::Route(const std::string& id, const zmq::message_t& message) {
     for (auto& [channel, owner] : pools_)
       if (owner->HasConnected(id)) pool = owner.get();
   if (pool && pool->OnMessage(id, header.type, message, Clock::now())) return;
+  // A worker the run no longer has (killed while its job holds others:
+  // workers_per_job, backend/job_packing.hpp) leaves when refused.
+  if (std::none_of(pools_.begin(), pools_.end(), [&](const auto& p) { return p.second->Owns(id); })) {
+    if (dropped_.Allow()) Refuse(id, header.version, kNoSuchWorker);
+    return;
+  }
   if (dropped_.Allow())
     log::Warning(std::string("dropped ") + wire::TypeName(header.type) + " for pool " +
                  std::to_string(header.channel) + " from '" + id +
@@ -317,7 +330,7 @@ void Dispatcher::OnHello(const std::string& id, const wire::Header& header,
     if (fd >= 0) worker_on_fd_[fd] = id;
     return;
   }
-  Refuse(id, header.version, "no worker of this run has that id");
+  Refuse(id, header.version, kNoSuchWorker);
 }
 
 // Without this, a closed connection shows only when something is next sent
