@@ -221,6 +221,10 @@ void KubernetesBackend::KillAll() {
   if (!requests_) return;
   for (auto it = pods_.begin(); it != pods_.end();) {
     Pod& pod = it->second;
+    if (pod.killed) {  // its deletion asked already
+      ++it;
+      continue;
+    }
     if (!requests_->Delete(it->first, {pod.name, kKillGraceSeconds, true, pod.log_file})) {
       it = pods_.erase(it);  // never created
       continue;

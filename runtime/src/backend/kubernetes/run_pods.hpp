@@ -86,9 +86,10 @@ void SavePodLog(const kube::ApiClient& api, const std::string& pod, const std::s
                 const std::string& worker_id, const std::string& log_file);
 
 /// Deletes the run's Secret (so Kubernetes' garbage collector deletes
-/// whatever else it owns) and every pod labelled with run_id, the log of
-/// each worker not already being deleted saved to its file in run_dir
-/// first (none when run_dir is empty). Objects already gone are no error; *removed counts the pods.
+/// whatever else it owns) and every pod labelled with run_id not already
+/// being deleted, the log of each worker saved to its file in run_dir
+/// first (none when run_dir is empty). Objects already gone are no error;
+/// *removed counts the pods, those being deleted too.
 [[nodiscard]] bool RemoveRun(const kube::ApiClient& api, const std::string& run_id,
                              const std::string& run_dir, int* removed, std::string* err);
 
