@@ -137,7 +137,7 @@ bool KubernetesBackend::Start(const Launch& launch, std::string* err) {
   nlohmann::json manifest;
   if (!RenderPod(template_, v, &manifest, err)) return false;
   requests_->Create(worker_id, std::move(manifest));
-  pods_[worker_id] = {PodName(run_id_, worker_id), launch.log_file, "", false};
+  pods_[worker_id] = {PodName(run_id_, worker_id), launch.log_file, "", false, false};
   return true;
 }
 
@@ -159,6 +159,8 @@ std::vector<Exit> KubernetesBackend::Poll() {
     if (pods_.erase(failure.worker_id))
       exits.push_back({failure.worker_id, "its pod could not be created: " + failure.error,
                        ExitStatus::Exited(kCannotCreate)});
+  for (const std::string& id : requests_->TakeCreated())
+    if (const auto it = pods_.find(id); it != pods_.end()) it->second.created = true;
   for (const std::string& id : requests_->TakeDeleted())
     if (const auto it = ending_.find(id); it != ending_.end()) {
       exits.push_back(std::move(it->second));
@@ -179,7 +181,7 @@ std::vector<Exit> KubernetesBackend::Poll() {
   for (auto it = pods_.begin(); it != pods_.end();) {
     const auto found = seen.find(it->first);
     if (found == seen.end()) {
-      queued_.push_back(it->first);  // not created yet, or not yet seen
+      if (!it->second.created) queued_.push_back(it->first);
       ++it;
       continue;
     }

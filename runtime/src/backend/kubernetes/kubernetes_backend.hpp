@@ -15,8 +15,9 @@
 // worker's exit (status 126, as a program that cannot run), reported once.
 // A pod costs the master nothing until its worker connects, so a whole
 // pool's pods are asked for at once (up to kMaxStartingPods), and a pod
-// not yet created or scheduled waits in a queue (Queued), its
-// start_timeout not yet running, as a pending Slurm job's.
+// not yet created, or seen waiting for a node, waits in a queue (Queued),
+// its start_timeout not yet running, as a pending Slurm job's (one the
+// watch cannot see is not queued: its start_timeout runs).
 //
 // A watch of the run's pods (on a thread of its own) tells how each one is
 // doing: Poll reports those that ended (with their container's exit, or an
@@ -73,6 +74,7 @@ class KubernetesBackend : public Backend {
     std::string log_file;
     std::string warned;   // the waiting reason last said
     bool killed = false;  // its deletion asked
+    bool created = false;  // the API server has it
   };
   /// The run's workers' pods as the watch saw them.
   struct SeenPods {

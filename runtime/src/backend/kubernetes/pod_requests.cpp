@@ -53,6 +53,11 @@ bool PodRequests::Delete(const std::string& worker_id, Deletion deletion) {
   return true;
 }
 
+std::vector<std::string> PodRequests::TakeCreated() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::exchange(created_, {});
+}
+
 std::vector<PodRequests::Failure> PodRequests::TakeFailed() {
   std::lock_guard<std::mutex> lock(mu_);
   return std::exchange(failed_, {});
@@ -97,7 +102,11 @@ void PodRequests::Perform(Request& request) {
     std::lock_guard<std::mutex> lock(mu_);
     creating_.erase(request.worker_id);
     const auto after = after_creation_.find(request.worker_id);
-    if (!made) failed_.push_back({request.worker_id, e.message});
+    if (made) {
+      created_.push_back(request.worker_id);
+    } else {
+      failed_.push_back({request.worker_id, e.message});
+    }
     if (after == after_creation_.end()) return;
     if (made) {
       // Deleted at once, ahead of what waits: the worker is gone already.

@@ -50,6 +50,8 @@ class PodRequests {
   /// Deletes worker_id's pod; false when its creation was still waiting,
   /// which is dropped instead: there is no pod to delete.
   bool Delete(const std::string& worker_id, Deletion deletion);
+  /// Workers whose pods were created since the last call, each once.
+  std::vector<std::string> TakeCreated();
   /// Creations that failed since the last call, each once.
   std::vector<Failure> TakeFailed();
   /// Workers whose pod's deletion was asked (its log saved first) since
@@ -80,6 +82,7 @@ class PodRequests {
   std::map<std::string, Deletion> after_creation_;  // guarded by mu_: deletions of pods being created
   int busy_ = 0;                               // guarded by mu_
   bool stop_ = false;                          // guarded by mu_
+  std::vector<std::string> created_;           // guarded by mu_
   std::vector<Failure> failed_;                // guarded by mu_
   std::vector<std::string> deleted_;           // guarded by mu_
   std::vector<std::thread> threads_;
