@@ -230,8 +230,9 @@ TEST_CASE("a pod no node can take shows the scheduler's reason while it waits, i
   CHECK(eventually([&] { return waiting().find("Insufficient cpu") != std::string::npos; }, 120));
   MESSAGE(waiting());
   auto [listed, table, table_err] = fiber.Run({"ps"});
-  CHECK_MESSAGE(table.find("w0: not scheduled: 0/1 nodes are available: 1 Insufficient cpu") != std::string::npos,
-                table);
+  // However many nodes (kwok's, tainted, besides), the one that could take it lacks cpu.
+  CHECK_MESSAGE(table.find("w0: not scheduled: 0/") != std::string::npos, table);
+  CHECK_MESSAGE(table.find("1 Insufficient cpu") != std::string::npos, table);
   // The master learns of the wait from its watch, which may be behind ps's own look at the pod.
   std::string master_log;
   CHECK_MESSAGE(eventually([&] {

@@ -77,13 +77,22 @@ KubernetesBackend::~KubernetesBackend() {
   KillAll();
   requests_.reset();
   watch_.reset();
-  if (!api_) return;
-  // What the run asked of a shared API server (FIBER_LOG=info; the scale
-  // tests and bench/kwok_pods read it).
+  // What the run asked of a shared API server (FIBER_LOG=info), when the
+  // master ends by itself (fiber stop's SIGTERM ends it before).
+  if (api_) log::Info("the kubernetes backend is done: " + RequestsSent());
+}
+
+std::string KubernetesBackend::RequestsSent() const {
   const kube::RequestCounts& counts = api_->counts();
-  log::Info("the kubernetes backend's API server: " + std::to_string(counts.sent) + " requests sent, " +
-            std::to_string(counts.throttled) + " answered 429 or 503, at most " +
-            std::to_string(counts.most_tries) + " tries of one");
+  return std::to_string(counts.sent) + " requests sent, " + std::to_string(counts.throttled) +
+         " answered 429 or 503, at most " + std::to_string(counts.most_tries) + " tries of one";
+}
+
+void KubernetesBackend::CreationDone() {
+  if (creating_ == 0 || --creating_ > 0) return;
+  // The scale tests and bench/kwok_pods read this line.
+  log::Info("the kubernetes backend asked for " + std::to_string(wave_) + " pods in " +
+            log::Seconds(std::chrono::steady_clock::now() - wave_start_) + "; so far " + RequestsSent());
 }
 
 bool KubernetesBackend::Connect(const Launch& launch, std::string* err) {
@@ -137,6 +146,11 @@ bool KubernetesBackend::Start(const Launch& launch, std::string* err) {
   nlohmann::json manifest;
   if (!RenderPod(template_, v, &manifest, err)) return false;
   requests_->Create(worker_id, std::move(manifest));
+  if (creating_++ == 0) {
+    wave_ = 0;
+    wave_start_ = std::chrono::steady_clock::now();
+  }
+  ++wave_;
   pods_[worker_id] = {PodName(run_id_, worker_id), launch.log_file, "", false, false};
   return true;
 }
@@ -148,6 +162,7 @@ void KubernetesBackend::Kill(const std::string& worker_id) {
   if (!requests_->Delete(worker_id, {it->second.name, kKillGraceSeconds, false, ""})) {
     unborn_.push_back({worker_id, "stopped before its pod was created", ExitStatus::Killed(SIGKILL)});
     pods_.erase(it);
+    CreationDone();
   }
 }
 
@@ -155,12 +170,16 @@ std::vector<Exit> KubernetesBackend::Poll() {
   std::vector<Exit> exits = std::exchange(unborn_, {});
   queued_.clear();
   if (!requests_) return exits;
-  for (const PodRequests::Failure& failure : requests_->TakeFailed())
+  for (const PodRequests::Failure& failure : requests_->TakeFailed()) {
     if (pods_.erase(failure.worker_id))
       exits.push_back({failure.worker_id, "its pod could not be created: " + failure.error,
                        ExitStatus::Exited(kCannotCreate)});
-  for (const std::string& id : requests_->TakeCreated())
+    CreationDone();
+  }
+  for (const std::string& id : requests_->TakeCreated()) {
     if (const auto it = pods_.find(id); it != pods_.end()) it->second.created = true;
+    CreationDone();
+  }
   for (const std::string& id : requests_->TakeDeleted())
     if (const auto it = ending_.find(id); it != ending_.end()) {
       exits.push_back(std::move(it->second));
@@ -229,6 +248,7 @@ void KubernetesBackend::KillAll() {
     }
     if (!requests_->Delete(it->first, {pod.name, kKillGraceSeconds, true, pod.log_file})) {
       it = pods_.erase(it);  // never created
+      CreationDone();
       continue;
     }
     pod.killed = true;

@@ -31,6 +31,7 @@
 // Driven from the master's I/O thread only, like every backend.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -82,6 +83,11 @@ class KubernetesBackend : public Backend {
     std::set<std::string> deleted;           // workers whose pods the API no longer has
   };
   [[nodiscard]] bool Connect(const Launch& launch, std::string* err);
+  /// One creation fewer waits or is under way; the last of a wave says
+  /// what the wave asked of the API server (FIBER_LOG=info).
+  void CreationDone();
+  /// "N requests sent, N answered 429 or 503, at most N tries of one".
+  std::string RequestsSent() const;
 
   config::Settings settings_;
   std::optional<kube::ApiClient> api_;
@@ -93,6 +99,9 @@ class KubernetesBackend : public Backend {
   std::map<std::string, Exit> ending_;  // seen to end, their logs being saved
   std::vector<Exit> unborn_;            // killed before their pods were created
   std::vector<std::string> queued_;     // as of the last Poll
+  int creating_ = 0;                    // creations waiting or under way
+  int wave_ = 0;                        // pods asked for since creating_ was 0
+  std::chrono::steady_clock::time_point wave_start_;
   std::unique_ptr<EngineWatch<SeenPods>> watch_;  // from Connect on
   bool warned_watch_ = false;
 };
