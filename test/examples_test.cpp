@@ -111,6 +111,16 @@ TEST_CASE("process_queue: three processes' items all arrive on one queue, and ea
   CHECK(has(out, "sum 506\n"));  // 0..11
 }
 
+TEST_CASE("locks: every task counted under the Lock, at most two holding the Semaphore at once") {
+  std::string err;
+  const std::string out = run_example({"locks"}, &err);
+  MESSAGE(out);
+  CHECK(has(out, "is the event set? no\n"));
+  CHECK(has(out, "tasks started: 8\n"));  // no update lost
+  const bool bounded = has(out, "at once: 1 of 2\n") || has(out, "at once: 2 of 2\n");
+  CHECK_MESSAGE(bounded, out);
+}
+
 TEST_CASE("pipe: every message comes back shouted, and the other end ends when this one closes") {
   std::string err;
   const std::string out = run_example({"pipe"}, &err);

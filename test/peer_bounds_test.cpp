@@ -256,7 +256,7 @@ TEST_CASE("a REQUEST from a peer that has not said HELLO is refused, not served"
 
 TEST_CASE("a worker flooding queues, items and waits is held to its bounds, measured in the master") {
   StderrCapture log;
-  const fiber::wire::PeerLimits limits{.requests = 16, .bytes = 1 << 20, .queues = 8};
+  const fiber::wire::PeerLimits limits{.requests = 16, .bytes = 1 << 20, .objects = 8};
   auto state = std::make_shared<ScriptedBackend::State>();
   TestMaster master(limits);
   master.AddPool(1, state);
@@ -276,9 +276,9 @@ TEST_CASE("a worker flooding queues, items and waits is held to its bounds, meas
     if (reply.status == Status::kOk) made.push_back(IdIn(reply));
     if (reply.status == Status::kRefused) ++refused;
   }
-  CHECK(made.size() == limits.queues);
-  CHECK(refused == kFlood - static_cast<int>(limits.queues));
-  CHECK(Queues(master) <= limits.queues);
+  CHECK(made.size() == limits.objects);
+  CHECK(refused == kFlood - static_cast<int>(limits.objects));
+  CHECK(Queues(master) <= limits.objects);
   REQUIRE(made.size() >= 2);
 
   // Items nobody takes.

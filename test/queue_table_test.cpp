@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "master/queue_table.hpp"
+#include "support/told.hpp"
 
 using fiber::master::PeerBudget;
 using fiber::master::QueueTable;
@@ -18,20 +19,6 @@ using fiber::wire::Request;
 using fiber::wire::Status;
 
 namespace {
-
-struct Told {
-  explicit Told(std::string who = "") : peer(std::move(who)) {}
-  std::string peer;  // who asks: "" the master, else a worker
-  std::vector<std::pair<Status, std::string>> answers;
-  bool reachable = true;
-  QueueTable::Answer answer() {
-    return [this](Status s, const std::string& body) {
-      if (!reachable) return false;
-      answers.emplace_back(s, body);
-      return true;
-    };
-  }
-};
 
 Request Ask(Op op, std::uint64_t queue, std::string body = {}) {
   Request r;
@@ -159,7 +146,7 @@ TEST_CASE("a worker's items count against its bytes until taken; beyond its boun
 }
 
 TEST_CASE("a worker may hold a bounded number of open queues; a closed, drained queue is freed") {
-  auto budget = PeerBudget::Make({.queues = 2});
+  auto budget = PeerBudget::Make({.objects = 2});
   QueueTable table(budget);
   Told worker("w0");
   const auto a = New(table, worker);
@@ -177,7 +164,7 @@ TEST_CASE("a worker may hold a bounded number of open queues; a closed, drained 
   CHECK(consumer.answers.at(0).second == "last");
   CHECK(consumer.answers.at(1).first == Status::kClosed);
   CHECK(table.queues() == 1);  // closed and drained: freed
-  CHECK(budget->Of("w0").queues == 1);
+  CHECK(budget->Of("w0").objects == 1);
   CHECK(New(table, worker) != 0);
   // Its id answers as a closed, empty queue, not as one the run never had.
   Told late;

@@ -3,7 +3,9 @@
 
 #include "fiber/async_result.hpp"
 #include "fiber/errors.hpp"
+#include "fiber/event.hpp"
 #include "fiber/init.hpp"
+#include "fiber/lock.hpp"
 #include "fiber/manager.hpp"
 #include "fiber/pool.hpp"
 #include "fiber/pipe.hpp"
@@ -11,5 +13,6 @@
 #include "fiber/queue.hpp"
 #include "fiber/remote_object.hpp"
 #include "fiber/resources.hpp"
+#include "fiber/semaphore.hpp"
 #include "fiber/serialize.hpp"
 #include "fiber/task.hpp"

@@ -32,8 +32,7 @@ class Pipe {
     /// waits up to timeout for that.
     template <class Rep, class Period>
     bool poll(std::chrono::duration<Rep, Period> timeout) {
-      return detail::queue_poll(require(in_, "poll"),
-                                std::chrono::ceil<std::chrono::milliseconds>(timeout),
+      return detail::queue_poll(require(in_, "poll"), detail::timeout_of(timeout),
                                 "Pipe::Connection::poll");
     }
     bool poll() { return poll(std::chrono::milliseconds(0)); }
@@ -73,9 +72,9 @@ class Pipe {
   /// duplex: both ends send and receive; else the first end receives what
   /// the second sends.
   explicit Pipe(bool duplex = true) {
-    const detail::QueueRef ba = detail::LazyQueue().ref();  // second -> first
+    const detail::QueueRef ba = detail::LazyRunObject(detail::RunObjectSpec{}).ref();  // second -> first
     if (duplex) {
-      const detail::QueueRef ab = detail::LazyQueue().ref();  // first -> second
+      const detail::QueueRef ab = detail::LazyRunObject(detail::RunObjectSpec{}).ref();  // first -> second
       first = Connection(ba, ab);
       second = Connection(ab, ba);
     } else {

@@ -12,41 +12,15 @@
 
 #include <chrono>
 #include <cstdint>
-#include <memory>
-#include <mutex>
-#include <optional>
 #include <string>
 
+#include "fiber/detail/run_object.hpp"
 #include "fiber/errors.hpp"
 #include "fiber/serialize.hpp"
 
 namespace fiber::detail {
 
-/// Which queue of which run: what a Queue handle carries to other processes.
-struct QueueRef {
-  std::string run_id;
-  std::uint64_t id = 0;
-  template <class Archive>
-  void serialize(Archive& ar) {
-    ar(run_id, id);
-  }
-};
-
-/// A queue made in the master the first time a handle is used or sent, so
-/// that decoding a handle in another process makes no queue.
-class LazyQueue {
- public:
-  LazyQueue() = default;
-  explicit LazyQueue(QueueRef ref) : ref_(std::move(ref)), made_(true) {}
-  const QueueRef& ref();
-
- private:
-  std::mutex mu_;
-  QueueRef ref_;
-  bool made_ = false;
-};
-
-using Timeout = std::optional<std::chrono::milliseconds>;
+using QueueRef = RunObjectRef;
 
 // The untyped operations, through the run's client (api/queue.cpp). They throw
 // Closed, TimeoutError, or Error for a handle of another run.
@@ -62,35 +36,23 @@ void queue_close(const QueueRef& q, const char* where);
 namespace fiber {
 
 template <class T>
-class Queue {
+class Queue : public detail::RunObjectHandle {
  public:
   /// A new, empty queue of the run.
-  Queue() : queue_(std::make_shared<detail::LazyQueue>()) {}
+  Queue() : RunObjectHandle(detail::RunObjectSpec{}) {}
 
-  void put(const T& item) { detail::queue_put(queue_->ref(), detail::to_bytes(item), "Queue::put"); }
+  void put(const T& item) { detail::queue_put(ref(), detail::to_bytes(item), "Queue::put"); }
   /// Waits for an item; throws Closed once the queue is closed and empty.
-  T get() { return decode(detail::queue_get(queue_->ref(), std::nullopt, "Queue::get")); }
+  T get() { return decode(detail::queue_get(ref(), std::nullopt, "Queue::get")); }
   /// Like get(), but throws TimeoutError when no item comes in time.
   template <class Rep, class Period>
   T get(std::chrono::duration<Rep, Period> timeout) {
-    return decode(detail::queue_get(
-        queue_->ref(), std::chrono::ceil<std::chrono::milliseconds>(timeout), "Queue::get"));
+    return decode(detail::queue_get(ref(), detail::timeout_of(timeout), "Queue::get"));
   }
   /// True when it holds no item right now.
-  bool empty() { return detail::queue_empty(queue_->ref(), "Queue::empty"); }
+  bool empty() { return detail::queue_empty(ref(), "Queue::empty"); }
   /// No more puts, from any process; gets take what is left, then throw Closed.
-  void close() { detail::queue_close(queue_->ref(), "Queue::close"); }
-
-  template <class Archive>
-  void save(Archive& ar) const {
-    ar(queue_->ref());
-  }
-  template <class Archive>
-  void load(Archive& ar) {
-    detail::QueueRef ref;
-    ar(ref);
-    queue_ = std::make_shared<detail::LazyQueue>(std::move(ref));
-  }
+  void close() { detail::queue_close(ref(), "Queue::close"); }
 
  private:
   static T decode(const std::string& bytes) {
@@ -100,7 +62,6 @@ class Queue {
       throw Error(std::string("a queue item does not decode as the queue's type (") + e.what() + ")");
     }
   }
-  std::shared_ptr<detail::LazyQueue> queue_;
 };
 
 /// multiprocessing's SimpleQueue; here the same as Queue.

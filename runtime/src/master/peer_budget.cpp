@@ -46,7 +46,8 @@ bool PeerBudget::Take(const std::string& peer, Usage usage, Hold* hold, std::str
     const Usage now = it == held_.end() ? Usage{} : it->second.usage;
     std::string over = Over(now.requests, usage.requests, limits_.requests, "requests in flight");
     if (over.empty()) over = Over(now.bytes, usage.bytes, limits_.bytes, "bytes of items and calls");
-    if (over.empty()) over = Over(now.queues, usage.queues, limits_.queues, "open queues");
+    if (over.empty()) over = Over(now.objects, usage.objects, limits_.objects,
+                                         "open queues, locks, events and semaphores");
     if (!over.empty()) {
       *err = "refused: " + over;
       // Once per peer while it holds anything; one asking too much at once
@@ -60,7 +61,7 @@ bool PeerBudget::Take(const std::string& peer, Usage usage, Hold* hold, std::str
   Held& h = held_[peer];
   h.usage.requests += usage.requests;
   h.usage.bytes += usage.bytes;
-  h.usage.queues += usage.queues;
+  h.usage.objects += usage.objects;
   *hold = Hold();
   hold->budget_ = shared_from_this();
   hold->peer_ = peer;
@@ -74,8 +75,8 @@ void PeerBudget::Return(const std::string& peer, const Usage& usage) {
   Usage& u = it->second.usage;
   u.requests -= usage.requests;
   u.bytes -= usage.bytes;
-  u.queues -= usage.queues;
-  if (u.requests == 0 && u.bytes == 0 && u.queues == 0) held_.erase(it);
+  u.objects -= usage.objects;
+  if (u.requests == 0 && u.bytes == 0 && u.objects == 0) held_.erase(it);
 }
 
 PeerBudget::Usage PeerBudget::Of(const std::string& peer) const {

@@ -1,5 +1,5 @@
 // What the master holds for each admitted peer (requests waiting for their
-// answer, bytes of queue items and manager-call arguments, queues it made),
+// answer, bytes of queue items and manager-call arguments, queues, locks, events and semaphores it made),
 // kept within wire::PeerLimits so that no worker, buggy or hostile, can make
 // the master grow without bound. A worker and its client connection
 // (ID.client) are one peer; the master's own requests (peer "") are not
@@ -20,7 +20,7 @@ namespace fiber::master {
 class PeerBudget : public std::enable_shared_from_this<PeerBudget> {
  public:
   struct Usage {
-    std::size_t requests = 0, bytes = 0, queues = 0;
+    std::size_t requests = 0, bytes = 0, objects = 0;
   };
 
   /// A charge against a peer, returned when the Hold is destroyed: it lives

@@ -35,8 +35,7 @@ void QueueTable::Handle(const std::string& peer, const wire::Request& request, A
       q.closed = true;
       (void)answer(Status::kOk, {});
       return Serve(it);
-    case Op::kQueueNew:
-    case Op::kManagerCall: break;
+    default: break;
   }
   (void)answer(Status::kNoSuchObject, "not a queue request");
 }
@@ -44,7 +43,7 @@ void QueueTable::Handle(const std::string& peer, const wire::Request& request, A
 void QueueTable::Create(const std::string& peer, const Answer& answer) {
   PeerBudget::Hold hold;
   std::string err;
-  if (!budget_->Take(peer, {.queues = 1}, &hold, &err)) {
+  if (!budget_->Take(peer, {.objects = 1}, &hold, &err)) {
     (void)answer(Status::kRefused, "cannot make a queue: " + err);
     return;
   }

@@ -47,13 +47,21 @@ void RequestService::Handle(const std::string& routing_id, const wire::Request& 
     };
   }
   if (request.op == wire::Op::kManagerCall) return CallManager(request, std::move(answer), now);
+  if (SyncTable::Serves(request.op)) return sync_.Handle(peer, request, std::move(answer), now);
   queues_.Handle(peer, request, std::move(answer), now);
 }
 
 void RequestService::Tick(Clock::time_point now) {
   queues_.Tick(now);
+  sync_.Tick(now);
   for (const std::string& peer : budget_->Waiting())
-    if (!connected_(peer)) queues_.DropWaitersOf(peer);
+    if (!connected_(peer)) {
+      queues_.DropWaitersOf(peer);
+      sync_.ReleaseHeldBy(peer);
+    }
+  // A holder killed: what it held goes to who waits.
+  for (const std::string& peer : sync_.Holders())
+    if (!connected_(peer)) sync_.ReleaseHeldBy(peer);
 }
 
 void RequestService::CallManager(const wire::Request& request, QueueTable::Answer answer,

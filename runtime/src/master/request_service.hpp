@@ -1,5 +1,6 @@
 // What the master does with a REQUEST from any process of the run: a queue
-// request goes to the run's QueueTable; a call to a manager's object
+// request goes to the run's QueueTable, a lock's, semaphore's or event's to
+// its SyncTable (which releases what a peer gone held); a call to a manager's object
 // becomes a task of that manager's pool, answered when its outcome is in.
 // Only a worker that has said HELLO (or its client connection) may ask,
 // and only within its PeerBudget. Driven by the dispatcher's I/O thread
@@ -13,6 +14,7 @@
 #include "master/peer_budget.hpp"
 #include "master/pool_service.hpp"
 #include "master/queue_table.hpp"
+#include "master/sync_table.hpp"
 #include "wire/request.hpp"
 
 namespace fiber::master {
@@ -30,10 +32,12 @@ class RequestService {
   /// itself), answered now or later.
   void Handle(const std::string& routing_id, const wire::Request& request,
               QueueTable::Answer answer, Clock::time_point now);
-  /// Answers waits whose time is up; forgets those of workers gone.
+  /// Answers waits whose time is up; forgets those of workers gone and
+  /// releases what they held.
   void Tick(Clock::time_point now);
 
   const QueueTable& queues() const { return queues_; }
+  const SyncTable& sync() const { return sync_; }
   /// What the master holds for a worker (and its client connection).
   PeerBudget::Usage HeldFor(const std::string& worker_id) const { return budget_->Of(worker_id); }
 
@@ -45,6 +49,7 @@ class RequestService {
   Connected connected_;
   std::shared_ptr<PeerBudget> budget_;
   QueueTable queues_{budget_};
+  SyncTable sync_{budget_};
   log::RateLimit unknown_askers_;
 };
 

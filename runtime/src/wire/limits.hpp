@@ -45,13 +45,14 @@ constexpr std::size_t kMaxPeerRequests = 1024;
 /// Bytes of queue items it put that nobody has taken yet, and of the
 /// arguments of its manager calls in flight.
 constexpr std::size_t kMaxPeerBytes = std::size_t{256} << 20;
-/// Queues it made that are not yet closed and drained.
-constexpr std::size_t kMaxPeerQueues = 1024;
+/// Shared objects it made: queues not yet closed and drained, locks, events
+/// and semaphores (these live as long as the run).
+constexpr std::size_t kMaxPeerObjects = 1024;
 
 struct PeerLimits {
   std::size_t requests = kMaxPeerRequests;
   std::size_t bytes = kMaxPeerBytes;
-  std::size_t queues = kMaxPeerQueues;
+  std::size_t objects = kMaxPeerObjects;
 };
 
 /// What a connection may hold below ZeroMQ, where the master's per-peer

@@ -81,4 +81,21 @@ bool DecodePair(const std::string& body, std::string* first, std::string* second
   return true;
 }
 
+// SEMAPHORE_NEW's body: value u32, bound u32 (all ones: none), owned u8 (0 or 1).
+std::string Encode(const SemaphoreSpec& spec) {
+  std::string out(9, '\0');
+  std::memcpy(out.data(), &spec.value, 4);
+  std::memcpy(out.data() + 4, &spec.bound, 4);
+  out[8] = spec.owned ? 1 : 0;
+  return out;
+}
+
+bool Decode(const std::string& body, SemaphoreSpec* spec) {
+  if (body.size() != 9 || static_cast<unsigned char>(body[8]) > 1) return false;
+  std::memcpy(&spec->value, body.data(), 4);
+  std::memcpy(&spec->bound, body.data() + 4, 4);
+  spec->owned = body[8] == 1;
+  return spec->value <= spec->bound;
+}
+
 }  // namespace fiber::wire

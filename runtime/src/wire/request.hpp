@@ -11,6 +11,7 @@
 #include <string>
 #include <zmq.hpp>
 
+#include "fiber/detail/run_object.hpp"
 #include "wire/message.hpp"
 
 namespace fiber::wire {
@@ -23,8 +24,17 @@ enum class Op : std::uint8_t {
   kQueueEmpty = 5,   // -> body "1" when empty, "0" otherwise
   kQueueClose = 6,   // no more puts; gets drain what is left
   kManagerCall = 7,  // object: the manager's channel; body: function, args
+  // Locks, semaphores and events (master/sync_table.hpp): a Lock is a
+  // semaphore of one that only a holder may release.
+  kSemaphoreNew = 8,      // body: SemaphoreSpec -> the new one's id (u64)
+  kSemaphoreAcquire = 9,  // -> once acquired; waits up to the timeout
+  kSemaphoreRelease = 10,
+  kEventNew = 11,    // -> the new event's id (u64)
+  kEventSet = 12,
+  kEventClear = 13,
+  kEventWait = 14,   // -> once set; waits up to the timeout (0: is it set?)
 };
-constexpr std::uint8_t kLastOp = static_cast<std::uint8_t>(Op::kManagerCall);
+constexpr std::uint8_t kLastOp = static_cast<std::uint8_t>(Op::kEventWait);
 
 struct Request {
   std::uint64_t id = 0;  // chosen by the requester, echoed in the REPLY
@@ -56,6 +66,11 @@ zmq::message_t Encode(const Request& m);
 zmq::message_t Encode(const Reply& m);
 [[nodiscard]] bool Decode(const zmq::message_t& message, Request* m, std::string* err);
 [[nodiscard]] bool Decode(const zmq::message_t& message, Reply* m, std::string* err);
+
+/// The body of a kSemaphoreNew request.
+using SemaphoreSpec = detail::SemaphoreSpec;
+std::string Encode(const SemaphoreSpec& spec);
+[[nodiscard]] bool Decode(const std::string& body, SemaphoreSpec* spec);
 
 /// The body of a kManagerCall request, and of a kRaised reply.
 std::string EncodePair(const std::string& first, const std::string& second);

@@ -1,0 +1,89 @@
+// What every handle to a shared object of the run (a Queue, a Lock, a
+// Semaphore, an Event) carries: the run and the object's id in its master,
+// made in the master the first time a handle is used or sent, so that
+// decoding a handle in another process makes no new object.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace fiber::detail {
+
+/// Which object of which run: what a handle carries to other processes.
+struct RunObjectRef {
+  std::string run_id;
+  std::uint64_t id = 0;
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(run_id, id);
+  }
+};
+
+/// A semaphore as the master makes it: the permits it starts with, the most
+/// it may hold (kNoBound: no bound), and whether only a holder may release
+/// (a Lock).
+struct SemaphoreSpec {
+  static constexpr std::uint32_t kNoBound = 0xFFFFFFFF;
+  std::uint32_t value = 1;
+  std::uint32_t bound = kNoBound;
+  bool owned = false;
+};
+
+/// What the master makes for a new handle.
+struct RunObjectSpec {
+  enum class Kind : std::uint8_t { kQueue, kSemaphore, kEvent };
+  Kind kind = Kind::kQueue;
+  SemaphoreSpec semaphore;  // for kSemaphore
+};
+
+/// One object of the run, made in the master when first needed; a decoded
+/// handle's is made already. Thread-safe.
+class LazyRunObject {
+ public:
+  explicit LazyRunObject(RunObjectSpec spec) : spec_(spec) {}
+  explicit LazyRunObject(RunObjectRef ref) : ref_(std::move(ref)), made_(true) {}
+  /// The object, made in the master on first call (api/run_object.cpp).
+  const RunObjectRef& ref();
+
+ private:
+  std::mutex mu_;
+  RunObjectSpec spec_;
+  RunObjectRef ref_;
+  bool made_ = false;
+};
+
+/// What a handle type (Queue, Lock, Semaphore, Event) holds, and how it
+/// travels: copies share one LazyRunObject.
+class RunObjectHandle {
+ public:
+  template <class Archive>
+  void save(Archive& ar) const {
+    ar(object_->ref());
+  }
+  template <class Archive>
+  void load(Archive& ar) {
+    RunObjectRef ref;
+    ar(ref);
+    object_ = std::make_shared<LazyRunObject>(std::move(ref));
+  }
+
+ protected:
+  explicit RunObjectHandle(RunObjectSpec spec) : object_(std::make_shared<LazyRunObject>(spec)) {}
+  const RunObjectRef& ref() const { return object_->ref(); }
+
+ private:
+  std::shared_ptr<LazyRunObject> object_;
+};
+
+using Timeout = std::optional<std::chrono::milliseconds>;
+
+template <class Rep, class Period>
+Timeout timeout_of(std::chrono::duration<Rep, Period> d) {
+  return std::chrono::ceil<std::chrono::milliseconds>(d);
+}
+
+}  // namespace fiber::detail

@@ -1,0 +1,19 @@
+// Asking the run's master about one of its shared objects (a queue, a lock,
+// a semaphore, an event) from whichever process holds the handle.
+#pragma once
+
+#include <string>
+
+#include "fiber/detail/run_object.hpp"
+#include "wire/request.hpp"
+
+namespace fiber::detail {
+
+/// Sends op about object to the master and waits for the answer. Returns
+/// a reply that is kOk, kTimeout or kClosed (each caller says what those
+/// mean); throws Error, prefixed with where, for any other, and for a
+/// handle of another run.
+wire::Reply ask_master(const RunObjectRef& object, wire::Op op, std::string body,
+                       const Timeout& timeout, const char* where);
+
+}  // namespace fiber::detail

@@ -1,0 +1,30 @@
+// A stand-in for an asker of the master's tables (QueueTable, SyncTable):
+// an Answer that records each status and body it is told, and can play a
+// peer whose connection is gone (the answer cannot be sent).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "master/queue_table.hpp"
+
+struct Told {
+  explicit Told(std::string who = "") : peer(std::move(who)) {}
+  std::string peer;  // who asks: "" the master, else a worker
+  std::vector<std::pair<fiber::wire::Status, std::string>> answers;
+  bool reachable = true;
+  fiber::master::QueueTable::Answer answer() {
+    return [this](fiber::wire::Status s, const std::string& body) {
+      if (!reachable) return false;
+      answers.emplace_back(s, body);
+      return true;
+    };
+  }
+  /// The statuses told, in order.
+  std::vector<fiber::wire::Status> statuses() const {
+    std::vector<fiber::wire::Status> out;
+    for (const auto& [s, body] : answers) out.push_back(s);
+    return out;
+  }
+};
