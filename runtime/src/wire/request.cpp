@@ -62,6 +62,44 @@ bool Decode(const zmq::message_t& message, Reply* m, std::string* err) {
   return true;
 }
 
+std::string EncodeList(const std::vector<std::string>& items) {
+  std::size_t size = 0;
+  for (const auto& item : items) size += sizeof(std::uint32_t) + item.size();
+  std::string out;
+  out.reserve(size);
+  for (const auto& item : items) {
+    const auto n = static_cast<std::uint32_t>(item.size());
+    out.append(reinterpret_cast<const char*>(&n), sizeof n);
+    out += item;
+  }
+  return out;
+}
+
+bool DecodeList(const std::string& body, std::vector<std::string>* items) {
+  items->clear();
+  std::size_t at = 0;
+  while (at < body.size()) {
+    std::uint32_t n = 0;
+    if (body.size() - at < sizeof n) return false;
+    std::memcpy(&n, body.data() + at, sizeof n);
+    at += sizeof n;
+    if (body.size() - at < n) return false;
+    items->emplace_back(body, at, n);
+    at += n;
+  }
+  return true;
+}
+
+std::string EncodeU64(std::uint64_t n) {
+  return std::string(reinterpret_cast<const char*>(&n), sizeof n);
+}
+
+bool DecodeU64(const std::string& body, std::uint64_t* n) {
+  if (body.size() != sizeof *n) return false;
+  std::memcpy(n, body.data(), sizeof *n);
+  return true;
+}
+
 // Two byte strings: a u32 length and the first, then the second to the end.
 std::string EncodePair(const std::string& first, const std::string& second) {
   const auto n = static_cast<std::uint32_t>(first.size());
