@@ -35,8 +35,9 @@ class LocalClient : public RunClient {
   const std::string& run_id() const override { return run_.id(); }
   void Send(Request request, std::function<void(Reply)> on_reply) override {
     master::Dispatcher& d = run_.dispatcher();
-    const bool posted = d.Post([&d, request = std::move(request), on_reply] {
-      d.Handle(request, [on_reply, id = request.id](Status status, const std::string& body) {
+    const bool posted = d.Post([&d, request = std::move(request), on_reply]() mutable {
+      const std::uint64_t id = request.id;
+      d.Handle(std::move(request), [on_reply, id](Status status, const std::string& body) {
         on_reply(Reply{id, status, body});
         return true;
       });

@@ -18,7 +18,7 @@ std::size_t QueueTable::items() const {
   return n;
 }
 
-void QueueTable::Handle(const std::string& peer, const wire::Request& request, Answer answer,
+void QueueTable::Handle(const std::string& peer, wire::Request request, Answer answer,
                         Clock::time_point now) {
   if (request.op == Op::kQueueNew) return Create(peer, request, answer);
   auto it = queues_.find(request.object);
@@ -76,7 +76,7 @@ void QueueTable::AnswerFreed(const wire::Request& request, const Answer& answer)
   }
 }
 
-void QueueTable::Put(const std::string& peer, Queue& q, const wire::Request& request,
+void QueueTable::Put(const std::string& peer, Queue& q, wire::Request& request,
                      Answer answer, Clock::time_point now) {
   if (q.closed) {
     (void)answer(Status::kClosed, {});
@@ -89,7 +89,7 @@ void QueueTable::Put(const std::string& peer, Queue& q, const wire::Request& req
       return;
     }
   } else {
-    bodies.push_back(request.body);
+    bodies.push_back(std::move(request.body));
   }
   Putter putter{{}, std::nullopt, std::move(answer)};
   for (std::string& body : bodies) {

@@ -37,7 +37,8 @@ class QueueTable {
 
   /// A queue request (every Op but kManagerCall) from peer ("" for the
   /// master itself), answered now or later.
-  void Handle(const std::string& peer, const wire::Request& request, Answer answer,
+  /// An item is moved out of request, not copied.
+  void Handle(const std::string& peer, wire::Request request, Answer answer,
               Clock::time_point now);
   /// Answers the waits whose time is up with kTimeout.
   void Tick(Clock::time_point now);
@@ -82,7 +83,7 @@ class QueueTable {
   static void AnswerFreed(const wire::Request& request, const Answer& answer);
   /// Puts the request's item (or items, for kQueuePutMany) now, or as room
   /// comes.
-  void Put(const std::string& peer, Queue& q, const wire::Request& request, Answer answer,
+  void Put(const std::string& peer, Queue& q, wire::Request& request, Answer answer,
            Clock::time_point now);
   void Wait(const std::string& peer, Queue& q, bool take, const wire::Request& request,
             Answer answer, Clock::time_point now);

@@ -28,13 +28,11 @@ zmq::message_t Encode(const Request& m) {
 }
 
 // REPLY: id u64, status u8, body rest.
-zmq::message_t Encode(const Reply& m) {
-  return Writer(Type::kReply)
-      .U64(m.id)
-      .U8(static_cast<std::uint8_t>(m.status))
-      .Rest(m.body)
-      .Finish();
+zmq::message_t EncodeReply(std::uint64_t id, Status status, std::string_view body) {
+  return Writer(Type::kReply).U64(id).U8(static_cast<std::uint8_t>(status)).Rest(body).Finish();
 }
+
+zmq::message_t Encode(const Reply& m) { return EncodeReply(m.id, m.status, m.body); }
 
 bool Decode(const zmq::message_t& message, Request* m, std::string* err) {
   if (!ExpectType(message, Type::kRequest, err)) return false;

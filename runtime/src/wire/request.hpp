@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 #include <zmq.hpp>
 
@@ -68,6 +69,8 @@ struct Reply {
 
 zmq::message_t Encode(const Request& m);
 zmq::message_t Encode(const Reply& m);
+/// A REPLY without a Reply to hold a copy of body.
+zmq::message_t EncodeReply(std::uint64_t id, Status status, std::string_view body);
 [[nodiscard]] bool Decode(const zmq::message_t& message, Request* m, std::string* err);
 [[nodiscard]] bool Decode(const zmq::message_t& message, Reply* m, std::string* err);
 
