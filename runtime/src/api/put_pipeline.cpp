@@ -16,17 +16,23 @@ PutPipeline& PutPipeline::Get() {
 
 void PutPipeline::Put(const RunObjectRef& object, std::string item, const char* where) {
   client::RunClient& c = client_for(object, where);
+  const std::size_t bytes = item.size();
   {
     std::unique_lock<std::mutex> lock(mu_);
-    answered_.wait(lock, [this] { return unanswered_ < kWindow; });
+    answered_.wait(lock, [&] {
+      return unanswered_ == 0 ||
+             (unanswered_ < kWindow && unanswered_bytes_ + bytes <= kWindowBytes);
+    });
     ++unanswered_;
+    unanswered_bytes_ += bytes;
   }
   // Not under mu_: the answer may come at once, on this thread.
   c.Send(request_for(object, wire::Op::kQueuePut, std::move(item), std::nullopt),
-         [this, id = object.id](wire::Reply reply) {
+         [this, id = object.id, bytes](wire::Reply reply) {
            std::lock_guard<std::mutex> lock(mu_);
            if (reply.status != wire::Status::kOk) errors_.try_emplace(id, std::move(reply));
            --unanswered_;
+           unanswered_bytes_ -= bytes;
            answered_.notify_all();
          });
 }

@@ -20,6 +20,9 @@ namespace fiber::detail {
 class PutPipeline {
  public:
   static constexpr std::size_t kWindow = 256;
+  /// ... and at most this many bytes of items (one item, however large,
+  /// may always go).
+  static constexpr std::size_t kWindowBytes = std::size_t{4} << 20;
 
   /// This process's.
   static PutPipeline& Get();
@@ -39,6 +42,7 @@ class PutPipeline {
   std::mutex mu_;
   std::condition_variable answered_;
   std::size_t unanswered_ = 0;
+  std::size_t unanswered_bytes_ = 0;
   std::map<std::uint64_t, wire::Reply> errors_;  // the first per queue
 };
 
