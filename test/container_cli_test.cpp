@@ -27,6 +27,7 @@
 #include "support/packaged_images.hpp"
 #include "support/test_containers.hpp"
 #include "support/test_image.hpp"  // TestEngine
+#include "wire/credentials.hpp"
 
 using fiber::testing::ContainersRemoved;
 using fiber::testing::Count;
@@ -87,6 +88,39 @@ bool ReadUntil(int fd, const std::string& text, std::string* seen, int seconds =
     *seen += line + "\n";
   }
   return false;
+}
+
+// A user-defined bridge network of the engine with a subnet of its own,
+// made for a test and removed after it: containers on it reach this
+// machine only at its gateway.
+struct BridgeNetwork {
+  const std::string name = "fiber-test-bridge";
+  const std::string gateway = "10.231.21.1";
+  BridgeNetwork() {
+    std::string err;
+    fiber::http::Response answer;
+    (void)Engine().Call("DELETE", "/networks/" + name, "", fiber::engine::kShortCallMs, &answer, &err);  // an earlier run's
+    const nlohmann::json body = {
+        {"Name", name},
+        {"Driver", "bridge"},
+        {"IPAM", {{"Config", {{{"Subnet", "10.231.21.0/24"}, {"Gateway", gateway}}}}}}};
+    REQUIRE_MESSAGE(
+        Engine().Call("POST", "/networks/create", body.dump(), fiber::engine::kLongCallMs, &answer, &err), err);
+  }
+  ~BridgeNetwork() {
+    std::string err;
+    fiber::http::Response answer;
+    CHECK_MESSAGE(Engine().Call("DELETE", "/networks/" + name, "", fiber::engine::kLongCallMs, &answer, &err), err);
+  }
+};
+
+// A container's description by the engine (GET /containers/ID/json).
+nlohmann::json Inspect(const std::string& id) {
+  std::string err;
+  fiber::http::Response answer;
+  REQUIRE_MESSAGE(Engine().Call("GET", "/containers/" + id + "/json", "", fiber::engine::kShortCallMs, &answer, &err),
+                  err);
+  return nlohmann::json::parse(answer.body);
 }
 
 std::string ReadFile(const std::string& path) {
@@ -298,4 +332,76 @@ TEST_CASE("fiber run with an image the engine lacks fails with that cause, at on
   CHECK(status != 0);
   CHECK_MESSAGE(err.find("image 'fiber-test:absent' is not in the engine") != std::string::npos, err);
   cleanup.run_id = fiber.Ps()[0]["id"];
+}
+
+TEST_CASE("workers on a user-defined bridge network reach a master listening on its gateway; "
+          "a container there with another run's key is refused") {
+  BridgeNetwork network;
+  Fiber fiber;
+  ContainersRemoved cleanup(Engine());
+  // Podman makes a network's bridge, and its gateway address, only as the
+  // network's first container starts: its master listens on every address
+  // and tells its workers the gateway.
+  std::vector<std::string> listen = {"--listen-host", network.gateway};
+  if (fiber::testing::TestEngineName() == "podman")
+    listen = {"--listen-host", "0.0.0.0", "--advertise-host", network.gateway};
+  std::vector<std::string> args = {"run", "--detach", "--backend", fiber::testing::TestEngineName(),
+                                   "--network", network.name};
+  args.insert(args.end(), listen.begin(), listen.end());
+  args.insert(args.end(), {built_program("hold_pool"), "2"});
+  auto [status, out, err] = fiber.Run(args);
+  REQUIRE_MESSAGE(status == 0, err);
+  cleanup.run_id = out.substr(0, out.find('\n'));
+  REQUIRE(eventually([&] { return fiber.Ps()[0]["workers_ready"] == 2; }, 120));
+  const auto containers = ContainersOf(cleanup.run_id);
+  REQUIRE(containers.size() == 2);
+  const nlohmann::json worker = Inspect(containers[0].id);
+  // (Podman's inspect says NetworkMode "bridge" for any bridge network.)
+  const std::string address = worker["NetworkSettings"]["Networks"][network.name]["IPAddress"];
+  CHECK_MESSAGE(address.rfind("10.231.21.", 0) == 0, address);
+
+  // The same worker program on the same network, told the same master,
+  // with a key of its own: the master never lets it in, and it gives up.
+  fiber::wire::Credentials other;
+  std::string key_err;
+  REQUIRE_MESSAGE(fiber::wire::Credentials::Generate(&other, &key_err), key_err);
+  nlohmann::json env = nlohmann::json::array({std::string(fiber::config::kSecretVariable) + "=" + other.client_secret,
+                                              std::string(fiber::config::kStartTimeout) + "=3s"});
+  for (const std::string kv : worker["Config"]["Env"])
+    if (kv.rfind(std::string(fiber::config::kSecretFileVariable) + "=", 0) != 0 &&
+        kv.rfind(std::string(fiber::config::kStartTimeout) + "=", 0) != 0)
+      env.push_back(kv);
+  const nlohmann::json config = {{"Image", worker["Config"]["Image"]},
+                                 {"Entrypoint", worker["Config"]["Entrypoint"]},
+                                 {"Cmd", worker["Config"]["Cmd"]},
+                                 {"Env", env},
+                                 {"HostConfig", {{"NetworkMode", network.name}}}};
+  std::string stranger, engine_err;
+  REQUIRE_MESSAGE(Engine().Create("fiber-test-stranger", config, &stranger, &engine_err), engine_err);
+  CHECK_MESSAGE(Engine().Start(stranger, &engine_err), engine_err);
+  long code = 0;
+  CHECK_MESSAGE(Engine().Wait(stranger, 60000, &code, &engine_err), engine_err);
+  std::string said;
+  CHECK(Engine().Logs(stranger, 20, [&](std::string_view text) { said += text; }, &engine_err));
+  CHECK_MESSAGE(code != 0, said);
+  // Its handshake went unanswered, on the network the run's workers use
+  // ("cannot reach the master at ...", or "lost the master at ...").
+  CHECK_MESSAGE(said.find(" the master at tcp://" + network.gateway + ":") != std::string::npos, said);
+  (void)Engine().Remove(stranger, &engine_err);
+  CHECK(fiber.Ps()[0]["workers_ready"] == 2);
+  auto [stopped, stop_out, stop_err] = fiber.Run({"stop", cleanup.run_id});
+  CHECK_MESSAGE(stopped == 0, stop_err);
+}
+
+TEST_CASE("a container network with the master on a loopback address is refused before any container starts") {
+  Fiber fiber;
+  ContainersRemoved cleanup(Engine());
+  auto [status, out, err] = fiber.Run({"run", "--backend", fiber::testing::TestEngineName(), "--network",
+                                       "fiber-test-bridge", built_program("chatty_pool")});
+  CHECK(status != 0);
+  CHECK_MESSAGE(err.find("workers on the container network fiber-test-bridge cannot connect to the master at "
+                         "tcp://127.0.0.1:") != std::string::npos,
+                err);
+  cleanup.run_id = fiber.Ps()[0]["id"];
+  CHECK(ContainersOf(cleanup.run_id).empty());
 }

@@ -28,6 +28,8 @@ using fiber::testing::Fiber;
 using fiber::testing::JobsIn;
 using fiber::testing::JobsOf;
 using fiber::testing::LiveJobs;
+using fiber::testing::NothingLeft;
+using fiber::testing::Slurm;
 using fiber::testing::SlowSquaresOutput;
 using fiber::testing::SlurmValue;
 using nlohmann::json;
@@ -39,22 +41,6 @@ std::vector<std::string> RunArgs(std::vector<std::string> rest) {
   return fiber::testing::ProfileRun(SlurmValue("FIBER_SLURM_FIBER_CONFIG"), "test-slurm", std::move(rest));
 }
 
-// Checks, when a test ends, that its run left no job queued or running.
-struct NothingLeft {
-  Fiber& fiber;
-  std::string run_id;
-  ~NothingLeft() {
-    if (run_id.empty()) {
-      const json runs = fiber.Ps();
-      if (!runs.empty()) run_id = runs.back()["id"];
-    }
-    if (run_id.empty()) return;
-    const bool gone = eventually([&] { return LiveJobs(run_id) == 0; }, 60);
-    CHECK_MESSAGE(gone, "run " << run_id << " left jobs in Slurm's queue");
-    if (!gone) (void)fiber.Run({"stop", "--force", run_id});
-  }
-};
-
 // fiber run --detach of hold_pool with n workers as Slurm jobs, once all
 // are ready; its run id goes to check.
 void StartHeld(Fiber& fiber, NothingLeft& check, int n, std::vector<std::string> flags = {}) {
@@ -65,12 +51,6 @@ void StartHeld(Fiber& fiber, NothingLeft& check, int n, std::vector<std::string>
   REQUIRE_MESSAGE(status == 0, err);
   check.run_id = out.substr(0, out.find('\n'));
   REQUIRE(eventually([&] { return fiber.Ps()[0]["workers_ready"] == n; }, 120));
-}
-
-std::string Slurm(const std::vector<std::string>& argv) {
-  std::string out, err;
-  CHECK_MESSAGE(fiber::backend::RunSlurm(argv, "", &out, &err), err);
-  return out;
 }
 
 }  // namespace

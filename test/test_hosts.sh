@@ -9,6 +9,7 @@
 #   hosts_bridge_up BRIDGE PREFIX   bridge BRIDGE with PREFIX.1/24 (PREFIX: "10.231.7")
 #   host_up BRIDGE PREFIX NAME N    host NAME at PREFIX.N on BRIDGE (N: 2..254)
 #   host_exec NAME CMD...           CMD in NAME's network and its own host name NAME
+#   host_exec_words NAME            HOST_EXEC=(the words of host_exec NAME)
 #   host_link NAME up|down          NAME's link to the bridge up or down (a host cut off)
 #   host_down NAME                  kills what runs in NAME, removes it
 #   hosts_bridge_down BRIDGE        removes the bridge (after its hosts)
@@ -54,7 +55,15 @@ host_up() {  # BRIDGE PREFIX NAME N
 host_exec() {  # NAME CMD...
   local name=$1
   shift
-  ip netns exec "$name" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$name" "$@"
+  host_exec_words "$name"
+  "${HOST_EXEC[@]}" "$@"
+}
+
+# HOST_EXEC: the words host_exec runs a command with, for a caller that
+# starts it itself (a daemon under setsid, whose pid must be the command's:
+# each word execs the next).
+host_exec_words() {  # NAME
+  HOST_EXEC=(ip netns exec "$1" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$1")
 }
 
 host_link() {  # NAME up|down

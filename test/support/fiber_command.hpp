@@ -57,6 +57,9 @@ struct Fiber {
     Child c = Start(std::move(args), cwd);
     std::string out = read_all(c.stdout_fd, 120);
     std::string err = read_all(c.stderr_fd, 120);
+    // Tests poll ps for minutes: each call's pipes must not stay open.
+    ::close(c.stdout_fd);
+    ::close(c.stderr_fd);
     return {wait_exit(c, 120), out, err};
   }
   /// Starts the command with its stderr on stderr_fd (a terminal's side,

@@ -1,8 +1,8 @@
 // The Slurm of test/slurm as tests find it: the values its slurm.env holds
 // (test/slurm/up writes it; FIBER_SLURM_DIR moves it), SLURM_CONF set in
 // this process so that Slurm's commands (and the fiber commands a test
-// starts) reach it, and a run's jobs as squeue lists them. For the tests
-// of the suite "slurm".
+// starts) reach it, a run's jobs as squeue lists them, and the check that a
+// run left none. For the tests of the suite "slurm".
 #pragma once
 
 #include <doctest/doctest.h>
@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "backend/slurm/run_jobs.hpp"
+#include "backend/slurm/slurm_command.hpp"
+#include "support/fiber_command.hpp"
 
 namespace fiber::testing {
 
@@ -58,5 +60,30 @@ inline int LiveJobs(const std::string& run_id) {
   for (const auto& job : JobsOf(run_id)) n += !job.ended || job.hopeless;
   return n;
 }
+
+/// A Slurm command's output; a failure fails the test with its error.
+inline std::string Slurm(const std::vector<std::string>& argv) {
+  (void)SlurmValue("SLURM_CONF");
+  std::string out, err;
+  CHECK_MESSAGE(backend::RunSlurm(argv, "", &out, &err), err);
+  return out;
+}
+
+/// Checks, when a test ends, that its run (the last one ps lists, unless
+/// named) left no job queued or running; stops it if it did.
+struct NothingLeft {
+  Fiber& fiber;
+  std::string run_id;
+  ~NothingLeft() {
+    if (run_id.empty()) {
+      const nlohmann::json runs = fiber.Ps();
+      if (!runs.empty()) run_id = runs.back()["id"];
+    }
+    if (run_id.empty()) return;
+    const bool gone = eventually([&] { return LiveJobs(run_id) == 0; }, 60);
+    CHECK_MESSAGE(gone, "run " << run_id << " left jobs in Slurm's queue");
+    if (!gone) (void)fiber.Run({"stop", "--force", run_id});
+  }
+};
 
 }  // namespace fiber::testing

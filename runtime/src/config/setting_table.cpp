@@ -270,6 +270,10 @@ const std::vector<Setting>& Table() {
      "the image container workers run, holding the program at the same path (none: fiber run "
      "packages the program)",
      Text(&Settings::image, "an image reference")},
+    {"network", "FIBER_NETWORK", "--network",
+     "the container network workers join, e.g. a bridge made with docker network create (none: "
+     "the host's network); the master must listen on an address of it, such as its gateway",
+     Text(&Settings::network, "a network name"), kShownAtRun},
     {"image_files", "FIBER_IMAGE_FILES", "--image-files",
      "files and directories packaged with the program, ':'-separated (a list in a file)",
      Paths(&Settings::image_files), kShownAtRun},

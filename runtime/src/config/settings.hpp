@@ -50,6 +50,10 @@ struct Settings {
   /// path; empty: fiber run packages the program (image/package.hpp) for a
   /// container backend and sets it.
   std::string image;
+  /// The engine's network container workers join (a user-defined bridge,
+  /// whose gateway address the master listens on); empty: the host's
+  /// network.
+  std::string network;
   /// Files and directories packaged with the program, ':'-separated as
   /// PATH is; relative ones from the directory fiber runs in.
   std::string image_files;

@@ -10,6 +10,7 @@
 #include "backend/command_line.hpp"
 #include "backend/container/start_diagnosis.hpp"
 #include "backend/labels.hpp"
+#include "backend/master_reach.hpp"
 #include "config/quantities.hpp"
 #include "diagnostics/log.hpp"
 #include "engine/tar_writer.hpp"
@@ -104,7 +105,8 @@ nlohmann::json ContainerBackend::ConfigFor(const Launch& launch,
   for (const auto& [key, value] : worker::ToEnvironmentWithSecretFile(launch.bootstrap, kSecretFile))
     env.push_back(key + "=" + value);
   // AutoRemove: the engine removes it as it ends, even with nobody left to.
-  nlohmann::json host = {{"NetworkMode", "host"}, {"AutoRemove", true}};
+  nlohmann::json host = {{"NetworkMode", settings_.network.empty() ? "host" : settings_.network},
+                         {"AutoRemove", true}};
   const Resources& r = launch.resources;  // the run's settings where the pool gives none
   if (r.cpu > 0) host["NanoCpus"] = static_cast<std::int64_t>(r.cpu * 1e9);
   if (r.memory_mb > 0) host["Memory"] = r.memory_mb * 1024 * 1024;
@@ -125,6 +127,12 @@ nlohmann::json ContainerBackend::ConfigFor(const Launch& launch,
 }
 
 bool ContainerBackend::Start(const Launch& launch, std::string* err) {
+  if (!settings_.network.empty() && ThisMachineOnly(EndpointHost(launch.bootstrap.master))) {
+    *err = "workers on the container network " + settings_.network + " cannot connect to the master at " +
+           launch.bootstrap.master + ", an address of the host's own network only: set listen_host to the "
+           "network's gateway address (docker network inspect " + settings_.network + "), or no network";
+    return false;
+  }
   if (!Connect(launch.bootstrap.run_id, err)) return false;
   if (settings_.image.empty()) {
     *err = "no image to run workers in: set image (--image IMAGE, FIBER_IMAGE, or image: in fiber.yaml)";

@@ -1,8 +1,10 @@
 // Workers as containers of the local Docker or Podman engine, through its
 // HTTP API (engine/engine_client.hpp). Each worker is the master's program,
 // at the same path inside the image, on the host's network (so it reaches
-// the run's one port on this machine), labelled with the run, its role and
-// its id (backend/labels.hpp), with the run's cpu, memory and gpu
+// the run's one port on this machine) or on the engine network the network
+// setting names (a bridge: it reaches the master at the bridge's gateway
+// address, which the master must listen on), labelled with the run, its
+// role and its id (backend/labels.hpp), with the run's cpu, memory and gpu
 // settings as the engine's limits and device requests.
 //
 // The run's secret never enters the container's configuration (which
