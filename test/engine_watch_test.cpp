@@ -145,3 +145,18 @@ TEST_CASE("the owner changes what the watch holds, and a wait with no news says 
     return heard.size() == 2;
   }));
 }
+
+TEST_CASE("the pace relaxes while nothing changes, within its floor and ceiling, and news brings it back") {
+  using std::chrono::seconds;
+  const WatchPace pace{seconds(1), seconds(1), seconds(10)};
+  auto wait = fiber::backend::NextWait(pace, seconds(1), true);
+  CHECK(wait == seconds(2));
+  wait = fiber::backend::NextWait(pace, wait, true);
+  CHECK(wait == seconds(4));
+  for (int i = 0; i < 5; ++i) wait = fiber::backend::NextWait(pace, wait, true);
+  CHECK(wait == seconds(10));
+  CHECK(fiber::backend::NextWait(pace, wait, false) == seconds(1));
+  // A pace without a ceiling above its floor never relaxes.
+  const WatchPace steady{seconds(1), seconds(1)};
+  CHECK(fiber::backend::NextWait(steady, seconds(1), true) == seconds(1));
+}

@@ -210,7 +210,7 @@ TEST_CASE("more memory than any node has is refused by sbatch: its error ends th
   NothingLeft check{fiber, ""};
   auto [status, out, err] = fiber.Run(RunArgs({"--memory", "64Gi", built_program("chatty_pool")}));
   CHECK(status != 0);
-  CHECK_MESSAGE(err.find("the slurm backend cannot start workers: sbatch failed") != std::string::npos, err);
+  CHECK_MESSAGE(err.find("could not start: its job could not be submitted: sbatch failed") != std::string::npos, err);
   CHECK_MESSAGE(err.find("Requested node configuration is not available") != std::string::npos, err);
   check.run_id = fiber.Ps()[0]["id"];
   CHECK(LiveJobs(check.run_id) == 0);
@@ -378,7 +378,7 @@ TEST_CASE("without sbatch on PATH the run fails with one error naming it") {
   CHECK_MESSAGE(err.find("sbatch is not installed (no such program on PATH)") != std::string::npos, err);
 }
 
-TEST_CASE("a controller that does not answer fails the run with sbatch's own error") {
+TEST_CASE("a controller that does not answer fails the run with sbatch's own error, once the retries are out") {
   Fiber fiber;
   // The test Slurm's config with a port nothing listens on.
   std::ifstream in(SlurmValue("SLURM_CONF"));
@@ -391,8 +391,9 @@ TEST_CASE("a controller that does not answer fails the run with sbatch's own err
   fiber.env["SLURM_CONF"] = dir.write("slurm.conf", conf);
   auto [status, out, err] = fiber.Run(RunArgs({built_program("chatty_pool")}));
   CHECK(status != 0);
-  CHECK_MESSAGE(err.find("the slurm backend cannot start workers: sbatch failed") != std::string::npos, err);
+  CHECK_MESSAGE(err.find("could not start: its job could not be submitted: sbatch failed") != std::string::npos, err);
   CHECK_MESSAGE(err.find("Unable to contact slurm controller") != std::string::npos, err);
+  CHECK_MESSAGE(err.find("tried ") != std::string::npos, err);
 }
 
 TEST_CASE("pool.resize submits jobs as the pool grows and cancels them as it shrinks") {

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "backend/labels.hpp"
+#include "backend/slurm/held_workers.hpp"
 #include "backend/slurm/run_jobs.hpp"
 #include "backend/slurm/slurm_run_records.hpp"
 #include "runs/run_dir.hpp"
@@ -86,4 +87,43 @@ TEST_CASE("keys no worker read are what an ended Slurm run left besides its jobs
   for (const char* w : {"w1", "w2"}) std::ofstream(fiber::backend::KeyFile(fiber::runs::SlurmDir(run.dir), w)) << "k";
   REQUIRE(SlurmRunRecords().Leftovers(run, &left, &err));
   CHECK(left == std::vector<std::string>{"2 key files"});
+}
+
+TEST_CASE("workers held back by their master until Slurm takes more jobs are listed as waiting, with why") {
+  const FakeSqueue squeue("5_0|5|0|RUNNING|None|0|fiber.run=r1 fiber.first=0|\n");
+  const fiber::testing::TempDir dir;
+  RunPlace run = Place("r1");
+  run.dir = dir.path();
+  const std::string slurm_dir = fiber::runs::SlurmDir(run.dir);
+  std::filesystem::create_directories(slurm_dir);
+  const std::string why = "sbatch failed: sbatch: error: Slurm temporarily unable to accept job, sleeping and retrying";
+  fiber::backend::WriteHeldWorkers(slurm_dir, {why, {"w1", "w2"}});
+  auto listed = SlurmRunRecords().List({run});
+  REQUIRE(listed.workers.count("r1"));
+  const std::vector<WorkerRecord>& r1 = listed.workers.at("r1");
+  REQUIRE(r1.size() == 3);
+  CHECK(r1[1].worker_id == "w1");
+  CHECK(r1[1].where.empty());
+  CHECK(r1[1].phase == WorkerRecord::Phase::kPending);
+  CHECK(r1[1].engine_state == "NOT_SUBMITTED");
+  CHECK(r1[1].waiting == why);
+  CHECK(r1[2].worker_id == "w2");
+  // None held: the file goes, and so do they.
+  fiber::backend::WriteHeldWorkers(slurm_dir, {why, {}});
+  CHECK_FALSE(std::filesystem::exists(fiber::backend::HeldWorkersFile(slurm_dir)));
+  listed = SlurmRunRecords().List({run});
+  CHECK(listed.workers.at("r1").size() == 1);
+}
+
+TEST_CASE("the workers of many runs on one Slurm cluster come from one squeue") {
+  const fiber::testing::FakeCommand squeue(
+      "squeue", fiber::testing::FakeCommand::Script{"echo x >> \"$dir/runs\"\n"
+                                                    "echo '5_0|5|0|RUNNING|None|0|fiber.run=r1 fiber.first=0|'\n"
+                                                    "echo '6_0|6|0|RUNNING|None|0|fiber.run=r7 fiber.first=0|'\n"});
+  std::vector<RunPlace> runs;
+  for (int i = 0; i < 8; ++i) runs.push_back(Place("r" + std::to_string(i)));
+  const auto listed = SlurmRunRecords().List(runs);
+  CHECK(squeue.runs() == 1);
+  CHECK(listed.workers.at("r1").size() == 1);
+  CHECK(listed.workers.at("r7").size() == 1);
 }

@@ -1,5 +1,7 @@
 #include "backend/engine_watch.hpp"
 
+#include <algorithm>
+
 #include "os/background_thread.hpp"
 
 namespace fiber::backend {
@@ -9,9 +11,33 @@ std::string WatchLoop::error() const {
   return error_;
 }
 
+std::chrono::steady_clock::duration NextWait(const WatchPace& pace, std::chrono::steady_clock::duration last,
+                                             bool unchanged) {
+  if (!unchanged || pace.relaxed_to <= pace.after_success) return pace.after_success;
+  return std::clamp(last * 2, pace.after_success, pace.relaxed_to);
+}
+
+void WatchLoop::Unchanged() {
+  std::lock_guard<std::mutex> lock(mu_);
+  unchanged_ = true;
+}
+
+void WatchLoop::Hurry() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    hurry_ = true;
+  }
+  changed_.notify_all();
+}
+
 void WatchLoop::Start(std::function<bool(std::string* err)> step, WatchPace pace, std::string internal_error) {
   const auto loop = [this, step = std::move(step), pace] {
+    Clock::duration relaxed = pace.after_success;
     while (!stop_) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        unchanged_ = false;
+      }
       std::string err;
       const bool worked = step(&err);
       std::unique_lock<std::mutex> lock(mu_);
@@ -20,8 +46,16 @@ void WatchLoop::Start(std::function<bool(std::string* err)> step, WatchPace pace
         error_ = err;
         changed_.notify_all();
       }
-      if (changed_.wait_for(lock, worked ? pace.after_success : pace.after_failure, [this] { return stop_.load(); }))
-        return;
+      relaxed = NextWait(pace, relaxed, unchanged_ && !hurry_);
+      const auto stepped = Clock::now();
+      const auto stopped_or_hurried = [this] { return stop_ || hurry_; };
+      if (!changed_.wait_until(lock, stepped + (worked ? relaxed : pace.after_failure), stopped_or_hurried))
+        continue;
+      if (stop_) return;
+      // Hurried: at most after_success after the last step, and from there on.
+      hurry_ = false;
+      relaxed = pace.after_success;
+      if (changed_.wait_until(lock, stepped + pace.after_success, [this] { return stop_.load(); })) return;
     }
   };
   thread_ = StartBackgroundThread(loop, [this, internal_error = std::move(internal_error)](const std::string& what) {

@@ -26,7 +26,17 @@ namespace fiber::backend {
 struct WatchPace {
   std::chrono::steady_clock::duration after_success{};
   std::chrono::steady_clock::duration after_failure = std::chrono::seconds(1);
+  /// While steps hear nothing new (the step calls Unchanged), the wait
+  /// after each doubles from after_success up to this; not more than
+  /// after_success: it never relaxes. Hurry brings it back.
+  std::chrono::steady_clock::duration relaxed_to{};
 };
+
+/// The wait after a step that worked, the last wait after one having been
+/// last: after_success when the step heard news, else twice last, within
+/// after_success and relaxed_to.
+std::chrono::steady_clock::duration NextWait(const WatchPace& pace, std::chrono::steady_clock::duration last,
+                                             bool unchanged);
 
 /// What every EngineWatch has whatever its snapshot: the thread and its
 /// loop, stop, the error and the lock and wakeups that guard it.
@@ -41,6 +51,12 @@ class WatchLoop {
   /// Set as the watch goes: a step blocked on the engine hands it to the
   /// client as its cancel flag, and ends when it is set.
   const std::atomic<bool>& stopping() const { return stop_; }
+  /// For the step: it heard nothing new, so the pace may relax
+  /// (WatchPace::relaxed_to).
+  void Unchanged();
+  /// For the owner: news is coming (new jobs), so the next step comes at
+  /// most after_success after the last, and the pace starts again from it.
+  void Hurry();
 
  protected:
   WatchLoop() = default;
@@ -57,6 +73,8 @@ class WatchLoop {
 
  private:
   std::atomic<bool> stop_{false};
+  bool unchanged_ = false;  // guarded by mu_
+  bool hurry_ = false;      // guarded by mu_
   std::thread thread_;
 };
 

@@ -172,6 +172,10 @@ bool RunCapture(const Capture& what, Captured* result, std::string* err) {
       const ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
       if (got > 0) {
         if (sinks[i]->size() < kMaxCaptured) sinks[i]->append(buf, static_cast<std::size_t>(got));
+        if (i == 1 && what.give_up && !result->gave_up && what.give_up(result->errors)) {
+          ::kill(pid, SIGKILL);
+          result->gave_up = true;
+        }
       } else if (got == 0 || errno != EINTR) {
         fds[i].fd = -1;  // the Pipe closes it
         --open;

@@ -5,6 +5,7 @@
 // on the calling thread alone while it runs, never ignored process-wide.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,10 @@ struct Capture {
   bool merge_stderr = false;
   /// More than 0: it is killed (SIGKILL) once it has run this long.
   long timeout_ms = 0;
+  /// Asked of its stderr so far as it comes: true kills it (SIGKILL), as
+  /// for a command that said it will wait on its own (sbatch's "sleeping
+  /// and retrying"). Unset: never.
+  std::function<bool(const std::string& errors)> give_up;
 };
 
 struct Captured {
@@ -31,6 +36,8 @@ struct Captured {
   /// Its exit status, or 128 + signal.
   int status = 0;
   bool timed_out = false;
+  /// Killed because Capture::give_up said so.
+  bool gave_up = false;
   /// When it could not be started: the errno (ENOENT: no such program).
   int start_errno = 0;
 };

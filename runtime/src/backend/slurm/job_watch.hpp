@@ -1,7 +1,10 @@
 // The run's worker jobs as Slurm lists them, refreshed by one squeue for the
-// whole run every second (an EngineWatch), by the run's one Slurm backend
-// (which every pool of the run shares), so a busy controller is asked once
-// per second per run, not once per worker. Thread-safe.
+// whole run (an EngineWatch), by the run's one Slurm backend (which every
+// pool of the run shares), so a busy controller is asked once per run, not
+// once per worker: every kSqueueFloor while jobs change, the wait doubling
+// up to kSqueueCeiling while none does (a worker's liveness comes from its
+// connection; squeue says why jobs wait and how they ended), back to the
+// floor when the backend submits more (JobWatch::Hurry). Thread-safe.
 #pragma once
 
 #include <map>
@@ -22,6 +25,10 @@ struct JobListing {
 };
 
 using JobWatch = EngineWatch<JobListing>;
+
+/// The squeue pace of a run's watch, documented in fiber-config(5).
+inline constexpr std::chrono::seconds kSqueueFloor{1};
+inline constexpr std::chrono::seconds kSqueueCeiling{10};
 
 /// Starts watching run_id's jobs; the watch's error is why the last squeue
 /// failed.

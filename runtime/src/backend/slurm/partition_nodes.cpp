@@ -28,7 +28,7 @@ bool ListPartitionNodes(const std::string& partition, std::vector<SlurmNode>* no
   std::vector<std::string> argv = {"sinfo", "--noheader", "--Node", std::string("--format=") + kSinfoNodeFormat};
   if (!partition.empty()) argv.push_back("--partition=" + partition);
   std::string out;
-  if (!RunSlurm(argv, "", &out, err)) return false;
+  if (!RunSlurm(argv, "", &out, err, {}, {})) return false;  // not tried again: optional
   *nodes = ParsePartitionNodes(out, partition);
   return true;
 }

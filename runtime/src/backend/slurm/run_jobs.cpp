@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "config/settings.hpp"
+#include "backend/slurm/held_workers.hpp"
 #include "backend/slurm/slurm_command.hpp"
 #include "config/variables.hpp"
 #include "worker/bootstrap.hpp"
@@ -138,15 +139,15 @@ bool SubmitWorkers(const config::Settings& settings, const WorkerArray& array, s
 }
 
 bool ListRunJobs(const std::string& run_id, std::vector<JobState>* out, std::string* err,
-                 const std::vector<std::string>& env) {
+                 const std::vector<std::string>& env, std::chrono::milliseconds retry_timeout) {
   std::map<std::string, std::vector<JobState>> by_run;
-  if (!ListRunsJobs({run_id}, &by_run, err, env)) return false;
+  if (!ListRunsJobs({run_id}, &by_run, err, env, retry_timeout)) return false;
   *out = std::move(by_run[run_id]);
   return true;
 }
 
 bool ListRunsJobs(const std::vector<std::string>& run_ids, std::map<std::string, std::vector<JobState>>* out,
-                  std::string* err, const std::vector<std::string>& env) {
+                  std::string* err, const std::vector<std::string>& env, std::chrono::milliseconds retry_timeout) {
   out->clear();
   if (run_ids.empty()) return true;
   std::string names;
@@ -159,7 +160,7 @@ bool ListRunsJobs(const std::vector<std::string>& run_ids, std::map<std::string,
   // of the cluster may submit a job with a run's name and comment.
   if (!RunSlurm({"squeue", "--me", "--noheader", "--array", "--states=all", "--name=" + names,
                  std::string("--Format=") + kSqueueFields},
-                "", &text, err, env))
+                "", &text, err, env, retry_timeout))
     return false;
   // A job is its comment's run's: a name alone could be another run's.
   for (JobState& job : ParseSqueue(text))
@@ -169,13 +170,13 @@ bool ListRunsJobs(const std::vector<std::string>& run_ids, std::map<std::string,
 }
 
 bool CancelJobs(const std::vector<std::string>& jobs, std::string* err, const std::vector<std::string>& env,
-                bool term) {
+                bool term, std::chrono::milliseconds retry_timeout) {
   if (jobs.empty()) return true;
   std::vector<std::string> argv = {"scancel"};
   if (term) argv.insert(argv.end(), {"--signal=TERM", "--full"});
   argv.insert(argv.end(), jobs.begin(), jobs.end());
   std::string out;
-  return RunSlurm(argv, "", &out, err, env);
+  return RunSlurm(argv, "", &out, err, env, retry_timeout);
 }
 
 std::vector<std::string> UnreadKeyFiles(const std::string& key_dir) {
@@ -198,6 +199,7 @@ bool CancelRun(const std::string& run_id, const std::string& key_dir, int* cance
   if (!CancelJobs(live, err, env)) return false;
   *cancelled = static_cast<int>(live.size());
   for (const std::string& file : UnreadKeyFiles(key_dir)) ::unlink(file.c_str());
+  if (!key_dir.empty()) WriteHeldWorkers(key_dir, {});
   return true;
 }
 

@@ -7,11 +7,13 @@
 // command).
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "backend/slurm/job_state.hpp"
+#include "backend/slurm/slurm_command.hpp"
 #include "config/settings.hpp"
 #include "fiber/resources.hpp"
 
@@ -70,17 +72,21 @@ std::string ArrayIndexes(const std::vector<long>& indexes);
 /// them: MinJobAge), one per array task: the user's own jobs only. env as
 /// RunSlurm takes it, here and below.
 [[nodiscard]] bool ListRunJobs(const std::string& run_id, std::vector<JobState>* out, std::string* err,
-                               const std::vector<std::string>& env = {});
+                               const std::vector<std::string>& env = {},
+                               std::chrono::milliseconds retry_timeout = kSlurmRetryTimeout);
 /// The jobs of several runs, by run id, from one squeue: so fiber ps asks
 /// the controller once however many Slurm runs it shows.
 [[nodiscard]] bool ListRunsJobs(const std::vector<std::string>& run_ids,
                                 std::map<std::string, std::vector<JobState>>* out, std::string* err,
-                                const std::vector<std::string>& env = {});
+                                const std::vector<std::string>& env = {},
+                                std::chrono::milliseconds retry_timeout = kSlurmRetryTimeout);
 
 /// scancel of these jobs ("12", "12_3"); with term, SIGTERM to their
-/// programs instead (scancel --signal=TERM --full).
+/// programs instead (scancel --signal=TERM --full). retry_timeout as
+/// RunSlurm takes it: the master's I/O thread may not wait long.
 [[nodiscard]] bool CancelJobs(const std::vector<std::string>& jobs, std::string* err,
-                              const std::vector<std::string>& env = {}, bool term = false);
+                              const std::vector<std::string>& env = {}, bool term = false,
+                              std::chrono::milliseconds retry_timeout = kSlurmRetryTimeout);
 
 /// The keys in key_dir that no worker read (none when empty): a master
 /// that died leaves them.

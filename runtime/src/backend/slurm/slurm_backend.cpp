@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 #include "backend/command_line.hpp"
 #include "backend/master_reach.hpp"
+#include "backend/slurm/controller_limits.hpp"
 #include "backend/slurm/partition_nodes.hpp"
 #include "backend/slurm/run_jobs.hpp"
 #include "backend/slurm/slurm_command.hpp"
@@ -66,7 +68,12 @@ bool SlurmBackend::Prepare(const Launch& launch, std::string* err) {
   dir_ = runs::SlurmDir(run_dir);
   if (!runs::MakePrivateDirs(dir_, err)) return false;
   if (!launch.log_file.empty() && !runs::MakePrivateDirs(runs::WorkersDir(run_dir), err)) return false;
+  std::string limits_err;
+  if (!ReadControllerLimits(&limits_, &limits_err))
+    log::Warning("cannot read Slurm's limits (" + limits_err + "): job arrays of at most " +
+                 std::to_string(limits_.max_array_size) + " workers, Slurm's default");
   watch_ = WatchRunJobs(launch.bootstrap.run_id);
+  submitter_ = std::make_unique<ArraySubmitter>(settings_, limits_.max_array_size);
   return true;
 }
 
@@ -120,24 +127,47 @@ bool SlurmBackend::StartMany(const std::vector<Launch>& launches, std::string* e
     }
     numbers.push_back(n);
   }
-  array.first = numbers.front();
-  for (long n : numbers) array.first = std::min(array.first, n);
-  for (long n : numbers) array.indexes.push_back(n - array.first);
-  std::sort(array.indexes.begin(), array.indexes.end());
   for (const Launch& launch : launches)
-    if (!WritePrivate(KeyFile(dir_, launch.bootstrap.worker_id), launch.bootstrap.client_secret + "\n", err))
+    if (!WritePrivate(KeyFile(dir_, launch.bootstrap.worker_id), launch.bootstrap.client_secret + "\n", err)) {
+      for (const Launch& written : launches) (void)::unlink(KeyFile(dir_, written.bootstrap.worker_id).c_str());
       return false;
-  std::string job_id;
-  if (!SubmitWorkers(settings_, array, &job_id, err)) {
-    for (const Launch& launch : launches) (void)::unlink(KeyFile(dir_, launch.bootstrap.worker_id).c_str());
-    return false;
+    }
+  for (const Launch& launch : launches)
+    jobs_[launch.bootstrap.worker_id] = Job{"", KeyFile(dir_, launch.bootstrap.worker_id), "", launch.log_file, asked, {}};
+  // One array per run of numbers Slurm's MaxArraySize can index, submitted
+  // in the background (ArraySubmitter): Poll learns their jobs.
+  std::sort(numbers.begin(), numbers.end());
+  for (std::vector<long>& part : SplitIntoArrays(numbers, limits_.max_array_size)) {
+    array.first = part.front();
+    array.indexes.clear();
+    for (long n : part) array.indexes.push_back(n - array.first);
+    submitter_->Add(array);
   }
+  return true;
+}
+
+void SlurmBackend::Submitted(const ArraySubmitter::Done& done, std::vector<Exit>* exits) {
   const auto now = JobWatch::Clock::now();
-  for (std::size_t i = 0; i < launches.size(); ++i) {
-    const std::string& id = launches[i].bootstrap.worker_id;
-    const long index = numbers[i] - array.first;
-    Job job{job_id + "_" + std::to_string(index), KeyFile(dir_, id), JobOutputFile(dir_, job_id, index),
-            launches[i].log_file, asked, now};
+  std::vector<std::string> cancel;
+  for (long index : done.array.indexes) {
+    const std::string id = worker::WorkerId(static_cast<std::uint64_t>(done.array.first + index));
+    const auto it = jobs_.find(id);
+    if (it == jobs_.end()) continue;
+    Job& job = it->second;
+    if (!done.error.empty()) {
+      // Every replacement would be refused the same (exit status 126: it
+      // cannot start), and so would a later pool asking the same.
+      const std::string why = "its job could not be submitted: " + done.error;
+      never_.emplace(job.asked, "Slurm refused worker " + id + "'s job: " + done.error);
+      exits->push_back({id, why, ExitStatus::Exited(126)});
+      Forget(id, job);
+      jobs_.erase(it);
+      continue;
+    }
+    job.job = done.job_id + "_" + std::to_string(index);
+    job.output = JobOutputFile(dir_, done.job_id, index);
+    job.submitted = now;
+    if (job.cancelled) cancel.push_back(job.job);  // Kill came while it was being submitted
     if (!job.log_file.empty()) {
       // The worker's log is its job's output file (made here, appended to
       // by Slurm), for fiber logs and the run's log followers.
@@ -146,17 +176,24 @@ bool SlurmBackend::StartMany(const std::vector<Launch>& launches, std::string* e
       if (::symlink(job.output.c_str(), job.log_file.c_str()) != 0)
         log::Warning("cannot link worker " + id + "'s log to its job's output " + job.output);
     }
-    jobs_[id] = std::move(job);
   }
-  return true;
+  std::string err;
+  if (!CancelJobs(cancel, &err, {}, false, {})) log::Warning("cannot cancel the run's Slurm jobs: " + err);
+  if (done.error.empty()) watch_->Hurry();  // their first state, soon
 }
 
 void SlurmBackend::Kill(const std::string& worker_id) {
   const auto it = jobs_.find(worker_id);
   if (it == jobs_.end()) return;
   it->second.cancelled = true;
+  long n = 0;
+  if (it->second.job.empty()) {
+    // Not submitted yet: it never will be, and it ends here.
+    if (worker::WorkerNumber(worker_id, &n) && submitter_->Withdraw(n)) killed_.push_back(worker_id);
+    return;
+  }
   std::string err;
-  if (!CancelJobs({it->second.job}, &err)) log::Warning("cannot cancel worker " + worker_id + "'s job: " + err);
+  if (!CancelJobs({it->second.job}, &err, {}, false, {})) log::Warning("cannot cancel worker " + worker_id + "'s job: " + err);
 }
 
 void SlurmBackend::Forget(const std::string& worker_id, const Job& job) {
@@ -173,6 +210,15 @@ std::vector<Exit> SlurmBackend::Poll() {
   std::vector<Exit> exits;
   queued_.clear();
   if (jobs_.empty()) return exits;
+  for (const std::string& id : std::exchange(killed_, {})) {
+    if (const auto it = jobs_.find(id); it != jobs_.end()) {
+      exits.push_back({id, "cancelled before its job was submitted", {}});
+      Forget(id, it->second);
+      jobs_.erase(it);
+    }
+  }
+  for (const ArraySubmitter::Done& done : submitter_->Take()) Submitted(done, &exits);
+  SayHeld();
   JobListing listing;
   const std::string list_error = watch_->Read([&](const JobListing& latest, const std::string& error) {
     listing = latest;
@@ -184,6 +230,11 @@ std::vector<Exit> SlurmBackend::Poll() {
   for (auto it = jobs_.begin(); it != jobs_.end();) {
     const std::string& id = it->first;
     Job& job = it->second;
+    if (job.job.empty()) {  // waits in fiber to be submitted
+      queued_.push_back(id);
+      ++it;
+      continue;
+    }
     const auto found = listing.jobs.find(job.job);
     JobState state;
     if (found != listing.jobs.end()) {
@@ -198,7 +249,7 @@ std::vector<Exit> SlurmBackend::Poll() {
       never_[job.asked] = "Slurm will never run worker " + id + "'s job " + job.job + " as asked: " + state.waiting;
       job.cancelled = true;
       std::string err;
-      if (!CancelJobs({job.job}, &err)) log::Warning("cannot cancel worker " + id + "'s job: " + err);
+      if (!CancelJobs({job.job}, &err, {}, false, {})) log::Warning("cannot cancel worker " + id + "'s job: " + err);
     }
     if (!state.ended) {
       if (state.state == "PENDING" || found == listing.jobs.end()) queued_.push_back(id);
@@ -219,12 +270,37 @@ std::vector<Exit> SlurmBackend::Poll() {
   return exits;
 }
 
+void SlurmBackend::SayHeld() {
+  HeldWorkers held;
+  held.why = submitter_->waiting();
+  if (!held.why.empty())
+    for (const auto& [id, job] : jobs_)
+      if (job.job.empty()) held.worker_ids.push_back(id);
+  // Once per refusal on a terminal; as it stands, to fiber ps.
+  if (!held.why.empty() && said_.insert(held.why).second)
+    log::Warning(std::to_string(held.worker_ids.size()) + " workers wait in fiber to be submitted, Slurm refusing " +
+                 "more jobs for now (" + held.why + "); fiber submits them as Slurm makes room");
+  if (held.why != held_.why || held.worker_ids != held_.worker_ids) {
+    WriteHeldWorkers(dir_, held);
+    held_ = std::move(held);
+  }
+}
+
 void SlurmBackend::KillAll() {
+  // Nothing more is submitted; what was, is cancelled with the rest.
+  if (submitter_) {
+    submitter_->Stop();
+    std::vector<Exit> unused;
+    for (const ArraySubmitter::Done& done : submitter_->Take()) Submitted(done, &unused);
+  }
+  if (!dir_.empty()) WriteHeldWorkers(dir_, {});
   if (jobs_.empty()) return;
   std::vector<std::string> all;
-  for (const auto& [id, job] : jobs_) all.push_back(job.job);
+  for (const auto& [id, job] : jobs_)
+    if (!job.job.empty()) all.push_back(job.job);
   std::string err;
   if (!CancelJobs(all, &err)) log::Warning("cannot cancel the run's Slurm jobs: " + err);
+  if (watch_) watch_->Hurry();  // to see them end soon
   // Gone once squeue shows them ended, or when it cannot say.
   const auto deadline = JobWatch::Clock::now() + kGoneWait;
   for (auto after = JobWatch::Clock::now(); err.empty() && JobWatch::Clock::now() < deadline;) {

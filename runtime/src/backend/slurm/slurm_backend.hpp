@@ -1,18 +1,23 @@
 // Workers as Slurm jobs, through Slurm's own commands (run_jobs.hpp). The
-// workers a pool starts together are one job array (sbatch --array, "%N"
-// from array_limit), each task the master's program at the same path on
-// the shared filesystem, asking for the pool's CPUs, memory and GPUs, in the
-// partition, account and QOS the settings name. A worker's key waits for it
-// in a file of the run's directory only its owner reads (mode 0600), which
-// the worker deletes once read: no command line, script or job environment
-// holds it. Each job's output is a file there too, which the worker's log
-// links to.
+// workers a pool starts together are job arrays (sbatch --array, "%N" from
+// array_limit), cut where the controller's MaxArraySize says
+// (controller_limits.hpp), each task the master's program at the same path
+// on the shared filesystem, asking for the pool's CPUs, memory and GPUs, in
+// the partition, account and QOS the settings name. They are submitted in
+// the background (array_submitter.hpp): a busy controller is tried again,
+// and workers Slurm has no room for yet (MaxSubmitJobs, MaxJobCount) wait
+// in fiber, said on the log and to fiber ps (held_workers.hpp), until it
+// has. A worker's key waits for it in a file of the run's directory only
+// its owner reads (mode 0600), which the worker deletes once read: no
+// command line, script or job environment holds it. Each job's output is a
+// file there too, which the worker's log links to.
 //
-// One squeue per second for the whole run (job_watch.hpp) tells how each
-// job goes: Poll reports those that ended (with their exit status, or
-// cancelled, preempted, out of time), says once per reason why jobs wait
-// in the queue, and treats a job Slurm says it will never run as asked
-// (PartitionConfig: more CPUs than any node has) as an error, not a wait.
+// One squeue for the whole run, every second and less often while nothing
+// changes (job_watch.hpp), tells how each job goes: Poll reports those that
+// ended (with their exit status, or cancelled, preempted, out of time),
+// says once per reason why jobs wait in the queue, and treats a job Slurm
+// says it will never run as asked (PartitionConfig: more CPUs than any
+// node has) as an error, not a wait.
 //
 // Driven from the master's I/O thread only, like every backend.
 #pragma once
@@ -24,6 +29,9 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "backend/slurm/array_submitter.hpp"
+#include "backend/slurm/controller_limits.hpp"
+#include "backend/slurm/held_workers.hpp"
 #include "backend/slurm/job_watch.hpp"
 
 namespace fiber::backend {
@@ -49,7 +57,7 @@ class SlurmBackend : public Backend {
 
  private:
   struct Job {
-    std::string job;  // "12_3", as scancel takes it
+    std::string job;  // "12_3", as scancel takes it; "" until submitted
     std::string key_file;
     std::string output;    // the job's output file
     std::string log_file;  // the worker's log, linked to output; "" when none
@@ -64,10 +72,20 @@ class SlurmBackend : public Backend {
   /// Forgets an ended job: its key file goes, its output stays (without a
   /// log file of its own, it is copied to stderr, each line headed).
   void Forget(const std::string& worker_id, const Job& job);
+  /// Gives the workers of an array submitted their jobs, or ends them
+  /// (into *exits) with sbatch's refusal.
+  void Submitted(const ArraySubmitter::Done& done, std::vector<Exit>* exits);
+  /// Says which workers wait in fiber to be submitted, and why: once per
+  /// reason on the log, as it stands in the HeldWorkers file for fiber ps.
+  void SayHeld();
 
   config::Settings settings_;
   std::string dir_;  // the run's Slurm directory (runs/run_dir.hpp)
   std::unique_ptr<JobWatch> watch_;
+  ControllerLimits limits_;                    // read once, in Prepare
+  std::unique_ptr<ArraySubmitter> submitter_;  // made in Prepare
+  std::vector<std::string> killed_;            // killed before they were submitted: exits for Poll
+  HeldWorkers held_;                           // as the file last said
   std::map<std::string, Job> jobs_;  // not yet seen to end, by worker id
   std::vector<std::string> queued_;  // workers whose jobs were pending at the last Poll
   std::set<std::string> said_;       // reasons for waiting already said

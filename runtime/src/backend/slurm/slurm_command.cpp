@@ -4,7 +4,10 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <algorithm>
+#include <initializer_list>
 #include <sstream>
+#include <thread>
 
 #include "backend/backend.hpp"
 #include "os/run_capture.hpp"
@@ -37,18 +40,49 @@ bool CheckSlurmCommands(std::string* err) {
   return true;
 }
 
-bool RunSlurm(const std::vector<std::string>& argv, const std::string& input, std::string* out,
-              std::string* err, const std::vector<std::string>& env) {
+namespace {
+
+// Whether said holds one of words.
+bool SaysAnyOf(const std::string& said, std::initializer_list<const char*> words) {
+  return std::any_of(words.begin(), words.end(), [&](const char* w) { return said.find(w) != std::string::npos; });
+}
+
+}  // namespace
+
+bool TransientSlurmError(const std::string& said) {
+  return SaysAnyOf(said, {"Socket timed out", "Resource temporarily unavailable", "Unable to contact slurm controller",
+                          "did not answer within", "Zero Bytes were transmitted or received"});
+}
+
+bool SubmitLimitError(const std::string& said) {
+  return SaysAnyOf(said, {"MaxSubmitJob", "Job violates accounting/QOS policy", "temporarily unable to accept job",
+                          "queue full", "Job creation temporarily disabled"});
+}
+
+namespace {
+
+// One try of argv; false with *err as RunSlurm says it.
+bool RunSlurmOnce(const std::vector<std::string>& argv, const std::string& input, std::string* out,
+                  std::string* err, const std::vector<std::string>& env) {
   Capture what;
   what.argv = argv;
   what.input = input;
   what.env = env;
   what.timeout_ms = std::chrono::milliseconds(kSlurmCommandTimeout).count();
+  // sbatch retries a refused submission for two minutes on its own (a full
+  // queue): fiber waits for room itself, without a command hanging.
+  what.give_up = [](const std::string& errors) {
+    return errors.find("sleeping and retrying") != std::string::npos;
+  };
   Captured run;
   std::string start_err;
   const std::string& name = argv.front();
   if (!RunCapture(what, &run, &start_err)) {
     *err = run.start_errno == ENOENT ? NotInstalled(name) : start_err;
+    return false;
+  }
+  if (run.gave_up) {
+    *err = name + " failed: " + LastLine(run.errors);
     return false;
   }
   if (run.timed_out) {
@@ -63,6 +97,23 @@ bool RunSlurm(const std::vector<std::string>& argv, const std::string& input, st
   }
   *out = std::move(run.output);
   return true;
+}
+
+}  // namespace
+
+bool RunSlurm(const std::vector<std::string>& argv, const std::string& input, std::string* out,
+              std::string* err, const std::vector<std::string>& env, std::chrono::milliseconds retry_timeout) {
+  const auto give_up_at = std::chrono::steady_clock::now() + retry_timeout;
+  std::chrono::seconds wait{1};
+  for (int tries = 1;; ++tries) {
+    if (RunSlurmOnce(argv, input, out, err, env)) return true;
+    if (!TransientSlurmError(*err) || std::chrono::steady_clock::now() + wait > give_up_at) {
+      if (tries > 1) *err += " (tried " + std::to_string(tries) + " times)";
+      return false;
+    }
+    std::this_thread::sleep_for(wait);
+    wait = std::min<std::chrono::seconds>(wait * 2, std::chrono::seconds(8));
+  }
 }
 
 }  // namespace fiber::backend

@@ -1,6 +1,7 @@
 #include "backend/slurm/slurm_run_records.hpp"
 
 #include "backend/labels.hpp"
+#include "backend/slurm/held_workers.hpp"
 #include "backend/slurm/run_jobs.hpp"
 #include "backend/slurm/slurm_command.hpp"
 #include "runs/run_dir.hpp"
@@ -21,6 +22,10 @@ WorkerRecord RecordOf(const JobState& job) {
   if (job.ended && !job.hopeless) w.exit = job.status;
   return w;
 }
+
+// The state fiber ps shows for a worker held back by its master, in
+// Slurm's style (held_workers.hpp).
+constexpr const char* kNotSubmitted = "NOT_SUBMITTED";
 
 // The key directory of the run's workers; "" for a run without a directory.
 std::string KeyDirOf(const RunPlace& run) { return run.dir.empty() ? "" : runs::SlurmDir(run.dir); }
@@ -68,6 +73,10 @@ RunsWorkers SlurmRunRecords::List(const std::vector<RunPlace>& runs) const {
       std::vector<WorkerRecord>& workers = out.workers[run->id];
       for (const JobState& job : found[run->id])
         if (!job.ended || job.hopeless) workers.push_back(RecordOf(job));
+      // Those its master holds back until Slurm takes more jobs.
+      const HeldWorkers held = ReadHeldWorkers(KeyDirOf(*run));
+      for (const std::string& id : held.worker_ids)
+        workers.push_back({id, "", WorkerRecord::Phase::kPending, kNotSubmitted, held.why, {}});
     }
   }
   return out;

@@ -1,0 +1,144 @@
+#include "backend/slurm/array_submitter.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "backend/slurm/slurm_command.hpp"
+#include "os/background_thread.hpp"
+
+namespace fiber::backend {
+
+namespace {
+
+// Between two sbatch calls, but for the parts of a refused array: those
+// who come meanwhile (workers started as others connect) go in one.
+constexpr std::chrono::seconds kSubmitPace{1};
+
+// The first wait for room after a refusal, and the longest.
+constexpr std::chrono::seconds kFirstPause{2};
+constexpr std::chrono::seconds kLongestPause{30};
+
+// Whether b's workers may join a's array: the same script and options
+// but for which workers, and all their numbers within max_array_size.
+bool Joinable(const config::Settings& settings, const WorkerArray& a, const WorkerArray& b, long max_array_size) {
+  WorkerArray as_a = b;
+  as_a.first = a.first;
+  as_a.indexes = a.indexes;
+  const long lowest = std::min(a.first, b.first);
+  const long highest = std::max(a.first + a.indexes.back(), b.first + b.indexes.back());
+  return highest - lowest < max_array_size && WorkerScript(as_a) == WorkerScript(a) &&
+         SbatchArguments(settings, as_a) == SbatchArguments(settings, a);
+}
+
+// a with b's workers too.
+void Join(WorkerArray* a, const WorkerArray& b) {
+  std::vector<long> numbers;
+  for (long i : a->indexes) numbers.push_back(a->first + i);
+  for (long i : b.indexes) numbers.push_back(b.first + i);
+  std::sort(numbers.begin(), numbers.end());
+  a->first = numbers.front();
+  a->indexes.clear();
+  for (long n : numbers) a->indexes.push_back(n - a->first);
+}
+
+}  // namespace
+
+ArraySubmitter::ArraySubmitter(config::Settings settings, long max_array_size)
+    : settings_(std::move(settings)), max_array_size_(max_array_size) {
+  thread_ = StartBackgroundThread([this] { Loop(); }, [this](const std::string& what) {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Every array left fails with it rather than wait for ever.
+    for (WorkerArray& array : queue_) done_.push_back({std::move(array), "", "an internal error submitting jobs (" + what + ")"});
+    queue_.clear();
+  });
+}
+
+void ArraySubmitter::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void ArraySubmitter::Add(WorkerArray array) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(std::move(array));
+  }
+  changed_.notify_all();
+}
+
+bool ArraySubmitter::Withdraw(long n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto array = queue_.begin(); array != queue_.end(); ++array) {
+    const auto at = std::find(array->indexes.begin(), array->indexes.end(), n - array->first);
+    if (at == array->indexes.end()) continue;
+    array->indexes.erase(at);
+    if (array->indexes.empty()) queue_.erase(array);
+    return true;
+  }
+  return false;
+}
+
+std::vector<ArraySubmitter::Done> ArraySubmitter::Take() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::exchange(done_, {});
+}
+
+std::string ArraySubmitter::waiting() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queue_.empty() && !busy_ ? "" : waiting_;
+}
+
+void ArraySubmitter::Loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  std::chrono::seconds pause = kFirstPause;
+  while (true) {
+    changed_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+    if (!limited_ && changed_.wait_until(lock, last_ + kSubmitPace, [this] { return stop_; })) return;
+    if (stop_) return;
+    if (queue_.empty()) continue;  // withdrawn meanwhile
+    WorkerArray array = std::move(queue_.front());
+    queue_.pop_front();
+    // Workers started one by one as others connect go in one sbatch; not
+    // the parts of a refused array, until the queue is through.
+    if (queue_.empty()) limited_ = false;
+    while (!limited_ && !queue_.empty() && Joinable(settings_, array, queue_.front(), max_array_size_)) {
+      Join(&array, queue_.front());
+      queue_.pop_front();
+    }
+    busy_ = true;
+    lock.unlock();
+    std::string job_id, err;
+    const bool submitted = SubmitWorkers(settings_, array, &job_id, &err);
+    lock.lock();
+    busy_ = false;
+    last_ = std::chrono::steady_clock::now();
+    if (submitted) {
+      done_.push_back({std::move(array), job_id, ""});
+      waiting_.clear();
+      pause = kFirstPause;
+    } else if (!SubmitLimitError(err)) {
+      done_.push_back({std::move(array), "", err});
+    } else if (array.indexes.size() > 1) {
+      // Room for fewer, perhaps: the first half first, at once.
+      limited_ = true;
+      WorkerArray rest = array;
+      const auto half = static_cast<std::ptrdiff_t>(array.indexes.size() / 2);
+      array.indexes.erase(array.indexes.begin() + half, array.indexes.end());
+      rest.indexes.erase(rest.indexes.begin(), rest.indexes.begin() + half);
+      queue_.push_front(std::move(rest));
+      queue_.push_front(std::move(array));
+    } else {
+      limited_ = true;
+      waiting_ = err;
+      queue_.push_front(std::move(array));
+      changed_.wait_for(lock, pause, [this] { return stop_; });
+      pause = std::min(pause * 2, kLongestPause);
+    }
+  }
+}
+
+}  // namespace fiber::backend
