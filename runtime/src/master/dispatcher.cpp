@@ -302,10 +302,11 @@ void Dispatcher::OnRequest(const std::string& id, const zmq::message_t& message)
   wire::Request request;
   std::string err;
   if (!wire::Decode(message, &request, &err)) return Drop(id, err);
+  const std::uint64_t rid = request.id;
   requests_.Handle(
-      id, request,
-      [this, id, rid = request.id](wire::Status status, const std::string& body) {
-        return Send(id, wire::Encode(wire::Reply{rid, status, body}));
+      id, std::move(request),
+      [this, id, rid](wire::Status status, const std::string& body) {
+        return Send(id, wire::EncodeReply(rid, status, body));
       },
       Clock::now());
 }
