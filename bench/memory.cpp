@@ -3,9 +3,14 @@
 // time until then, and then one generation of 2,048 calls of 100 ms (the
 // ideal is ceil(2048 / N) x 100 ms). Workers replaced on the way (refused,
 // lost, given up) show as worker ids past w(N-1): the run numbers its
-// workers w0, w1, ... as it starts them. Usage: memory N [--no-generation]; prints
-// one JSON object. bench/run starts it once per N so each count starts fresh.
+// workers w0, w1, ... as it starts them. Once all are ready, the master's
+// CPU time (user + system, its own process only) over 5 s of idling with
+// them connected: what each worker's connection costs it while nothing
+// runs (heartbeats). Usage: memory N [--no-generation]; prints one JSON
+// object. bench/run starts it once per N so each count starts fresh.
 #include <fiber/fiber.hpp>
+
+#include <sys/resource.h>
 
 #include <cmath>
 #include <cstring>
@@ -24,6 +29,13 @@ int nap_100ms(int i) {
   return i;
 }
 FIBER_TASK(nap_100ms);
+
+// The master process's CPU seconds so far, user and system.
+double cpu_seconds() {
+  struct rusage u {};
+  ::getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
 
 long highest_worker_number(const fiber::Pool& pool) {
   long highest = 0;
@@ -59,6 +71,10 @@ int main(int argc, char** argv) {
       .num("rss_after_kb", after)
       .num("per_worker_kb", double(after - before) / n)
       .num("all_ready_s", start_s);
+  const double cpu0 = cpu_seconds();
+  const auto i0 = bench::Clock::now();
+  std::this_thread::sleep_for(std::chrono::seconds(5));
+  out.num("idle_master_cpu_per_s", (cpu_seconds() - cpu0) / bench::seconds_since(i0));
   if (generation) {
     std::vector<int> items(2048);
     for (int i = 0; i < 2048; ++i) items[i] = i;

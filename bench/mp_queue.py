@@ -1,11 +1,9 @@
 #!/usr/bin/env python3
-"""multiprocessing.Queue beside bench/objects.cpp's queue measure: items/s
-from a producer process to a consumer in the parent, 100 B and 1 MB items,
-timed from the producer's go to the last item got. Prints one JSON object.
---quick (or FIBER_BENCH_QUICK=1) divides the counts by 10."""
-import json
+"""multiprocessing.Queue beside bench/queues.cpp's queue measure:
+`mp_queue.py BYTES N` prints the items/s of N items of BYTES each from a
+producer process to a consumer in the parent, timed from the producer's go
+to the last item got. bench/queues.cpp runs it round by round."""
 import multiprocessing as mp
-import os
 import sys
 import time
 
@@ -31,7 +29,4 @@ def items_per_s(n, size):
 
 
 if __name__ == "__main__":
-    quick = "--quick" in sys.argv or os.environ.get("FIBER_BENCH_QUICK", "0") not in ("", "0")
-    scale = 10 if quick else 1
-    print(json.dumps({"queue": {"items_per_s_100B": items_per_s(20000 // scale, 100),
-                                "items_per_s_1MB": items_per_s(500 // scale, 1 << 20)}}))
+    print(items_per_s(int(sys.argv[2]), int(sys.argv[1])))

@@ -1,7 +1,5 @@
-// Queues and remote objects against their floors (issue 9's benchmark):
-//  - queue: items/s from a producer Process to a consumer in the master,
-//    100 B and 1 MB items; bench/mp_queue.py measures multiprocessing.Queue
-//    the same way;
+// Remote objects against their floors (issue 9's benchmark; its queue
+// measure is bench/queues.cpp's now):
 //  - call: the synchronous round trip of a remote-object method (a manager
 //    call: master -> manager -> master), beside Pool::apply of a no-op and
 //    a raw ZeroMQ REQ/REP ping-pong with CURVE, interleaved block by block.
@@ -21,14 +19,6 @@ using bench::Json;
 
 namespace {
 
-// Waits for go, then puts n items of size bytes.
-void produce(fiber::Queue<int> go, fiber::Queue<std::string> q, int n, int bytes) {
-  go.get();
-  const std::string item(static_cast<std::size_t>(bytes), 'x');
-  for (int i = 0; i < n; ++i) q.put(item);
-}
-FIBER_TASK(produce);
-
 int noop(int x) { return x; }
 FIBER_TASK(noop);
 
@@ -38,28 +28,12 @@ class Echo {
 };
 FIBER_CLASS(Echo, &Echo::echo);
 
-double queue_items_per_s(int n, int bytes) {
-  fiber::Queue<int> go;
-  fiber::Queue<std::string> q;
-  fiber::Process producer(produce, go, q, n, bytes);
-  producer.start();
-  const auto t0 = Clock::now();
-  go.put(1);
-  for (int i = 0; i < n; ++i) q.get();
-  const double s = bench::seconds_since(t0);
-  producer.join();
-  return n / s;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   bench::RawPingPong raw(true);  // before any ZeroMQ context
   fiber::init(argc, argv);
   const int scale = bench::quick(argc, argv) ? 10 : 1;
-
-  const double small = queue_items_per_s(20000 / scale, 100);
-  const double large = queue_items_per_s(500 / scale, 1 << 20);
 
   fiber::Manager manager;
   auto echo = manager.make<Echo>();
@@ -80,7 +54,6 @@ int main(int argc, char** argv) {
   const auto call = bench::summarize(call_us), apply = bench::summarize(apply_us),
              zmq = bench::summarize(raw_us);
   std::cout << Json()
-                   .obj("queue", Json().num("items_per_s_100B", small).num("items_per_s_1MB", large))
                    .obj("call_us", Json()
                                        .num("remote_object", call.median)
                                        .num("pool_apply", apply.median)

@@ -13,8 +13,7 @@
 #include <thread>
 
 #include "kube/api_client.hpp"
-#include "subprocess.hpp"
-#include "support/temp_dir.hpp"
+#include "support/scripted_api.hpp"
 
 using fiber::kube::ApiClient;
 using fiber::kube::ApiError;
@@ -24,67 +23,14 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kPods = "/api/v1/namespaces/ns/pods";
+using fiber::testing::Answer;
+using fiber::testing::Busy;
+using fiber::testing::Event;
+using fiber::testing::Gone;
+using fiber::testing::Pod;
+using fiber::testing::ScriptedApi;
 
-json Pod(const std::string& name, const std::string& version, const std::string& phase = "") {
-  json pod = {{"kind", "Pod"}, {"metadata", {{"name", name}, {"resourceVersion", version}}}};
-  if (!phase.empty()) pod["status"] = {{"phase", phase}};
-  return pod;
-}
-
-json Event(const std::string& type, const json& object) { return {{"type", type}, {"object", object}}; }
-
-// The answer to requests whose path and query start with a key.
-json Answer(int status, const std::vector<json>& lines) {
-  json answer = json::object();
-  answer["status"] = status;
-  answer["lines"] = lines;
-  return answer;
-}
-
-// An answer with a Retry-After header.
-json Busy(int status, const std::string& retry_after) {
-  json answer = Answer(status, {json{{"kind", "Status"}, {"message", "slow down"}}});
-  answer["headers"] = {{"Retry-After", retry_after}};
-  return answer;
-}
-
-json Gone() {
-  return {{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Failure"},
-          {"message", "too old resource version: 5 (90)"}, {"reason", "Expired"}, {"code", 410}};
-}
-
-// The scripted server, answering as script says, stopped when the test ends.
-struct ScriptedApi {
-  fiber::testing::TempDir dir;
-  std::string script_file;
-  Child child;
-  int port = 0;
-  explicit ScriptedApi(const std::map<std::string, json>& script) {
-    script_file = dir.write("script.json", json(script).dump());
-    child = spawn({SCRIPTED_API, script_file}, {});
-    const std::string line = read_line(child.stdout_fd, 30);
-    REQUIRE(line.rfind("ready ", 0) == 0);
-    port = std::stoi(line.substr(6));
-  }
-  ~ScriptedApi() {
-    kill(child.pid, SIGKILL);
-    wait_exit(child, 10);
-  }
-  ApiClient client() const {
-    fiber::kube::ClusterAccess access;
-    access.server = "http://127.0.0.1:" + std::to_string(port);
-    access.context = "scripted";
-    access.namespace_name = "ns";
-    return ApiClient(access);
-  }
-  std::vector<std::string> requests() const {
-    std::ifstream in(script_file + ".requests");
-    std::vector<std::string> out;
-    for (std::string line; std::getline(in, line);) out.push_back(line);
-    return out;
-  }
-};
+const std::string kPods = fiber::testing::kScriptedPods;
 
 fiber::kube::WatchOptions From(const std::string& version) {
   fiber::kube::WatchOptions options;
@@ -194,6 +140,21 @@ TEST_CASE("a busy server's 429 is waited out as its Retry-After says, then the c
   REQUIRE_MESSAGE(api.client().Get(fiber::kube::kPods, "a", &pod, &err), err.message);
   CHECK(pod["metadata"]["resourceVersion"] == "7");
   CHECK(api.requests() == std::vector<std::string>(3, kPods + "/a"));
+}
+
+TEST_CASE("a client and its copies count their requests, the answers 429 and the most tries of one call") {
+  ScriptedApi api({{kPods + "/a", json::array({Busy(429, "0"), Busy(503, "0"), Answer(200, {Pod("a", "7")})})},
+                   {kPods + "/b", Answer(200, {Pod("b", "8")})}});
+  const ApiClient client = api.client();
+  const ApiClient copy = client.InNamespace("ns");
+  json pod;
+  ApiError err;
+  REQUIRE_MESSAGE(client.Get(fiber::kube::kPods, "a", &pod, &err), err.message);
+  REQUIRE_MESSAGE(copy.Get(fiber::kube::kPods, "b", &pod, &err), err.message);
+  CHECK(client.counts().sent == 4);
+  CHECK(client.counts().throttled == 2);
+  CHECK(client.counts().most_tries == 3);
+  CHECK(&copy.counts() == &client.counts());
 }
 
 TEST_CASE("a create answered 429 is sent again: the server did not act") {

@@ -99,6 +99,16 @@ TEST_CASE("the launcher's own failures have docker run's statuses") {
   auto [bad_flag, out4, err4] = fiber.Run({"run", "--prefetch", "0", "true"});
   CHECK(bad_flag == 125);
   CHECK(err4.find("--prefetch='0' is not a whole number from 1 to 256") != std::string::npos);
+  for (const char* bad : {"0", "-2", "four", "2.5"}) {
+    auto [status, out, err] = fiber.Run({"run", "--workers-per-job", bad, "true"});
+    CHECK(status == 125);
+    CHECK_MESSAGE(err.find("--workers-per-job='" + std::string(bad) + "' is not a whole number from 1 to 4096") !=
+                      std::string::npos,
+                  err);
+  }
+  auto [empty, out_empty, err_empty] = fiber.Run({"run", "--workers-per-job", "", "true"});
+  CHECK(empty == 125);
+  CHECK_MESSAGE(err_empty.find("--workers-per-job is empty") != std::string::npos, err_empty);
   auto [no_program, out5, err5] = fiber.Run({"run"});
   CHECK(no_program == 125);
   auto [unknown, out6, err6] = fiber.Run({"frobnicate"});

@@ -48,13 +48,7 @@ const fiber::engine::Client& Engine() {
   return engine;
 }
 
-// An image of this test program (which is also its pools' worker).
-std::string ImageOf(TestImage image) {
-  image.programs = {"/proc/self/exe"};
-  std::string reference, err;
-  REQUIRE_MESSAGE(BuildTestImage(Engine(), image, &reference, &err), err);
-  return reference;
-}
+std::string ImageOf(TestImage image) { return fiber::testing::ImageOfThisProgram(Engine(), image); }
 
 std::vector<fiber::backend::RunContainer> ContainersOf(const std::string& run_id) {
   return fiber::testing::ContainersOf(Engine(), run_id);
@@ -63,13 +57,7 @@ std::vector<fiber::backend::RunContainer> ContainersOf(const std::string& run_id
 // This program's run, with its pools' workers in containers of the test
 // image: set before the run's first pool, which fixes its settings.
 const std::string& ContainerRun() {
-  static const std::string run_id = [] {
-    fiber::config::Settings s = fiber::config::Current();
-    s.backend = TestEngineName();
-    s.image = ImageOf({});
-    fiber::config::SetCurrent(s);
-    return fiber::master::Run::Get().id();
-  }();
+  static const std::string run_id = fiber::testing::StartContainerRun(Engine());
   return run_id;
 }
 

@@ -32,6 +32,12 @@ TEST_CASE("a worker job's array index and comment name its worker") {
   CHECK(s.waiting.empty());
 }
 
+TEST_CASE("a job of several workers is named by its first: index times the stride") {
+  CHECK(fiber::backend::JobComment("ab12", 1000, 32) == "fiber.run=ab12 fiber.first=1000 fiber.stride=32");
+  CHECK(One("5_3|5|3|RUNNING|None|0|fiber.run=ab12 fiber.first=1000 fiber.stride=32|").worker_id == "w1096");
+  CHECK(One("5_3|5|3|RUNNING|None|0|fiber.run=ab12 fiber.first=1000 fiber.stride=x|").worker_id.empty());
+}
+
 TEST_CASE("a job that is not fiber's has no worker") {
   CHECK(One("7|7|N/A|RUNNING|None|0|(null)|").worker_id.empty());
 }

@@ -20,7 +20,7 @@ using fiber::testing::eventually;
 using fiber::testing::Fiber;
 using fiber::testing::NodeNames;
 using fiber::testing::NothingLeft;
-using fiber::testing::ObjectsOf;
+using fiber::testing::RunObjects;
 using fiber::testing::PodsIn;
 using fiber::testing::RunArgs;
 using nlohmann::json;
@@ -39,7 +39,7 @@ void RequireHosts() {
 std::map<std::string, std::string> PodPrefixes() {
   json list;
   fiber::kube::ApiError err;
-  REQUIRE_MESSAGE(fiber::testing::Admin().List(kNodes, "", &list, &err), err.message);
+  REQUIRE_MESSAGE(fiber::testing::NamespaceAdmin().List(kNodes, "", &list, &err), err.message);
   std::map<std::string, std::string> prefixes;
   for (const json& node : list["items"]) {
     const std::string cidr = node["spec"].value("podCIDR", "");
@@ -52,7 +52,7 @@ std::map<std::string, std::string> PodPrefixes() {
 bool NodesReady() {
   json list;
   fiber::kube::ApiError err;
-  if (!fiber::testing::Admin().List(kNodes, "", &list, &err)) return false;
+  if (!fiber::testing::NamespaceAdmin().List(kNodes, "", &list, &err)) return false;
   std::set<std::string> ready;
   for (const json& node : list["items"])
     for (const json& c : node["status"]["conditions"])
@@ -96,7 +96,7 @@ std::string FirstRun(Fiber& fiber) {
 std::map<std::string, std::string> RunningWorkers(const std::string& run_id, int n) {
   REQUIRE(eventually([&] { return PodsIn(run_id, "Running") == n; }, 180));
   std::map<std::string, std::string> nodes;
-  for (const json& pod : ObjectsOf(fiber::kube::kPods, run_id))
+  for (const json& pod : RunObjects(fiber::kube::kPods, run_id))
     nodes[pod["metadata"]["labels"][fiber::backend::kWorkerLabel]] = pod["spec"]["nodeName"];
   return nodes;
 }
@@ -111,7 +111,7 @@ double Cpus(const std::string& quantity) {
 std::vector<std::string> SpreadMap(int tasks) {
   json list;
   fiber::kube::ApiError err;
-  REQUIRE_MESSAGE(fiber::testing::Admin().List(kNodes, "", &list, &err), err.message);
+  REQUIRE_MESSAGE(fiber::testing::NamespaceAdmin().List(kNodes, "", &list, &err), err.message);
   double smallest = 1e9;
   const std::vector<std::string> names = NodeNames();
   for (const json& node : list["items"])
@@ -177,7 +177,7 @@ TEST_CASE("a Pool's workers run as pods on both test hosts, each at an address o
   REQUIRE(eventually([&] { return PodsIn(check.run_id, "Running") == 2; }, 180));
   const auto prefixes = PodPrefixes();
   std::set<std::string> nodes;
-  for (const json& pod : ObjectsOf(fiber::kube::kPods, check.run_id)) {
+  for (const json& pod : RunObjects(fiber::kube::kPods, check.run_id)) {
     const std::string node = pod["spec"]["nodeName"], ip = pod["status"]["podIP"], host = pod["status"]["hostIP"];
     nodes.insert(node);
     CHECK_FALSE(pod["spec"].value("hostNetwork", false));
@@ -201,7 +201,7 @@ TEST_CASE("master: cluster on the pod network: the master's pod listens at its p
   check.run_id = out.substr(0, out.find('\n'));
   REQUIRE(eventually([&] { return PodsIn(check.run_id, "Running") == 3; }, 180));
   std::string master_ip;
-  const json pods = ObjectsOf(fiber::kube::kPods, check.run_id);
+  const json pods = RunObjects(fiber::kube::kPods, check.run_id);
   for (const json& pod : pods)
     if (pod["metadata"]["labels"][fiber::backend::kRoleLabel] == fiber::backend::kMasterRole) {
       master_ip = pod["status"]["podIP"];

@@ -35,6 +35,13 @@ TEST_CASE("a pod no node can take waits with the scheduler's message, and has no
   CHECK(s.waiting == "not scheduled: 0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available.");
 }
 
+TEST_CASE("a pod is scheduled once a node was chosen for it, waiting in the scheduler's queue before") {
+  json pod = Pod("Pending");
+  CHECK_FALSE(ReadPodState(pod).scheduled);
+  pod["spec"] = {{"nodeName", "kwok-3"}};
+  CHECK(ReadPodState(pod).scheduled);
+}
+
 TEST_CASE("a pod being made or running neither waits nor has ended") {
   CHECK(ReadPodState(Pod("Pending", Container({{"waiting", {{"reason", "ContainerCreating"}}}}))).waiting.empty());
   const PodState running = ReadPodState(Pod("Running", Container({{"running", {{"startedAt", "2026-11-23T10:00:00Z"}}}})));

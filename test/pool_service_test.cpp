@@ -131,14 +131,14 @@ TEST_CASE("resize while busy retires idle workers first and loses no task") {
   auto batch = h.SubmitSquares(2);  // w0 and w1 busy, w2 idle
   h.pool->Resize(1, h.now);
   CHECK(Contains(h.outbox.Types("w2"), Type::kStop));  // idle: stops at once
-  CHECK(h.pool->Workers().at(0).state == WorkerState::kRetiring);
-  CHECK(h.pool->Workers().at(1).state == WorkerState::kReady);
+  CHECK(h.pool->Workers().at(0).state == WorkerState::kReady);
+  CHECK(h.pool->Workers().at(1).state == WorkerState::kRetiring);  // the newer of the two busy
   // The busy retiree finishes its task first, then is told to stop.
-  CHECK_FALSE(Contains(h.outbox.Types("w0"), Type::kStop));
-  h.Answer("w0", 1, {0});
-  CHECK(Contains(h.outbox.Types("w0"), Type::kStop));
-  h.Answer("w1", 2, {1});
   CHECK_FALSE(Contains(h.outbox.Types("w1"), Type::kStop));
+  h.Answer("w1", 2, {1});
+  CHECK(Contains(h.outbox.Types("w1"), Type::kStop));
+  h.Answer("w0", 1, {0});
+  CHECK_FALSE(Contains(h.outbox.Types("w0"), Type::kStop));
   REQUIRE(batch->ready());
   CHECK(PoolHarness::Slot(*batch, 1) == "1");
 }

@@ -50,6 +50,29 @@ std::uint64_t New(QueueTable& table) {
   Told master;
   return New(table, master);
 }
+// A new bounded queue.
+std::uint64_t NewBounded(QueueTable& table, std::uint64_t maxsize) {
+  Told master;
+  table.Handle("", Ask(Op::kQueueNew, 0, fiber::wire::EncodeU64(maxsize)), master.answer(), t0);
+  std::uint64_t id = 0;
+  REQUIRE(fiber::wire::DecodeU64(master.answers.at(0).second, &id));
+  return id;
+}
+std::uint64_t Size(QueueTable& table, std::uint64_t q) {
+  Told asker;
+  table.Handle("", Ask(Op::kQueueSize, q), asker.answer(), t0);
+  std::uint64_t n = 0;
+  REQUIRE(fiber::wire::DecodeU64(asker.answers.at(0).second, &n));
+  return n;
+}
+Request GetMany(std::uint64_t q, std::uint32_t n) {
+  return Ask(Op::kQueueGetMany, q, std::string(reinterpret_cast<const char*>(&n), sizeof n));
+}
+std::vector<std::string> Items(const std::string& body) {
+  std::vector<std::string> items;
+  REQUIRE(fiber::wire::DecodeList(body, &items));
+  return items;
+}
 
 }  // namespace
 
@@ -187,4 +210,95 @@ TEST_CASE("the waits of a peer that left are dropped; others' stay") {
   REQUIRE(staying.answers.size() == 1);
   CHECK(staying.answers[0].second == "1");
   CHECK(table.items() == 1);
+}
+
+TEST_CASE("a full bounded queue holds puts first-come until gets make room") {
+  QueueTable table(PeerBudget::Make({}));
+  const auto q = NewBounded(table, 2);
+  Told first, second, consumer;
+  Put(table, q, {"1", "2", "3"}, first);
+  Put(table, q, {"4"}, second);
+  CHECK(first.statuses() == std::vector<Status>{Status::kOk, Status::kOk});
+  CHECK(second.answers.empty());
+  CHECK(Size(table, q) == 2);
+  CHECK(table.items() == 2);  // those waiting for room are not in yet
+  Get(table, q, {&consumer, &consumer, &consumer, &consumer});
+  CHECK(first.answers.size() == 3);
+  CHECK(second.answers.size() == 1);
+  std::vector<std::string> got;
+  for (const auto& [status, body] : consumer.answers) got.push_back(body);
+  CHECK(got == std::vector<std::string>{"1", "2", "3", "4"});
+  CHECK(Size(table, q) == 0);
+}
+
+TEST_CASE("a put into a full queue times out without its item; zero asks only about now") {
+  QueueTable table(PeerBudget::Make({}));
+  const auto q = NewBounded(table, 1);
+  Told producer, waiting, now_only, consumer;
+  Put(table, q, {"in"}, producer);
+  Request put = Ask(Op::kQueuePut, q, "late");
+  put.timeout_ms = 50;
+  table.Handle("", put, waiting.answer(), t0);
+  put.timeout_ms = 0;
+  table.Handle("", put, now_only.answer(), t0);
+  CHECK(now_only.statuses() == std::vector<Status>{Status::kTimeout});
+  table.Tick(t0 + std::chrono::milliseconds(50));
+  CHECK(waiting.statuses() == std::vector<Status>{Status::kTimeout});
+  Get(table, q, {&consumer, &consumer});
+  CHECK(consumer.answers.size() == 1);
+  CHECK(consumer.answers[0].second == "in");
+}
+
+TEST_CASE("closing a full queue tells the waiting puts Closed") {
+  QueueTable table(PeerBudget::Make({}));
+  const auto q = NewBounded(table, 1);
+  Told producer, closer;
+  Put(table, q, {"1", "2"}, producer);
+  table.Handle("", Ask(Op::kQueueClose, q), closer.answer(), t0);
+  CHECK(producer.statuses() == std::vector<Status>{Status::kOk, Status::kClosed});
+}
+
+TEST_CASE("put_many puts in order, a bounded queue taking them as room comes") {
+  QueueTable table(PeerBudget::Make({}));
+  const auto q = NewBounded(table, 2);
+  Told producer, consumer;
+  table.Handle("", Ask(Op::kQueuePutMany, q, fiber::wire::EncodeList({"a", "b", "c", "d"})),
+               producer.answer(), t0);
+  CHECK(producer.answers.empty());  // two are in, two wait for room
+  CHECK(Size(table, q) == 2);
+  table.Handle("", GetMany(q, 10), consumer.answer(), t0);
+  CHECK(Items(consumer.answers.at(0).second) == std::vector<std::string>{"a", "b"});
+  CHECK(producer.statuses() == std::vector<Status>{Status::kOk});
+  table.Handle("", GetMany(q, 10), consumer.answer(), t0);
+  CHECK(Items(consumer.answers.at(1).second) == std::vector<std::string>{"c", "d"});
+}
+
+TEST_CASE("get_many waits only for the first item and takes at most n") {
+  QueueTable table(PeerBudget::Make({}));
+  const auto q = New(table);
+  Told batcher, other, producer, bad;
+  table.Handle("", GetMany(q, 3), batcher.answer(), t0);
+  CHECK(batcher.answers.empty());
+  Put(table, q, {"1"}, producer);
+  CHECK(Items(batcher.answers.at(0).second) == std::vector<std::string>{"1"});
+  Put(table, q, {"2", "3", "4", "5"}, producer);
+  table.Handle("", GetMany(q, 3), batcher.answer(), t0);
+  CHECK(Items(batcher.answers.at(1).second) == std::vector<std::string>{"2", "3", "4"});
+  Get(table, q, {&other});
+  CHECK(other.answers.at(0).second == "5");
+  table.Handle("", GetMany(q, 0), bad.answer(), t0);
+  CHECK(bad.statuses() == std::vector<Status>{Status::kNoSuchObject});
+}
+
+TEST_CASE("a batch whose answer cannot be sent stays, in order, for the next in line") {
+  QueueTable table(PeerBudget::Make({}));
+  const auto q = New(table);
+  Told dead, alive, producer;
+  table.Handle("", GetMany(q, 2), dead.answer(), t0);
+  table.Handle("", GetMany(q, 5), alive.answer(), t0);
+  dead.reachable = false;
+  table.Handle("", Ask(Op::kQueuePutMany, q, fiber::wire::EncodeList({"1", "2", "3"})),
+               producer.answer(), t0);
+  CHECK(Items(alive.answers.at(0).second) == std::vector<std::string>{"1", "2", "3"});
+  CHECK(table.items() == 0);
 }

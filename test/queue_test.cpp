@@ -8,6 +8,8 @@
 #include <fiber/fiber.hpp>
 
 #include <chrono>
+#include <memory>
+#include <utility>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -67,6 +69,32 @@ std::string make_queues(int n) {
   return std::to_string(made.size());
 }
 FIBER_TASK(make_queues);
+
+// Puts n pairs (who, i) in order, flushes, and dies without exiting.
+void put_then_die(fiber::Queue<std::pair<int, int>> q, int who, int n) {
+  for (int i = 0; i < n; ++i) q.put({who, i});
+  q.flush();
+  ::raise(SIGKILL);
+}
+FIBER_TASK(put_then_die);
+
+// Puts n pairs (who, i) and returns: its exit must wait for them.
+void put_pairs(fiber::Queue<std::pair<int, int>> q, int who, int n) {
+  for (int i = 0; i < n; ++i) q.put({who, i});
+}
+FIBER_TASK(put_pairs);
+
+void put_range_many(fiber::Queue<int> q, int n) {
+  std::vector<int> items(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) items[static_cast<std::size_t>(i)] = i;
+  q.put_many(items);
+}
+FIBER_TASK(put_range_many);
+
+// Puts into a queue closed before: the put returns, the task's result
+// carries its error.
+void put_into_closed(fiber::Queue<int> q) { q.put(1); }
+FIBER_TASK(put_into_closed);
 
 }  // namespace
 
@@ -155,7 +183,11 @@ TEST_CASE("a closed queue refuses puts and gives what it held, then Closed") {
   fiber::Queue<int> q;
   q.put(1);
   q.close();
-  CHECK_THROWS_AS(q.put(2), fiber::Closed);
+  q.put(2);  // pipelined: its error comes back later
+  CHECK_THROWS_AS(q.flush(), fiber::Closed);
+  q.put(3);
+  CHECK_THROWS_WITH_AS(q.qsize(), doctest::Contains("an earlier put"), fiber::Closed);
+  CHECK(q.qsize() == 1);  // raised once
   CHECK(q.get() == 1);
   CHECK_THROWS_AS(q.get(), fiber::Closed);
   // A consumer waiting when the queue closes is told too.
@@ -184,4 +216,97 @@ TEST_CASE("a worker making queues without end is refused by name at its bound; c
   q.put(1);
   CHECK(q.get() == 1);
   CHECK(pool.apply(make_queues, 3) == "3");
+}
+
+TEST_CASE("a producer killed right after flush() has put every item, in order") {
+  fiber::Queue<std::pair<int, int>> q;
+  const int n = 2000;
+  fiber::Process producer(put_then_die, q, 1, n);
+  producer.start();
+  producer.join();
+  CHECK(producer.exitcode() == -SIGKILL);
+  CHECK(q.qsize() == static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) REQUIRE(q.get(std::chrono::seconds(60)) == std::pair<int, int>{1, i});
+  CHECK(q.empty());
+}
+
+TEST_CASE("items from several producers arrive in order per producer, none lost") {
+  fiber::Queue<std::pair<int, int>> q;
+  const int n = 1500;
+  std::vector<std::unique_ptr<fiber::Process>> producers;
+  for (int who = 0; who < 3; ++who) {
+    producers.push_back(std::make_unique<fiber::Process>(put_pairs, q, who, n));
+    producers.back()->start();
+  }
+  // A Process's exit waits for its puts: all are in once all have joined.
+  for (auto& p : producers) {
+    p->join();
+    CHECK(p->exitcode() == 0);
+  }
+  CHECK(q.qsize() == 3u * n);
+  std::vector<int> next(3, 0);
+  for (const auto& [who, i] : q.get_many(3 * n, std::chrono::seconds(60))) {
+    REQUIRE(who >= 0);
+    REQUIRE(who < 3);
+    REQUIRE(i == next[static_cast<std::size_t>(who)]);
+    ++next[static_cast<std::size_t>(who)];
+  }
+  CHECK(next == std::vector<int>{n, n, n});
+}
+
+TEST_CASE("a put that met a closed queue fails the task that made it") {
+  fiber::Queue<int> q;
+  q.close();
+  fiber::Pool pool(1);
+  CHECK_THROWS_WITH(pool.apply(put_into_closed, q), doctest::Contains("the queue is closed"));
+}
+
+TEST_CASE("a bounded queue holds a producer back while full") {
+  fiber::Queue<int> q(3);
+  fiber::Process producer(produce, q, 10);
+  producer.start();
+  while (q.qsize() < 3) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  // Full: a put with a timeout gives up, its item not put.
+  CHECK_THROWS_AS(q.put(-1, std::chrono::milliseconds(20)), fiber::TimeoutError);
+  CHECK(q.qsize() == 3);
+  for (int i = 0; i < 10; ++i) CHECK(q.get() == i);
+  producer.join();
+  CHECK(producer.exitcode() == 0);
+  CHECK(q.qsize() == 0);
+}
+
+TEST_CASE("put_many from a Process; get_many takes 1..n in order, waiting only for the first") {
+  fiber::Queue<int> q;
+  fiber::Process producer(put_range_many, q, 300);
+  producer.start();
+  std::vector<int> got;
+  while (got.size() < 300) {
+    const std::vector<int> batch = q.get_many(64);
+    REQUIRE(!batch.empty());
+    REQUIRE(batch.size() <= 64);
+    got.insert(got.end(), batch.begin(), batch.end());
+  }
+  producer.join();
+  std::vector<int> expected(300);
+  for (int i = 0; i < 300; ++i) expected[static_cast<std::size_t>(i)] = i;
+  CHECK(got == expected);
+  q.put(7);
+  CHECK(q.get_many(5, std::chrono::seconds(60)) == std::vector<int>{7});
+  CHECK_THROWS_AS(q.get_many(5, std::chrono::milliseconds(20)), fiber::TimeoutError);
+  CHECK_THROWS_WITH_AS(q.get_many(0), doctest::Contains("at least one item"), fiber::Error);
+}
+
+TEST_CASE("a bounded put_many waits for room, taking the items in order") {
+  fiber::Queue<int> q(4);
+  fiber::Process producer(put_range_many, q, 50);
+  producer.start();
+  std::vector<int> got;
+  while (got.size() < 50) {
+    const std::vector<int> batch = q.get_many(64);
+    CHECK(batch.size() <= 4);
+    got.insert(got.end(), batch.begin(), batch.end());
+  }
+  producer.join();
+  CHECK(producer.exitcode() == 0);
+  for (int i = 0; i < 50; ++i) CHECK(got[static_cast<std::size_t>(i)] == i);
 }

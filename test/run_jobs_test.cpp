@@ -56,6 +56,16 @@ TEST_CASE("the script sets each worker's id and key file from its array index an
   CHECK(script.find("FIBER_CLIENT_KEY=") == std::string::npos);
 }
 
+TEST_CASE("jobs of several workers are dense array indexes a stride of workers apart, said in the comment") {
+  WorkerArray array = Array();
+  array.stride = 32;
+  array.indexes = {0, 1, 2};
+  CHECK(WorkerScript(array).find("FIBER_WORKER_ID=w$((1000 + SLURM_ARRAY_TASK_ID * 32))") != std::string::npos);
+  const auto args = SbatchArguments(fiber::config::Settings{}, array);
+  CHECK(std::find(args.begin(), args.end(), "--array=0-2") != args.end());
+  CHECK(std::find(args.begin(), args.end(), "--comment=fiber.run=ab12 fiber.first=1000 fiber.stride=32") != args.end());
+}
+
 TEST_CASE("settings and resources become sbatch options; the user's come first") {
   fiber::config::Settings s;
   s.partition = "gpu";

@@ -1,5 +1,7 @@
 // Where a run finds its cluster: the settings choose the kubeconfig file,
 // context and namespace; the environment says the rest, as for kubectl.
+// A watch of pods resumes after the server ends it or forgets where it
+// was (410), against a scripted API server, without losing a deletion.
 // A run's pods and Secret on a real API server (fiber ps, stop, the
 // backend's own pods): kube_backend_test.cpp.
 #include <doctest/doctest.h>
@@ -7,6 +9,7 @@
 #include <map>
 
 #include "backend/kubernetes/run_pods.hpp"
+#include "support/scripted_api.hpp"
 
 TEST_CASE("a run's settings and the environment say where to look") {
   fiber::config::Settings settings;
@@ -27,4 +30,51 @@ TEST_CASE("a run's settings and the environment say where to look") {
   CHECK(search.home == "/home/u");
   CHECK(search.in_cluster.service_host == "10.0.0.1");
   CHECK(search.in_cluster.service_port.empty());
+}
+
+namespace {
+
+using fiber::testing::Answer;
+using fiber::testing::Event;
+using fiber::testing::Pod;
+using nlohmann::json;
+
+json Labelled(const std::string& name, const std::string& version, const std::string& worker) {
+  json pod = Pod(name, version, "Running");
+  pod["metadata"]["labels"] = {{"fiber.worker", worker}};
+  return pod;
+}
+
+json List(const std::string& version, const std::vector<json>& items) {
+  return {{"kind", "PodList"}, {"metadata", {{"resourceVersion", version}}}, {"items", items}};
+}
+
+}  // namespace
+
+TEST_CASE("a pod deleted while the server had forgotten the watch's version is handed on as deleted") {
+  const std::string pods = fiber::testing::kScriptedPods;
+  fiber::testing::ScriptedApi api(
+      {{pods + "?limit=", json::array({Answer(200, {List("5", {Labelled("a", "4", "w0"), Labelled("b", "5", "w1")})}),
+                                       Answer(200, {List("90", {Labelled("b", "88", "w1")})})})},
+       {pods + "?watch=1&allowWatchBookmarks=true&timeoutSeconds=300&resourceVersion=5",
+        Answer(200, {Event("MODIFIED", Labelled("b", "6", "w1")), Event("ERROR", fiber::testing::Gone())})},
+       {pods + "?watch=1&allowWatchBookmarks=true&timeoutSeconds=300&resourceVersion=90",
+        Answer(200, {Event("ADDED", Labelled("c", "91", "w2"))})}});
+  fiber::backend::PodWatchCursor cursor;
+  std::vector<std::string> heard;
+  const auto hear = [&](const fiber::kube::WatchEvent& e) {
+    heard.push_back(e.type + " " + e.object["metadata"]["name"].get<std::string>() + " " +
+                    e.object["metadata"]["labels"].value("fiber.worker", ""));
+  };
+  std::atomic<bool> stop{false};
+  std::string err;
+  // The first step lists, then watches until the server says 410.
+  REQUIRE_MESSAGE(fiber::backend::WatchPodsStep(api.client(), "", &cursor, hear, stop, &err), err);
+  CHECK(cursor.version.empty());
+  // Pod a went meanwhile: the next list lacks it.
+  REQUIRE_MESSAGE(fiber::backend::WatchPodsStep(api.client(), "", &cursor, hear, stop, &err), err);
+  CHECK(heard == std::vector<std::string>{"ADDED a w0", "ADDED b w1", "MODIFIED b w1", "ADDED b w1", "DELETED a w0",
+                                          "ADDED c w2"});
+  CHECK(cursor.version == "91");
+  CHECK(cursor.present.size() == 2);
 }

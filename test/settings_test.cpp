@@ -83,6 +83,7 @@ TEST_CASE("bad values are refused with the variable and value named") {
       {"FIBER_LISTEN_PORT", {"65536", "FIBER_LISTEN_PORT='65536' is not a whole number from 0 to 65535"}},
       {"FIBER_LOG", {"loud", "FIBER_LOG='loud' is not a log level"}},
       {"FIBER_LISTEN_HOST", {"", "FIBER_LISTEN_HOST is empty"}},
+      {"FIBER_WORKERS_PER_JOB", {"0", "FIBER_WORKERS_PER_JOB='0' is not a whole number from 1 to 4096"}},
   };
   for (const auto& [var, expect] : cases) {
     Settings s;

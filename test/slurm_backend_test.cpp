@@ -22,6 +22,7 @@
 #include "support/fiber_command.hpp"
 #include "support/temp_dir.hpp"
 #include "support/test_slurm.hpp"
+#include "worker/worker_id.hpp"
 
 using fiber::testing::eventually;
 using fiber::testing::Fiber;
@@ -53,6 +54,16 @@ void StartHeld(Fiber& fiber, NothingLeft& check, int n, std::vector<std::string>
   REQUIRE(eventually([&] { return fiber.Ps()[0]["workers_ready"] == n; }, 120));
 }
 
+// fiber run of the test Slurm's profile with these arguments, once n of
+// its workers are ready; its run id goes to check.
+Child StartReady(Fiber& fiber, NothingLeft& check, std::vector<std::string> args, int n) {
+  Child child = fiber.Start(RunArgs(std::move(args)));
+  REQUIRE(eventually([&] { return !fiber.Ps().empty(); }, 60));
+  check.run_id = fiber.Ps()[0]["id"];
+  REQUIRE(eventually([&] { return fiber.Ps()[0]["workers_ready"] == n; }, 180));
+  return child;
+}
+
 }  // namespace
 
 TEST_CASE("a Pool map whose workers are Slurm jobs gives every result; logs --worker reads a job's output") {
@@ -81,10 +92,7 @@ TEST_CASE("a Pool map whose workers are Slurm jobs gives every result; logs --wo
 TEST_CASE("a worker's job cancelled mid-map: its tasks are recovered and every result arrives once") {
   Fiber fiber;
   NothingLeft check{fiber, ""};
-  auto child = fiber.Start(RunArgs({built_program("slow_squares"), "2", "60"}));
-  REQUIRE(eventually([&] { return !fiber.Ps().empty(); }, 60));
-  check.run_id = fiber.Ps()[0]["id"];
-  REQUIRE(eventually([&] { return fiber.Ps()[0]["workers_ready"] == 2; }, 120));
+  auto child = StartReady(fiber, check, {built_program("slow_squares"), "2", "60"}, 2);
   const auto jobs = JobsOf(check.run_id);
   REQUIRE(!jobs.empty());
   Slurm({"scancel", jobs[0].job});
@@ -94,6 +102,42 @@ TEST_CASE("a worker's job cancelled mid-map: its tasks are recovered and every r
   CHECK(out == SlowSquaresOutput(60));
   // Lost as its connection closes, or as squeue shows its job cancelled.
   CHECK_MESSAGE(errors.find("worker " + jobs[0].worker_id + " lost") != std::string::npos, errors);
+}
+
+TEST_CASE("40 workers at 10 per job are 4 Slurm jobs, and the map gives every result once") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  auto child = StartReady(fiber, check, {"--workers-per-job", "10", built_program("slow_squares"), "40", "160"}, 40);
+  const auto jobs = JobsOf(check.run_id);
+  CHECK(jobs.size() == 4);
+  const std::string out = read_all(child.stdout_fd, 300);
+  const std::string errors = read_all(child.stderr_fd, 30);
+  CHECK_MESSAGE(wait_exit(child, 30) == 0, errors);
+  CHECK(out == SlowSquaresOutput(160));
+  CHECK_MESSAGE(errors.find(" lost") == std::string::npos, errors);
+}
+
+TEST_CASE("a job of 10 workers cancelled mid-map loses its 10 workers, each once; they are replaced and the map finishes") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  auto child = StartReady(fiber, check, {"--workers-per-job", "10", built_program("slow_squares"), "40", "4000"}, 40);
+  const auto jobs = JobsOf(check.run_id);
+  REQUIRE(jobs.size() == 4);
+  Slurm({"scancel", jobs[1].job});
+  // Replaced: 40 ready again, in new jobs.
+  CHECK(eventually([&] { return JobsOf(check.run_id).size() > 4 && fiber.Ps()[0]["workers_ready"] == 40; }, 180));
+  const std::string out = read_all(child.stdout_fd, 300);
+  const std::string errors = read_all(child.stderr_fd, 30);
+  CHECK_MESSAGE(wait_exit(child, 30) == 0, errors);
+  CHECK(out == SlowSquaresOutput(4000));
+  long first = 0;
+  REQUIRE(fiber::worker::WorkerNumber(jobs[1].worker_id, &first));
+  for (long n = first; n < first + 10; ++n) {
+    const std::string said = "worker w" + std::to_string(n) + " lost";
+    const auto at = errors.find(said);
+    CHECK_MESSAGE(at != std::string::npos, said << " in " << errors);
+    CHECK_MESSAGE(errors.find(said, at + 1) == std::string::npos, said << " twice in " << errors);
+  }
 }
 
 TEST_CASE("worker jobs preempted by a job of a more urgent partition: their tasks are recovered, none is requeued") {
@@ -127,7 +171,7 @@ TEST_CASE("a worker job killed by its time limit: its tasks are recovered and ev
   const std::string out = read_all(child.stdout_fd, 600);
   const std::string errors = read_all(child.stderr_fd, 30);
   CHECK_MESSAGE(wait_exit(child, 30) == 0, errors);
-  CHECK(out == SlowSquaresOutput(400));
+  CHECK(out == SlowSquaresOutput(4000));
   CHECK_MESSAGE(errors.find(": its job reached its time limit") != std::string::npos, errors);
   check.run_id = fiber.Ps()[0]["id"];
   CHECK(JobsIn(check.run_id, "TIMEOUT") >= 1);

@@ -23,12 +23,7 @@ Launch Worker(const std::string& id) {
   return launch;
 }
 
-std::vector<std::string> Ids(const std::vector<Exit>& exits) {
-  std::vector<std::string> ids;
-  for (const Exit& e : exits) ids.push_back(e.worker_id);
-  std::sort(ids.begin(), ids.end());
-  return ids;
-}
+std::vector<std::string> Ids(const std::vector<Exit>& exits) { return fiber::testing::IdsOf(exits); }
 
 struct Run {
   std::shared_ptr<ScriptedBackend::State> state = std::make_shared<ScriptedBackend::State>();

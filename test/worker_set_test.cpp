@@ -27,7 +27,7 @@ TEST_CASE("a worker connects once and is ready once it has credit") {
   CHECK(set.Describe(TaskTable(3)).at(0).pid == 123);
 }
 
-TEST_CASE("retirement takes starting workers first, then those holding fewest tasks") {
+TEST_CASE("retirement takes starting workers first, then those holding fewest tasks, then the newest (the last jobs empty first)") {
   WorkerSet set;
   TaskTable tasks(3);
   auto batch = std::make_shared<fiber::detail::Batch>(1);
@@ -39,7 +39,8 @@ TEST_CASE("retirement takes starting workers first, then those holding fewest ta
   set.Add("w3", t0);  // still starting
   tasks.Add({"f", {"x"}, batch, 0});
   tasks.LeaseNext("w0");
-  CHECK(set.PickRetirees(2, tasks) == std::vector<std::string>{"w3", "w1"});
+  CHECK(set.PickRetirees(2, tasks) == std::vector<std::string>{"w3", "w2"});
+  CHECK(set.PickRetirees(1, tasks) == std::vector<std::string>{"w3", "w2", "w1"});
   CHECK(set.PickRetirees(4, tasks).empty());
   CHECK(set.Live() == 4);
   set.Retire(*set.Find("w3"));

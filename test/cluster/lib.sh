@@ -42,6 +42,10 @@ module_proxy() {
 # Build cache and binaries: outside the repo, reused across runs.
 CACHE=${FIBER_CLUSTER_CACHE:-$HOME/.cache/fiber-cluster}
 BIN=$CACHE/bin/v$K8S_VERSION
+# kwok (kwok.sh), from its own module (kwok/go.mod must agree). v0.7.0, not
+# the newer v0.8.0: that one needs Go 1.26, this one the pinned toolchain.
+KWOK_VERSION=0.7.0
+KWOK_BIN=$CACHE/bin/kwok-v$KWOK_VERSION/kwok
 
 # Runtime state of a running cluster: certs, kubeconfigs, data, logs, pids.
 DIR=${FIBER_CLUSTER_DIR:-/tmp/fiber-cluster}

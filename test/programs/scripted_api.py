@@ -41,7 +41,7 @@ class Scripted(http.server.BaseHTTPRequestHandler):
                 self.wfile.flush()
             time.sleep(0.01)
 
-    do_POST = do_GET
+    do_POST = do_DELETE = do_GET
 
     def log_message(self, *args):
         pass

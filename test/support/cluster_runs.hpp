@@ -1,7 +1,7 @@
 // Runs of the real fiber command on the cluster of test/cluster, with the
 // profile test-cluster its up leaves, as the suite "kubernetes" checks
-// them: the API server's records of a run, read with the admin account,
-// and the check that a run left nothing behind.
+// them: a run's pods by phase (RunObjects, test_cluster.hpp, reads them
+// with the admin account) and the check that a run left nothing behind.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -17,24 +17,9 @@
 
 namespace fiber::testing {
 
-/// The admin account's client, in the cluster's test namespace.
-inline const kube::ApiClient& Admin() {
-  static const kube::ApiClient admin =
-      ClusterClient(ClusterValue("FIBER_CLUSTER_ADMIN_KUBECONFIG")).InNamespace(ClusterValue("FIBER_CLUSTER_NAMESPACE"));
-  return admin;
-}
-
-/// The run's objects of a kind, as the API server lists them by label.
-inline nlohmann::json ObjectsOf(const kube::ApiResource& resource, const std::string& run_id) {
-  nlohmann::json list;
-  kube::ApiError err;
-  REQUIRE_MESSAGE(Admin().List(resource, backend::LabelIs(backend::kRunLabel, run_id), &list, &err), err.message);
-  return list["items"];
-}
-
 inline int PodsIn(const std::string& run_id, const std::string& phase) {
   int n = 0;
-  for (const auto& pod : ObjectsOf(kube::kPods, run_id)) n += pod["status"].value("phase", "") == phase;
+  for (const auto& pod : RunObjects(kube::kPods, run_id)) n += pod["status"].value("phase", "") == phase;
   return n;
 }
 
@@ -52,7 +37,7 @@ struct NothingLeft {
     if (run_id.empty()) run_id = LastRun();
     if (run_id.empty()) return;
     const bool gone = eventually([&] {
-      return ObjectsOf(kube::kPods, run_id).empty() && ObjectsOf(kube::kSecrets, run_id).empty();
+      return RunObjects(kube::kPods, run_id).empty() && RunObjects(kube::kSecrets, run_id).empty();
     }, 60);
     CHECK_MESSAGE(gone, "run " << run_id << " left pods or its Secret in the namespace");
     if (!gone) (void)fiber.Run({"stop", run_id});

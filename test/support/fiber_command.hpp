@@ -184,6 +184,13 @@ inline std::vector<std::string> ProfileRun(const std::string& config, const std:
   return args;
 }
 
+/// How many times what stands in text.
+inline std::size_t Occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 /// What test/programs/slow_squares prints for m tasks: "sum S\n", S the
 /// sum of the squares of 0..m-1.
 inline std::string SlowSquaresOutput(long m) {

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <thread>
@@ -48,6 +49,13 @@ backend::Launch ScriptedBackend::WaitForLaunch(State& state, std::size_t n) {
   }
   FAIL("the master did not start worker " << n << " within 30 s");
   return {};
+}
+
+std::vector<std::string> IdsOf(const std::vector<backend::Exit>& exits) {
+  std::vector<std::string> ids;
+  for (const backend::Exit& e : exits) ids.push_back(e.worker_id);
+  std::sort(ids.begin(), ids.end());
+  return ids;
 }
 
 }  // namespace fiber::testing

@@ -41,4 +41,7 @@ class ScriptedBackend : public backend::Backend {
   std::shared_ptr<State> state_;
 };
 
+/// The ids of the workers exits are of, sorted.
+std::vector<std::string> IdsOf(const std::vector<backend::Exit>& exits);
+
 }  // namespace fiber::testing

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/labels.hpp"
 #include "kube/api_client.hpp"
 #include "kube/kubeconfig.hpp"
 #include "support/temp_dir.hpp"
@@ -55,6 +56,23 @@ inline kube::ApiClient ClusterClient(const std::string& kubeconfig) {
   std::string err;
   REQUIRE_MESSAGE(kube::LoadClusterAccess(search, &access, &err), err);
   return kube::ApiClient(access);
+}
+
+/// The admin account's client, in the test namespace.
+inline const kube::ApiClient& NamespaceAdmin() {
+  static const kube::ApiClient admin =
+      ClusterClient(ClusterValue("FIBER_CLUSTER_ADMIN_KUBECONFIG")).InNamespace(ClusterValue("FIBER_CLUSTER_NAMESPACE"));
+  return admin;
+}
+
+/// A run's objects of a kind in the test namespace, as the API server
+/// lists them by label (the admin account's view).
+inline nlohmann::json RunObjects(const kube::ApiResource& resource, const std::string& run_id) {
+  nlohmann::json list;
+  kube::ApiError err;
+  REQUIRE_MESSAGE(NamespaceAdmin().List(resource, backend::LabelIs(backend::kRunLabel, run_id), &list, &err),
+                  err.message);
+  return list["items"];
 }
 
 /// A kubeconfig for the cluster, in dir, whose user is an exec credential

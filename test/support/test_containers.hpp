@@ -5,11 +5,15 @@
 
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "backend/container/run_containers.hpp"
+#include "config/settings.hpp"
+#include "master/run.hpp"
 #include "support/fiber_command.hpp"
+#include "support/test_image.hpp"
 
 namespace fiber::testing {
 
@@ -19,6 +23,27 @@ inline std::vector<backend::RunContainer> ContainersOf(const engine::Client& eng
   std::string err;
   REQUIRE_MESSAGE(backend::ListRunContainers(engine, run_id, &found, &err), err);
   return found;
+}
+
+/// An image of this test program, which is also its pools' worker.
+inline std::string ImageOfThisProgram(const engine::Client& engine, TestImage image = {}) {
+  image.programs = {"/proc/self/exe"};
+  std::string reference, err;
+  REQUIRE_MESSAGE(BuildTestImage(engine, image, &reference, &err), err);
+  return reference;
+}
+
+/// This program's run, its pools' workers in containers of
+/// ImageOfThisProgram on the test engine, with the settings adjust makes:
+/// set before the run's first pool, which fixes its settings. Its id.
+inline std::string StartContainerRun(const engine::Client& engine,
+                                     const std::function<void(config::Settings&)>& adjust = {}) {
+  config::Settings s = config::Current();
+  s.backend = TestEngineName();
+  s.image = ImageOfThisProgram(engine);
+  if (adjust) adjust(s);
+  config::SetCurrent(s);
+  return master::Run::Get().id();
 }
 
 class ContainersRemoved {

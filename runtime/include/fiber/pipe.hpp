@@ -23,7 +23,8 @@ class Pipe {
     Connection() = default;
     /// Throws Closed once either end was closed.
     void send(const T& item) {
-      detail::queue_put(require(out_, "send"), detail::to_bytes(item), "Pipe::Connection::send");
+      detail::queue_put(require(out_, "send"), detail::to_bytes(item), std::nullopt,
+                        "Pipe::Connection::send");
     }
     /// Waits for an item; throws Closed once the other end is closed and
     /// nothing is left to take.

@@ -3,8 +3,14 @@
 // request the master answers when an item is there, so delivery is fair
 // and load-aware (an item goes to a consumer that is waiting for one, in
 // the order they asked), no item is delivered twice, and a consumer that
-// dies loses nothing it had not taken. Unbounded (no maxsize), but a
-// worker may leave only so much in queues (README, Security).
+// dies loses nothing it had not taken. A worker may leave only so much in
+// queues (README, Security).
+//
+// Unbounded (maxsize 0), a put returns once its item is handed to the
+// connection (pipelined): an error it meets is raised at the next call on
+// that queue that is not a put (or at a later put, if its answer is back
+// by then), or at flush(); a task's or Process's result waits for every
+// put first. Bounded, a put waits while the queue is full.
 //
 // A Queue is a handle: copies, and copies passed to a Process or a Pool
 // task as an ordinary argument, all name the same queue.
@@ -13,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "fiber/detail/run_object.hpp"
 #include "fiber/errors.hpp"
@@ -24,8 +31,21 @@ using QueueRef = RunObjectRef;
 
 // The untyped operations, through the run's client (api/queue.cpp). They throw
 // Closed, TimeoutError, or Error for a handle of another run.
-void queue_put(const QueueRef& q, std::string item, const char* where);
+/// Waits for the master's answer (while full, up to the timeout).
+void queue_put(const QueueRef& q, std::string item, const Timeout& timeout, const char* where);
+/// Pipelined on an unbounded queue; else queue_put.
+void queue_send(const QueueRef& q, std::string item, const char* where);
+void queue_put_many(const QueueRef& q, const std::vector<std::string>& items, const char* where);
 std::string queue_get(const QueueRef& q, const Timeout& timeout, const char* where);
+/// 1..n items, waiting only for the first.
+std::vector<std::string> queue_get_many(const QueueRef& q, std::size_t n, const Timeout& timeout,
+                                        const char* where);
+std::size_t queue_size(const QueueRef& q, const char* where);
+/// Waits for the answers to this process's pipelined puts; raises the
+/// error one on q met.
+void queue_flush(const QueueRef& q, const char* where);
+/// The same for every queue: what a task's result waits for.
+void queue_flush_all(const char* where);
 /// True once the queue holds an item; false when the timeout passed first.
 bool queue_poll(const QueueRef& q, const Timeout& timeout, const char* where);
 bool queue_empty(const QueueRef& q, const char* where);
@@ -38,10 +58,27 @@ namespace fiber {
 template <class T>
 class Queue : public detail::RunObjectHandle {
  public:
-  /// A new, empty queue of the run.
-  Queue() : RunObjectHandle(detail::RunObjectSpec{}) {}
+  /// A new, empty queue of the run; maxsize 0: unbounded.
+  explicit Queue(std::uint64_t maxsize = 0)
+      : RunObjectHandle(detail::RunObjectSpec{detail::RunObjectSpec::Kind::kQueue, {}, maxsize}) {}
 
-  void put(const T& item) { detail::queue_put(ref(), detail::to_bytes(item), "Queue::put"); }
+  /// Unbounded: returns once the item is handed to the connection (see
+  /// above). Bounded: waits while the queue is full.
+  void put(const T& item) { detail::queue_send(ref(), detail::to_bytes(item), "Queue::put"); }
+  /// Waits while the queue is full, up to timeout; then throws
+  /// TimeoutError, the item not put.
+  template <class Rep, class Period>
+  void put(const T& item, std::chrono::duration<Rep, Period> timeout) {
+    detail::queue_put(ref(), detail::to_bytes(item), detail::timeout_of(timeout), "Queue::put");
+  }
+  /// Puts items in order, in one request; a bounded queue takes them as
+  /// room comes, and this waits until all are in.
+  void put_many(const std::vector<T>& items) {
+    std::vector<std::string> bytes;
+    bytes.reserve(items.size());
+    for (const T& item : items) bytes.push_back(detail::to_bytes(item));
+    detail::queue_put_many(ref(), bytes, "Queue::put_many");
+  }
   /// Waits for an item; throws Closed once the queue is closed and empty.
   T get() { return decode(detail::queue_get(ref(), std::nullopt, "Queue::get")); }
   /// Like get(), but throws TimeoutError when no item comes in time.
@@ -49,6 +86,22 @@ class Queue : public detail::RunObjectHandle {
   T get(std::chrono::duration<Rep, Period> timeout) {
     return decode(detail::queue_get(ref(), detail::timeout_of(timeout), "Queue::get"));
   }
+  /// Between 1 and n of the oldest items, in one round trip: waits only
+  /// for the first. Throws Closed once the queue is closed and empty.
+  std::vector<T> get_many(std::size_t n) {
+    return decode_all(detail::queue_get_many(ref(), n, std::nullopt, "Queue::get_many"));
+  }
+  /// Like get_many(n), but throws TimeoutError when no item comes in time.
+  template <class Rep, class Period>
+  std::vector<T> get_many(std::size_t n, std::chrono::duration<Rep, Period> timeout) {
+    return decode_all(
+        detail::queue_get_many(ref(), n, detail::timeout_of(timeout), "Queue::get_many"));
+  }
+  /// How many items it holds right now.
+  std::size_t qsize() { return detail::queue_size(ref(), "Queue::qsize"); }
+  /// Waits until this process's puts are in the queue; throws the error
+  /// one met (Closed, or Error).
+  void flush() { detail::queue_flush(ref(), "Queue::flush"); }
   /// True when it holds no item right now.
   bool empty() { return detail::queue_empty(ref(), "Queue::empty"); }
   /// No more puts, from any process; gets take what is left, then throw Closed.
@@ -61,6 +114,12 @@ class Queue : public detail::RunObjectHandle {
     } catch (const cereal::Exception& e) {
       throw Error(std::string("a queue item does not decode as the queue's type (") + e.what() + ")");
     }
+  }
+  static std::vector<T> decode_all(const std::vector<std::string>& all) {
+    std::vector<T> items;
+    items.reserve(all.size());
+    for (const std::string& bytes : all) items.push_back(decode(bytes));
+    return items;
   }
 };
 

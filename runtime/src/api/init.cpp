@@ -23,6 +23,7 @@
 #include "master/descriptor_limit.hpp"
 #include "runs/run_dir.hpp"
 #include "worker/bootstrap.hpp"
+#include "worker/job_supervisor.hpp"
 #include "worker/scrub_environment.hpp"
 #include "worker/serve_loop.hpp"
 #include "worker/this_worker.hpp"
@@ -51,14 +52,16 @@ bool IsRunLog(int fd, const std::string& run_dir) {
     std::fprintf(stderr, "fiber worker: %s\n", err.c_str());
     std::_Exit(worker::kBadBootstrap);
   }
+  // Neither children nor /proc/PID/environ may show the run's secret.
+  worker::ScrubEnvironment(config::kSecretVariable);
+  // A job of several workers: this returns in each, named.
+  if (bootstrap.job_workers > 1) worker::SuperviseJobWorkers(&bootstrap);
   log::SetWorker(bootstrap.worker_id);
   // A worker's stdout is a log file or a pipe, never a terminal: line by
   // line, as on a terminal, so fiber logs -f and the master's stderr show
   // each line when it is printed, and a killed worker loses no whole line.
   std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   worker::SetThisWorker(bootstrap);
-  // Neither children nor /proc/PID/environ may show the run's secret.
-  worker::ScrubEnvironment(config::kSecretVariable);
   // A local worker dies with its master at once; elsewhere heartbeats
   // catch a dead master.
   if (bootstrap.parent_pid > 0) {

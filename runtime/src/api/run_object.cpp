@@ -11,9 +11,7 @@ namespace fiber::detail {
 using wire::Op;
 using wire::Status;
 
-namespace {
-
-client::RunClient& ClientFor(const RunObjectRef& object, const char* where) {
+client::RunClient& client_for(const RunObjectRef& object, const char* where) {
   client::RunClient& c = client::RunClient::Get();
   if (object.run_id != c.run_id())
     throw Error(std::string(where) + ": this handle belongs to run " + object.run_id +
@@ -22,10 +20,8 @@ client::RunClient& ClientFor(const RunObjectRef& object, const char* where) {
   return c;
 }
 
-}  // namespace
-
-wire::Reply ask_master(const RunObjectRef& object, Op op, std::string body, const Timeout& timeout,
-                       const char* where) {
+wire::Request request_for(const RunObjectRef& object, Op op, std::string body,
+                          const Timeout& timeout) {
   wire::Request request;
   request.op = op;
   request.object = object.id;
@@ -33,7 +29,10 @@ wire::Reply ask_master(const RunObjectRef& object, Op op, std::string body, cons
   if (timeout)
     request.timeout_ms = static_cast<std::uint32_t>(std::clamp<std::chrono::milliseconds::rep>(
         timeout->count(), 0, 0xFFFFFFFE));
-  wire::Reply reply = ClientFor(object, where).Call(std::move(request));
+  return request;
+}
+
+wire::Reply checked(wire::Reply reply, const char* where) {
   switch (reply.status) {
     case Status::kOk:
     case Status::kTimeout:
@@ -47,13 +46,22 @@ wire::Reply ask_master(const RunObjectRef& object, Op op, std::string body, cons
   throw Error(std::string(where) + ": " + reply.body);
 }
 
+wire::Reply ask_master(const RunObjectRef& object, Op op, std::string body, const Timeout& timeout,
+                       const char* where) {
+  client::RunClient& c = client_for(object, where);
+  return checked(c.Call(request_for(object, op, std::move(body), timeout)), where);
+}
+
 const RunObjectRef& LazyRunObject::ref() {
   std::lock_guard<std::mutex> lock(mu_);
   if (made_) return ref_;
   client::RunClient& c = client::RunClient::Get();
   wire::Request request;
   switch (spec_.kind) {
-    case RunObjectSpec::Kind::kQueue: request.op = Op::kQueueNew; break;
+    case RunObjectSpec::Kind::kQueue:
+      request.op = Op::kQueueNew;
+      if (spec_.maxsize != 0) request.body = wire::EncodeU64(spec_.maxsize);
+      break;
     case RunObjectSpec::Kind::kEvent: request.op = Op::kEventNew; break;
     case RunObjectSpec::Kind::kSemaphore:
       request.op = Op::kSemaphoreNew;
@@ -65,6 +73,7 @@ const RunObjectRef& LazyRunObject::ref() {
     throw Error("cannot make a shared object of the run: " + reply.body);
   std::memcpy(&ref_.id, reply.body.data(), sizeof ref_.id);
   ref_.run_id = c.run_id();
+  ref_.maxsize = spec_.maxsize;
   made_ = true;
   return ref_;
 }

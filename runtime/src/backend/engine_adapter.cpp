@@ -4,6 +4,7 @@
 
 #include "backend/container/container_backend.hpp"
 #include "backend/container/container_run_records.hpp"
+#include "backend/job_packing.hpp"
 #include "backend/kubernetes/kubernetes_backend.hpp"
 #include "backend/kubernetes/kubernetes_dry_run.hpp"
 #include "backend/kubernetes/kubernetes_master_placement.hpp"
@@ -31,6 +32,7 @@ struct Engine {
   std::unique_ptr<Backend> (*make)(const config::Settings&);
   bool (*ready)(const config::Settings&, bool image_coming, std::string* err);  // CheckReady
   bool image;                        // its workers run an image
+  bool jobs;                         // its workers run in jobs that may hold several (workers_per_job)
   const RunRecords* records;         // nullptr: none outside the run's directory
   const MasterPlacement* placement;  // nullptr: no master: cluster
   DryRun dry_run;                    // nullptr: a run makes no objects to show
@@ -40,12 +42,12 @@ struct Engine {
 // podman are the container backend with its engine chosen; the container
 // backend itself takes the engine setting (EngineOf).
 const Engine kEngines[] = {
-    {MakeLocal, AlwaysReady, false, nullptr, nullptr, nullptr},
-    {ContainerBackend::Make, AlwaysReady, true, &kContainers, nullptr, nullptr},
-    {ContainerBackend::Make, AlwaysReady, true, &kContainers, nullptr, nullptr},
-    {ContainerBackend::Make, AlwaysReady, true, &kContainers, nullptr, nullptr},
-    {KubernetesBackend::Make, KubernetesBackend::CheckReady, true, &kPods, &kPodMaster, KubernetesDryRun},
-    {SlurmBackend::Make, SlurmBackend::CheckReady, false, &kJobs, &kJobMaster, nullptr},
+    {MakeLocal, AlwaysReady, false, false, nullptr, nullptr, nullptr},
+    {ContainerBackend::Make, AlwaysReady, true, true, &kContainers, nullptr, nullptr},
+    {ContainerBackend::Make, AlwaysReady, true, true, &kContainers, nullptr, nullptr},
+    {ContainerBackend::Make, AlwaysReady, true, true, &kContainers, nullptr, nullptr},
+    {KubernetesBackend::Make, KubernetesBackend::CheckReady, true, true, &kPods, &kPodMaster, KubernetesDryRun},
+    {SlurmBackend::Make, SlurmBackend::CheckReady, false, true, &kJobs, &kJobMaster, nullptr},
 };
 static_assert(std::size(kEngines) == std::size(config::kBackendNames));
 
@@ -59,7 +61,10 @@ const Engine* Find(const std::string& name) {
 }  // namespace
 
 std::unique_ptr<Backend> Make(const config::Settings& settings, std::string* err) {
-  if (const Engine* e = Find(settings.backend)) return e->make(settings);
+  const Engine* e = Find(settings.backend);
+  if (e && e->jobs && settings.workers_per_job > 1)
+    return std::make_unique<PackedBackend>(e->make(settings), settings.workers_per_job);
+  if (e) return e->make(settings);
   (void)config::CheckBackendName(settings.backend, err);
   return nullptr;
 }

@@ -15,6 +15,9 @@ inline constexpr const char* kRoleLabel = "fiber.role";      // one of the roles
 inline constexpr const char* kWorkerLabel = "fiber.worker";  // the worker's id
 /// A Slurm job array's comment: the worker its array index 0 stands for.
 inline constexpr const char* kFirstLabel = "fiber.first";
+/// And how many workers apart its indexes are (workers_per_job): index i
+/// stands for worker first + i x stride; 1 when not said.
+inline constexpr const char* kStrideLabel = "fiber.stride";
 
 /// What a labelled thing is to its run.
 inline constexpr const char* kWorkerRole = "worker";

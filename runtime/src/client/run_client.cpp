@@ -35,8 +35,9 @@ class LocalClient : public RunClient {
   const std::string& run_id() const override { return run_.id(); }
   void Send(Request request, std::function<void(Reply)> on_reply) override {
     master::Dispatcher& d = run_.dispatcher();
-    const bool posted = d.Post([&d, request = std::move(request), on_reply] {
-      d.Handle(request, [on_reply, id = request.id](Status status, const std::string& body) {
+    const bool posted = d.Post([&d, request = std::move(request), on_reply]() mutable {
+      const std::uint64_t id = request.id;
+      d.Handle(std::move(request), [on_reply, id](Status status, const std::string& body) {
         on_reply(Reply{id, status, body});
         return true;
       });
@@ -90,7 +91,7 @@ class RemoteClient : public RunClient {
                                  {nullptr, outbox_.fd(), ZMQ_POLLIN, 0}};
       wire::Poll(items, 2, std::chrono::milliseconds(-1));
       if (items[1].revents & ZMQ_POLLIN) {
-        std::vector<Outgoing> out = outbox_.Take();
+        std::vector<Outgoing> out = Coalesced(outbox_.Take());
         if (outbox_.closed()) return;  // the client is going
         for (auto& o : out) {
           pending_[o.request.id] = std::move(o.on_reply);
@@ -104,6 +105,43 @@ class RemoteClient : public RunClient {
       }
       if (items[0].revents & ZMQ_POLLIN) ReceiveAll();
     }
+  }
+
+  // Puts of small items waiting together for one queue (pipelined puts pile
+  // up here while the thread sends) go as one QUEUE_PUT_MANY, in order,
+  // whose answer is each one's: one message and one answer for many.
+  static std::vector<Outgoing> Coalesced(std::vector<Outgoing> in) {
+    constexpr std::size_t kSmall = 64 << 10, kMost = 1 << 20;
+    auto joins = [](const Outgoing& o) {
+      return o.request.op == wire::Op::kQueuePut && !o.request.timeout_ms &&
+             o.request.body.size() <= kSmall;
+    };
+    std::vector<Outgoing> out;
+    for (std::size_t i = 0; i < in.size();) {
+      std::size_t end = i + 1, bytes = in[i].request.body.size();
+      if (joins(in[i]))
+        while (end < in.size() && joins(in[end]) && in[end].request.object == in[i].request.object &&
+               bytes + in[end].request.body.size() <= kMost)
+          bytes += in[end++].request.body.size();
+      if (end == i + 1) {
+        out.push_back(std::move(in[i++]));
+        continue;
+      }
+      std::vector<std::string> items;
+      std::vector<std::pair<std::uint64_t, std::function<void(Reply)>>> each;
+      for (; i < end; ++i) {
+        items.push_back(std::move(in[i].request.body));
+        each.emplace_back(in[i].request.id, std::move(in[i].on_reply));
+      }
+      Outgoing many{std::move(in[end - items.size()].request), {}};
+      many.request.op = wire::Op::kQueuePutMany;
+      many.request.body = wire::EncodeList(items);
+      many.on_reply = [each = std::move(each)](Reply reply) {
+        for (const auto& [id, on_reply] : each) on_reply(Reply{id, reply.status, reply.body});
+      };
+      out.push_back(std::move(many));
+    }
+    return out;
   }
 
   void ReceiveAll() {

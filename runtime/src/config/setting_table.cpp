@@ -320,6 +320,9 @@ const std::vector<Setting>& Table() {
     {"array_limit", "FIBER_ARRAY_LIMIT", "--array-limit",
      "how many Slurm worker jobs of one job array may run at once (0: no limit)",
      Whole(&Settings::array_limit, 0, 1000000, "a whole number")},
+    {"workers_per_job", "FIBER_WORKERS_PER_JOB", "--workers-per-job",
+     "how many workers share one pod, Slurm job or container (resources are per worker, multiplied)",
+     Whole(&Settings::workers_per_job, 1, 4096, "a whole number")},
     {"master", "FIBER_MASTER", "--master",
      "where the program runs as master: local (here), or cluster (a pod or Slurm job beside its "
      "workers; kubernetes and slurm backends)",

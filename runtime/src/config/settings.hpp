@@ -92,6 +92,11 @@ struct Settings {
   std::string time_limit;
   std::string sbatch_options;
   int array_limit = 0;
+  /// How many workers one pod, Slurm job or container holds (not the local
+  /// backend's): the program started in it forks them
+  /// (worker/job_supervisor.hpp); resources are per worker, multiplied for
+  /// the job (backend/job_packing.hpp).
+  int workers_per_job = 1;
   /// Where the program runs as its run's master: where fiber run runs
   /// (false), or on the cluster next to its workers (true: master: cluster,
   /// a pod on the kubernetes backend, a job on the slurm backend), which

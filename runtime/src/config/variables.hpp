@@ -33,6 +33,11 @@ inline constexpr const char* kSecretFileVariable = "FIBER_CLIENT_KEY_FILE";
 /// The process a local worker watches, and ends with.
 inline constexpr const char* kParentPidVariable = "FIBER_PARENT_PID";
 
+/// How many workers the job a worker's program starts in holds, when more
+/// than one: the program forks them, w(N) to w(N+count-1) for the worker id
+/// it was given, wN (worker/job_supervisor.hpp).
+inline constexpr const char* kJobWorkersVariable = "FIBER_JOB_WORKERS";
+
 /// Set in a local fork server's environment: the descriptor of its end.
 inline constexpr const char* kForkServerFdVariable = "FIBER_FORK_SERVER_FD";
 
@@ -40,6 +45,6 @@ inline constexpr const char* kForkServerFdVariable = "FIBER_FORK_SERVER_FD";
 inline constexpr const char* kNonSettingVariables[] = {
     kRunIdVariable,   kRunDirVariable,     kRunKeyFileVariable, kRoleVariable,
     kMasterEndpointVariable, kWorkerIdVariable, kSecretVariable, kSecretFileVariable,
-    kParentPidVariable, kForkServerFdVariable};
+    kParentPidVariable, kJobWorkersVariable, kForkServerFdVariable};
 
 }  // namespace fiber::config

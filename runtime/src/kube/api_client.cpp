@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <random>
 #include <thread>
 
 #include "http/line_stream.hpp"
+#include "kube/throttle_wait.hpp"
 
 namespace fiber::kube {
 
@@ -19,24 +21,16 @@ constexpr std::size_t kMaxErrorBody = 1 << 20;
 constexpr int kListPage = 500;
 
 // A 429 or 503 means the server did not act: the request is sent again, at
-// most this many more times, after the wait its Retry-After says (capped),
-// or without one after a backoff doubling from kFirstBackoff.
+// most this many more times, after the wait kube/throttle_wait.hpp says.
 constexpr int kMaxThrottledRetries = 8;
-constexpr std::chrono::milliseconds kFirstBackoff{500};
-constexpr std::chrono::milliseconds kMaxThrottleWait{60000};
 
 bool Throttled(long status) { return status == 429 || status == 503; }
 
-// How long to wait before retry number `retry` (0 for the first) of an
-// answer whose Retry-After header is retry_after ("" when absent; a date
-// instead of seconds counts as absent).
-std::chrono::milliseconds ThrottleWait(const std::string& retry_after, int retry) {
-  char* end = nullptr;
-  const long seconds = std::strtol(retry_after.c_str(), &end, 10);
-  if (!retry_after.empty() && *end == '\0' && seconds >= 0)
-    return std::min<std::chrono::milliseconds>(std::chrono::seconds(seconds), kMaxThrottleWait);
-  return std::min<std::chrono::milliseconds>(kFirstBackoff * (1L << std::min(retry, 16)),
-                                             kMaxThrottleWait);
+// Up to half of wait more, at random: requests turned away together (a
+// burst the server's fairness refused) come back spread out, not together.
+std::chrono::milliseconds Jitter(std::chrono::milliseconds wait) {
+  thread_local std::minstd_rand random(std::random_device{}());
+  return std::chrono::milliseconds(std::uniform_int_distribution<long>(0, wait.count() / 2)(random));
 }
 
 // Sleeps `wait`, in slices, unless *cancel is set first: false then.
@@ -113,6 +107,16 @@ bool ApiClient::Exchange(const http::Request& request, const ApiRequestSubject& 
                          std::string* streamed_body) const {
   int throttled = 0;  // answers 429 or 503 so far
   bool renewed = false;
+  int tries = 0;
+  struct Tally {
+    RequestCounts& counts;
+    const int& tries;
+    ~Tally() {
+      int most = counts.most_tries.load();
+      while (tries > most && !counts.most_tries.compare_exchange_weak(most, tries)) {
+      }
+    }
+  } tally{*counts_, tries};
   for (;;) {
     http::Request authenticated = request;
     authenticated.headers.push_back("Accept: application/json");
@@ -126,6 +130,8 @@ bool ApiClient::Exchange(const http::Request& request, const ApiRequestSubject& 
     // Cancelled while it waits its turn or out a throttled answer: ended
     // as http::Perform ends a cancelled exchange (true, nothing read).
     if (limiter_ && !WaitUnlessCancelled(limiter_->Reserve(), request.cancel)) return true;
+    ++tries;
+    ++counts_->sent;
     if (!http::Perform(authenticated, response, &why)) {
       *err = UnreachableError(subject, why);
       return false;
@@ -137,9 +143,10 @@ bool ApiClient::Exchange(const http::Request& request, const ApiRequestSubject& 
       continue;
     }
     if (response->status / 100 == 2) return true;
+    if (Throttled(response->status)) ++counts_->throttled;
     if (Throttled(response->status) && throttled < kMaxThrottledRetries) {
-      if (!WaitUnlessCancelled(ThrottleWait(response->header("Retry-After"), throttled), request.cancel))
-        return true;
+      const auto wait = ThrottleWait(response->header("Retry-After"), throttled, std::chrono::system_clock::now());
+      if (!WaitUnlessCancelled(wait + Jitter(wait), request.cancel)) return true;
       ++throttled;
       continue;
     }

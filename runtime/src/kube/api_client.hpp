@@ -59,6 +59,14 @@ struct WatchOptions {
   const std::atomic<bool>* cancel = nullptr;
 };
 
+/// What one client and its copies asked of the API server, for a log line
+/// and the scale tests: each try of a request counts as sent. Thread-safe.
+struct RequestCounts {
+  std::atomic<long> sent{0};
+  std::atomic<long> throttled{0};  // answered 429 or 503
+  std::atomic<int> most_tries{0};  // of one call: 1 when none was asked again
+};
+
 /// Time limits of a request that is not a watch.
 inline constexpr long kApiConnectTimeoutMs = 5000;
 inline constexpr long kApiRequestTimeoutMs = 30000;
@@ -76,6 +84,8 @@ class ApiClient {
   ApiClient InNamespace(std::string namespace_name) const;
   const std::string& namespace_name() const { return access_.namespace_name; }
   const ClusterAccess& access() const { return access_; }
+  /// This client's requests and its copies'.
+  const RequestCounts& counts() const { return *counts_; }
 
   /// Each returns false with *err (its kind and one line for the user) on
   /// any failure; the object the server answered with goes to *object.
@@ -120,8 +130,9 @@ class ApiClient {
  private:
   // One exchange, authenticated; a refused exec credential is renewed once;
   // an answer 429 or 503 (the server did not act) is waited out as its
-  // Retry-After says and the request sent again, up to 8 times or until
-  // request.cancel is set.
+  // Retry-After says (kube/throttle_wait.hpp), with up to half as long
+  // again at random, and the request sent again, up to 8 times or until
+  // request.cancel is set. Each try is counted (counts()).
   // With streamed_body, on_body keeps an answer other than 2xx there.
   [[nodiscard]] bool Exchange(const http::Request& request, const ApiRequestSubject& subject,
                               http::Response* response, ApiError* err,
@@ -139,6 +150,7 @@ class ApiClient {
 
   ClusterAccess access_;
   std::shared_ptr<RateLimiter> limiter_;  // null: no limit
+  std::shared_ptr<RequestCounts> counts_ = std::make_shared<RequestCounts>();
 };
 
 }  // namespace fiber::kube

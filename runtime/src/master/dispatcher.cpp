@@ -16,6 +16,13 @@
 
 namespace fiber::master {
 
+namespace {
+
+// Why a worker id the run does not have is refused.
+constexpr const char* kNoSuchWorker = "no worker of this run has that id";
+
+}  // namespace
+
 using wire::Type;
 
 Dispatcher::Dispatcher(config::Settings settings, wire::Credentials credentials,
@@ -270,6 +277,12 @@ void Dispatcher::Route(const std::string& id, const zmq::message_t& message) {
     for (auto& [channel, owner] : pools_)
       if (owner->HasConnected(id)) pool = owner.get();
   if (pool && pool->OnMessage(id, header.type, message, Clock::now())) return;
+  // A worker the run no longer has (killed while its job holds others:
+  // workers_per_job, backend/job_packing.hpp) leaves when refused.
+  if (std::none_of(pools_.begin(), pools_.end(), [&](const auto& p) { return p.second->Owns(id); })) {
+    if (dropped_.Allow()) Refuse(id, header.version, kNoSuchWorker);
+    return;
+  }
   if (dropped_.Allow())
     log::Warning(std::string("dropped ") + wire::TypeName(header.type) + " for pool " +
                  std::to_string(header.channel) + " from '" + id +
@@ -289,10 +302,11 @@ void Dispatcher::OnRequest(const std::string& id, const zmq::message_t& message)
   wire::Request request;
   std::string err;
   if (!wire::Decode(message, &request, &err)) return Drop(id, err);
+  const std::uint64_t rid = request.id;
   requests_.Handle(
-      id, request,
-      [this, id, rid = request.id](wire::Status status, const std::string& body) {
-        return Send(id, wire::Encode(wire::Reply{rid, status, body}));
+      id, std::move(request),
+      [this, id, rid](wire::Status status, const std::string& body) {
+        return Send(id, wire::EncodeReply(rid, status, body));
       },
       Clock::now());
 }
@@ -317,7 +331,7 @@ void Dispatcher::OnHello(const std::string& id, const wire::Header& header,
     if (fd >= 0) worker_on_fd_[fd] = id;
     return;
   }
-  Refuse(id, header.version, "no worker of this run has that id");
+  Refuse(id, header.version, kNoSuchWorker);
 }
 
 // Without this, a closed connection shows only when something is next sent

@@ -65,8 +65,8 @@ class Dispatcher : public Outbox {
   [[nodiscard]] bool Send(const std::string& worker_id, zmq::message_t message) override;
   /// A request from this process (the master's own Queue, Pipe or Manager
   /// calls), answered as a peer's REQUEST would be.
-  void Handle(const wire::Request& request, QueueTable::Answer answer) {
-    requests_.Handle("", request, std::move(answer), Clock::now());
+  void Handle(wire::Request request, QueueTable::Answer answer) {
+    requests_.Handle("", std::move(request), std::move(answer), Clock::now());
   }
   const RequestService& requests() const { return requests_; }
   const ConnectionBacklog& backlog() const { return backlog_; }

@@ -398,7 +398,9 @@ void PoolService::LoseWorker(const std::string& id, const std::string& why, Cloc
                " workers in a row ended before connecting to the master; the last: " + why,
            {}});
   } else {
-    StartWorkers(now);
+    // Tick starts the replacements of all it loses at once: a job of
+    // several workers lost is replaced by one (workers_per_job).
+    if (!in_tick_) StartWorkers(now);
     Deal(now);
   }
   CheckFinished(now);
@@ -414,6 +416,7 @@ void PoolService::Break(Outcome outcome) {
 }
 
 void PoolService::Tick(Clock::time_point now) {
+  in_tick_ = true;
   for (const backend::Exit& exit : backend_->Poll()) {
     if (options_.on_exit) options_.on_exit(exit);
     const Worker* w = workers_.Find(exit.worker_id);
@@ -457,7 +460,8 @@ void PoolService::Tick(Clock::time_point now) {
     if (workers_.Find(id) && !SendControl(id, Type::kHeartbeat, now))
       OnConnectionClosed(id, now);
   RetireIdle(now);
-  StartWorkers(now);  // those waiting for room to start
+  in_tick_ = false;
+  StartWorkers(now);  // those waiting for room to start, and the lost ones' replacements
   CheckFinished(now);
 }
 

@@ -165,6 +165,7 @@ class PoolService {
   bool closing_ = false;
   bool terminating_ = false;
   bool finished_ = false;
+  bool in_tick_ = false;  // LoseWorker leaves starting replacements to Tick
   std::optional<detail::Outcome> broken_;  // why the pool can run nothing more
   /// Lost workers whose exit the backend has not reported yet, by when
   /// they were lost; each waits at most heartbeat_timeout. The pool

@@ -1,6 +1,11 @@
 #include "master/queue_table.hpp"
 
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
 #include "wire/frames.hpp"
+#include "wire/limits.hpp"
 
 namespace fiber::master {
 
@@ -13,9 +18,9 @@ std::size_t QueueTable::items() const {
   return n;
 }
 
-void QueueTable::Handle(const std::string& peer, const wire::Request& request, Answer answer,
+void QueueTable::Handle(const std::string& peer, wire::Request request, Answer answer,
                         Clock::time_point now) {
-  if (request.op == Op::kQueueNew) return Create(peer, answer);
+  if (request.op == Op::kQueueNew) return Create(peer, request, answer);
   auto it = queues_.find(request.object);
   if (it == queues_.end()) {
     if (request.object != 0 && request.object < next_id_) return AnswerFreed(request, answer);
@@ -26,11 +31,12 @@ void QueueTable::Handle(const std::string& peer, const wire::Request& request, A
   Queue& q = it->second;
   switch (request.op) {
     case Op::kQueuePut:
-      Put(peer, q, request, answer);
-      return Serve(it);
-    case Op::kQueueGet: Wait(peer, q, true, request, std::move(answer), now); return Serve(it);
+    case Op::kQueuePutMany: Put(peer, q, request, std::move(answer), now); return Serve(it);
+    case Op::kQueueGet:
+    case Op::kQueueGetMany: Wait(peer, q, true, request, std::move(answer), now); return Serve(it);
     case Op::kQueuePoll: Wait(peer, q, false, request, std::move(answer), now); return Serve(it);
     case Op::kQueueEmpty: (void)answer(Status::kOk, q.items.empty() ? "1" : "0"); return;
+    case Op::kQueueSize: (void)answer(Status::kOk, wire::EncodeU64(q.items.size())); return;
     case Op::kQueueClose:
       q.closed = true;
       (void)answer(Status::kOk, {});
@@ -40,7 +46,13 @@ void QueueTable::Handle(const std::string& peer, const wire::Request& request, A
   (void)answer(Status::kNoSuchObject, "not a queue request");
 }
 
-void QueueTable::Create(const std::string& peer, const Answer& answer) {
+void QueueTable::Create(const std::string& peer, const wire::Request& request,
+                        const Answer& answer) {
+  std::uint64_t maxsize = 0;
+  if (!request.body.empty() && !wire::DecodeU64(request.body, &maxsize)) {
+    (void)answer(Status::kNoSuchObject, "a malformed queue maxsize");
+    return;
+  }
   PeerBudget::Hold hold;
   std::string err;
   if (!budget_->Take(peer, {.objects = 1}, &hold, &err)) {
@@ -48,7 +60,9 @@ void QueueTable::Create(const std::string& peer, const Answer& answer) {
     return;
   }
   const std::uint64_t id = next_id_++;
-  queues_[id].hold = std::move(hold);
+  Queue& q = queues_[id];
+  q.hold = std::move(hold);
+  q.maxsize = maxsize;
   (void)answer(Status::kOk, std::string(reinterpret_cast<const char*>(&id), sizeof id));
 }
 
@@ -56,30 +70,49 @@ void QueueTable::Create(const std::string& peer, const Answer& answer) {
 void QueueTable::AnswerFreed(const wire::Request& request, const Answer& answer) {
   switch (request.op) {
     case Op::kQueueEmpty: (void)answer(Status::kOk, "1"); return;
+    case Op::kQueueSize: (void)answer(Status::kOk, wire::EncodeU64(0)); return;
     case Op::kQueueClose: (void)answer(Status::kOk, {}); return;
     default: (void)answer(Status::kClosed, {}); return;
   }
 }
 
-void QueueTable::Put(const std::string& peer, Queue& q, const wire::Request& request,
-                     const Answer& answer) {
+void QueueTable::Put(const std::string& peer, Queue& q, wire::Request& request,
+                     Answer answer, Clock::time_point now) {
   if (q.closed) {
     (void)answer(Status::kClosed, {});
     return;
   }
-  // A get from any process but the master would bring it in one message.
-  std::string err = wire::MessageSizeFault(request.body.size());
-  if (!err.empty()) {
-    (void)answer(Status::kRefused, "cannot hold " + err);
+  std::vector<std::string> bodies;
+  if (request.op == Op::kQueuePutMany) {
+    if (!wire::DecodeList(request.body, &bodies)) {
+      (void)answer(Status::kNoSuchObject, "a malformed list of items");
+      return;
+    }
+  } else {
+    bodies.push_back(std::move(request.body));
+  }
+  Putter putter{{}, std::nullopt, std::move(answer)};
+  for (std::string& body : bodies) {
+    // A get from any process but the master would bring it in one message.
+    std::string err = wire::MessageSizeFault(body.size());
+    if (!err.empty()) {
+      (void)putter.answer(Status::kRefused, "cannot hold " + err);
+      return;
+    }
+    Item item{std::move(body), {}};
+    if (!budget_->Take(peer, {.bytes = item.bytes.size()}, &item.hold, &err)) {
+      (void)putter.answer(Status::kRefused, err);
+      return;
+    }
+    putter.items.push_back(std::move(item));
+  }
+  // Behind those waiting for room, or into the queue by Serve.
+  if (request.timeout_ms) putter.deadline = now + std::chrono::milliseconds(*request.timeout_ms);
+  if (request.timeout_ms == 0u && (q.full() || !q.putters.empty())) {
+    (void)putter.answer(Status::kTimeout, {});
     return;
   }
-  Item item{request.body, {}};
-  if (!budget_->Take(peer, {.bytes = item.bytes.size()}, &item.hold, &err)) {
-    (void)answer(Status::kRefused, err);
-    return;
-  }
-  q.items.push_back(std::move(item));
-  (void)answer(Status::kOk, {});
+  q.putters.push_back(std::move(putter));
 }
 
 void QueueTable::Wait(const std::string& peer, Queue& q, bool take, const wire::Request& request,
@@ -89,41 +122,92 @@ void QueueTable::Wait(const std::string& peer, Queue& q, bool take, const wire::
     (void)answer(Status::kTimeout, {});
     return;
   }
-  Waiter w{peer, take, std::nullopt, std::move(answer)};
+  std::uint32_t many = 0;
+  if (request.op == Op::kQueueGetMany) {
+    if (request.body.size() != sizeof(std::uint32_t) ||
+        (std::memcpy(&many, request.body.data(), sizeof many), many == 0)) {
+      (void)answer(Status::kNoSuchObject, "get_many asks for at least one item");
+      return;
+    }
+  }
+  Waiter w{peer, take, many, std::nullopt, std::move(answer)};
   if (request.timeout_ms) w.deadline = now + std::chrono::milliseconds(*request.timeout_ms);
   q.waiters.push_back(std::move(w));
 }
 
 void QueueTable::Serve(Queues::iterator it) {
   Queue& q = it->second;
-  while (!q.waiters.empty() && (!q.items.empty() || q.closed)) {
-    Waiter w = std::move(q.waiters.front());
-    q.waiters.pop_front();
-    if (q.items.empty()) {
-      (void)w.answer(Status::kClosed, {});
-    } else if (!w.take) {
-      (void)w.answer(Status::kOk, {});
-    } else {
-      Item item = std::move(q.items.front());
-      q.items.pop_front();
-      // Not delivered: the item stays first for the next in line.
-      if (!w.answer(Status::kOk, item.bytes)) q.items.push_front(std::move(item));
+  for (bool moved = true; moved;) {
+    moved = false;
+    // Waiting puts go in, first-come, while there is room.
+    while (!q.putters.empty() && !q.full() && !q.closed) {
+      Putter& p = q.putters.front();
+      q.items.push_back(std::move(p.items.front()));
+      p.items.pop_front();
+      moved = true;
+      if (p.items.empty()) {
+        (void)p.answer(Status::kOk, {});
+        q.putters.pop_front();
+      }
     }
+    while (!q.waiters.empty() && (!q.items.empty() || q.closed)) {
+      Waiter w = std::move(q.waiters.front());
+      q.waiters.pop_front();
+      if (q.items.empty()) {
+        (void)w.answer(Status::kClosed, {});
+      } else if (!w.take) {
+        (void)w.answer(Status::kOk, {});
+      } else if (w.many == 0) {
+        Item item = std::move(q.items.front());
+        q.items.pop_front();
+        moved = true;
+        // Not delivered: the item stays first for the next in line.
+        if (!w.answer(Status::kOk, item.bytes)) q.items.push_front(std::move(item));
+      } else {
+        // As many as asked and held, in one message that may travel.
+        std::size_t n = 1, bytes = q.items[0].bytes.size();
+        while (n < std::min<std::size_t>(w.many, q.items.size()) &&
+               bytes + q.items[n].bytes.size() + 64 * (n + 1) < wire::kMaxMessageBytes / 2)
+          bytes += q.items[n++].bytes.size();
+        std::vector<std::string> batch;
+        batch.reserve(n);
+        for (std::size_t i = 0; i < n; ++i) batch.push_back(std::move(q.items[i].bytes));
+        if (w.answer(Status::kOk, wire::EncodeList(batch))) {
+          q.items.erase(q.items.begin(), q.items.begin() + static_cast<std::ptrdiff_t>(n));
+          moved = true;
+        } else {
+          for (std::size_t i = 0; i < n; ++i) q.items[i].bytes = std::move(batch[i]);
+        }
+      }
+    }
+  }
+  if (q.closed) {
+    for (Putter& p : q.putters) (void)p.answer(Status::kClosed, {});
+    q.putters.clear();
   }
   // Nobody can put into it, and nothing is left to get.
   if (q.closed && q.items.empty() && q.waiters.empty()) queues_.erase(it);
 }
 
+namespace {
+
+// Answers kTimeout to the waits (gets, polls or puts) whose time is up, and
+// forgets them. A put's items are not in yet, so one timed out took no room.
+template <class Waits>
+void AnswerTimedOut(Waits& waits, QueueTable::Clock::time_point now) {
+  std::erase_if(waits, [now](auto& w) {
+    if (!w.deadline || *w.deadline > now) return false;
+    (void)w.answer(Status::kTimeout, {});
+    return true;
+  });
+}
+
+}  // namespace
+
 void QueueTable::Tick(Clock::time_point now) {
   for (auto& [id, q] : queues_) {
-    for (auto it = q.waiters.begin(); it != q.waiters.end();) {
-      if (it->deadline && *it->deadline <= now) {
-        (void)it->answer(Status::kTimeout, {});
-        it = q.waiters.erase(it);
-      } else {
-        ++it;
-      }
-    }
+    AnswerTimedOut(q.waiters, now);
+    AnswerTimedOut(q.putters, now);
   }
 }
 

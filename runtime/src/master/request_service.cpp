@@ -23,7 +23,7 @@ void AnswerWith(const Outcome& outcome, const QueueTable::Answer& answer) {
 
 }  // namespace
 
-void RequestService::Handle(const std::string& routing_id, const wire::Request& request,
+void RequestService::Handle(const std::string& routing_id, wire::Request request,
                             QueueTable::Answer answer, Clock::time_point now) {
   const std::string peer = PeerBudget::PeerOf(routing_id);
   if (!peer.empty()) {
@@ -48,7 +48,7 @@ void RequestService::Handle(const std::string& routing_id, const wire::Request& 
   }
   if (request.op == wire::Op::kManagerCall) return CallManager(request, std::move(answer), now);
   if (SyncTable::Serves(request.op)) return sync_.Handle(peer, request, std::move(answer), now);
-  queues_.Handle(peer, request, std::move(answer), now);
+  queues_.Handle(peer, std::move(request), std::move(answer), now);
 }
 
 void RequestService::Tick(Clock::time_point now) {

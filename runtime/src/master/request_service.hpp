@@ -30,8 +30,8 @@ class RequestService {
 
   /// A request from the connection with this routing id ("" for the master
   /// itself), answered now or later.
-  void Handle(const std::string& routing_id, const wire::Request& request,
-              QueueTable::Answer answer, Clock::time_point now);
+  void Handle(const std::string& routing_id, wire::Request request, QueueTable::Answer answer,
+              Clock::time_point now);
   /// Answers waits whose time is up; forgets those of workers gone and
   /// releases what they held.
   void Tick(Clock::time_point now);

@@ -1,8 +1,10 @@
 #include "master/worker_set.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "diagnostics/log.hpp"
+#include "worker/worker_id.hpp"
 
 namespace fiber::master {
 
@@ -64,11 +66,16 @@ std::vector<std::pair<const std::string*, Worker*>> WorkerSet::WithFreeCredit(
 }
 
 std::vector<std::string> WorkerSet::PickRetirees(int target, const TaskTable& tasks) const {
-  // Starting workers (rank 0) before ready ones, then by tasks held.
-  std::vector<std::pair<std::pair<int, std::size_t>, const std::string*>> live;
-  for (const auto& [id, w] : workers_)
+  // Starting workers (rank 0) before ready ones, then by tasks held, then
+  // the newest first: workers started together share a job
+  // (workers_per_job), so the last jobs empty and end first.
+  std::vector<std::pair<std::tuple<int, std::size_t, long>, const std::string*>> live;
+  for (const auto& [id, w] : workers_) {
+    long number = 0;
+    (void)worker::WorkerNumber(id, &number);
     if (w.state != WorkerState::kRetiring)
-      live.push_back({{w.state == WorkerState::kReady, tasks.Leases(id)}, &id});
+      live.push_back({{w.state == WorkerState::kReady, tasks.Leases(id), -number}, &id});
+  }
   std::stable_sort(live.begin(), live.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::string> picked;

@@ -28,13 +28,11 @@ zmq::message_t Encode(const Request& m) {
 }
 
 // REPLY: id u64, status u8, body rest.
-zmq::message_t Encode(const Reply& m) {
-  return Writer(Type::kReply)
-      .U64(m.id)
-      .U8(static_cast<std::uint8_t>(m.status))
-      .Rest(m.body)
-      .Finish();
+zmq::message_t EncodeReply(std::uint64_t id, Status status, std::string_view body) {
+  return Writer(Type::kReply).U64(id).U8(static_cast<std::uint8_t>(status)).Rest(body).Finish();
 }
+
+zmq::message_t Encode(const Reply& m) { return EncodeReply(m.id, m.status, m.body); }
 
 bool Decode(const zmq::message_t& message, Request* m, std::string* err) {
   if (!ExpectType(message, Type::kRequest, err)) return false;
@@ -59,6 +57,44 @@ bool Decode(const zmq::message_t& message, Reply* m, std::string* err) {
     return Malformed(Type::kReply, err);
   m->status = static_cast<Status>(status);
   m->body = std::string(r.Rest());
+  return true;
+}
+
+std::string EncodeList(const std::vector<std::string>& items) {
+  std::size_t size = 0;
+  for (const auto& item : items) size += sizeof(std::uint32_t) + item.size();
+  std::string out;
+  out.reserve(size);
+  for (const auto& item : items) {
+    const auto n = static_cast<std::uint32_t>(item.size());
+    out.append(reinterpret_cast<const char*>(&n), sizeof n);
+    out += item;
+  }
+  return out;
+}
+
+bool DecodeList(const std::string& body, std::vector<std::string>* items) {
+  items->clear();
+  std::size_t at = 0;
+  while (at < body.size()) {
+    std::uint32_t n = 0;
+    if (body.size() - at < sizeof n) return false;
+    std::memcpy(&n, body.data() + at, sizeof n);
+    at += sizeof n;
+    if (body.size() - at < n) return false;
+    items->emplace_back(body, at, n);
+    at += n;
+  }
+  return true;
+}
+
+std::string EncodeU64(std::uint64_t n) {
+  return std::string(reinterpret_cast<const char*>(&n), sizeof n);
+}
+
+bool DecodeU64(const std::string& body, std::uint64_t* n) {
+  if (body.size() != sizeof *n) return false;
+  std::memcpy(n, body.data(), sizeof *n);
   return true;
 }
 

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 #include <zmq.hpp>
 
 #include "fiber/detail/run_object.hpp"
@@ -17,8 +19,8 @@
 namespace fiber::wire {
 
 enum class Op : std::uint8_t {
-  kQueueNew = 1,     // -> the new queue's id (u64 in the body)
-  kQueuePut = 2,     // body: the item
+  kQueueNew = 1,     // body: maxsize (u64; absent or 0: unbounded) -> the id (u64)
+  kQueuePut = 2,     // body: the item; waits up to the timeout while full
   kQueueGet = 3,     // -> the item; waits up to the timeout
   kQueuePoll = 4,    // -> once the queue holds an item; takes nothing
   kQueueEmpty = 5,   // -> body "1" when empty, "0" otherwise
@@ -33,8 +35,11 @@ enum class Op : std::uint8_t {
   kEventSet = 12,
   kEventClear = 13,
   kEventWait = 14,   // -> once set; waits up to the timeout (0: is it set?)
+  kQueuePutMany = 15,  // body: a list of items, put in order; waits while full
+  kQueueGetMany = 16,  // body: n (u32) -> a list of 1..n items; waits for the first
+  kQueueSize = 17,     // -> the number of items held (u64)
 };
-constexpr std::uint8_t kLastOp = static_cast<std::uint8_t>(Op::kEventWait);
+constexpr std::uint8_t kLastOp = static_cast<std::uint8_t>(Op::kQueueSize);
 
 struct Request {
   std::uint64_t id = 0;  // chosen by the requester, echoed in the REPLY
@@ -64,6 +69,8 @@ struct Reply {
 
 zmq::message_t Encode(const Request& m);
 zmq::message_t Encode(const Reply& m);
+/// A REPLY without a Reply to hold a copy of body.
+zmq::message_t EncodeReply(std::uint64_t id, Status status, std::string_view body);
 [[nodiscard]] bool Decode(const zmq::message_t& message, Request* m, std::string* err);
 [[nodiscard]] bool Decode(const zmq::message_t& message, Reply* m, std::string* err);
 
@@ -71,6 +78,15 @@ zmq::message_t Encode(const Reply& m);
 using SemaphoreSpec = detail::SemaphoreSpec;
 std::string Encode(const SemaphoreSpec& spec);
 [[nodiscard]] bool Decode(const std::string& body, SemaphoreSpec* spec);
+
+/// The body of a kQueuePutMany request and of a kQueueGetMany reply: each
+/// item a u32 length and its bytes.
+std::string EncodeList(const std::vector<std::string>& items);
+[[nodiscard]] bool DecodeList(const std::string& body, std::vector<std::string>* items);
+/// A u64 body (a new queue's maxsize, an id, a size); Decode is false for
+/// any other length.
+std::string EncodeU64(std::uint64_t n);
+[[nodiscard]] bool DecodeU64(const std::string& body, std::uint64_t* n);
 
 /// The body of a kManagerCall request, and of a kRaised reply.
 std::string EncodePair(const std::string& first, const std::string& second);

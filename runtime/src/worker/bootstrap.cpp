@@ -7,6 +7,7 @@
 
 #include "wire/credentials.hpp"
 #include "wire/limits.hpp"
+#include "worker/worker_id.hpp"
 
 namespace fiber::worker {
 
@@ -64,6 +65,28 @@ bool ReadSecret(const config::Getenv& getenv, std::string* out, std::string* err
   return true;
 }
 
+// How many workers the job holds: 1 when not set.
+bool ReadJobWorkers(const config::Getenv& getenv, const std::string& worker_id, int* out,
+                    std::string* err) {
+  const char* value = getenv(config::kJobWorkersVariable);
+  if (!value) return true;
+  char* end = nullptr;
+  errno = 0;
+  const long n = std::strtol(value, &end, 10);
+  long first = 0;
+  if (end == value || *end != '\0' || errno != 0 || n < 1 || n > 100000) {
+    *err = std::string(config::kJobWorkersVariable) + "='" + value + "' is not a number of workers";
+    return false;
+  }
+  if (n > 1 && !WorkerNumber(worker_id, &first)) {
+    *err = std::string(config::kWorkerIdVariable) + "='" + worker_id + "' is not of the form wN, which " +
+           config::kJobWorkersVariable + " needs";
+    return false;
+  }
+  *out = static_cast<int>(n);
+  return true;
+}
+
 }  // namespace
 
 std::map<std::string, std::string> ToEnvironmentWithSecretFile(const Bootstrap& b,
@@ -86,6 +109,7 @@ std::map<std::string, std::string> ToEnvironment(const Bootstrap& b) {
       {config::kStartTimeout, config::FormatSeconds(b.start_timeout)},
   };
   if (b.parent_pid > 0) env[kParentPid] = std::to_string(b.parent_pid);
+  if (b.job_workers > 1) env[config::kJobWorkersVariable] = std::to_string(b.job_workers);
   env.insert(b.env.begin(), b.env.end());  // never in place of the above
   return env;
 }
@@ -127,7 +151,8 @@ bool ReadBootstrap(const config::Getenv& getenv, Bootstrap* out, std::string* er
   if (!config::ApplyTiming(getenv, &out->heartbeat_interval, &out->heartbeat_timeout,
                            &out->start_timeout, err))
     return false;
-  return ReadParentPid(getenv, &out->parent_pid, err);
+  return ReadParentPid(getenv, &out->parent_pid, err) &&
+         ReadJobWorkers(getenv, out->worker_id, &out->job_workers, err);
 }
 
 }  // namespace fiber::worker

@@ -28,6 +28,9 @@ struct Bootstrap {
   /// How long the worker may take to reach the master at first.
   std::chrono::milliseconds start_timeout{0};
   long parent_pid = 0;  // 0: none; set by the local backend only
+  /// How many workers the process started holds, w(N) on from worker_id
+  /// wN (workers_per_job, worker/job_supervisor.hpp); 1: itself only.
+  int job_workers = 1;
   /// The user's variables every worker gets on every backend
   /// (config::WorkerEnvironment); the FIBER_* ones above win over them.
   std::map<std::string, std::string> env;

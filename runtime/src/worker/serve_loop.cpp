@@ -12,6 +12,7 @@
 #include "worker/registered_names.hpp"
 #include "diagnostics/demangle.hpp"
 #include "diagnostics/log.hpp"
+#include "fiber/queue.hpp"
 #include "fiber/task.hpp"
 #include "wire/codec.hpp"
 #include "wire/credentials.hpp"
@@ -57,14 +58,24 @@ CallOutcome RunCall(const Bootstrap& b, detail::Invoker invoker, std::string_vie
                 "'; is FIBER_TASK(" + std::string(detail::RegisteredAs(function)) +
                 ") compiled into this executable?",
             {}, {}};
+  CallOutcome outcome;
   try {
-    return {OutcomeKind::kValue, invoker(args), {}, {}};
+    outcome.value = invoker(args);
   } catch (const std::exception& e) {
-    return {OutcomeKind::kRaised, {}, CurrentExceptionType(), e.what()};
+    outcome = {OutcomeKind::kRaised, {}, CurrentExceptionType(), e.what()};
   } catch (...) {
-    return {OutcomeKind::kRaised, {}, CurrentExceptionType(),
-            "an exception that is not a std::exception"};
+    outcome = {OutcomeKind::kRaised, {}, CurrentExceptionType(),
+               "an exception that is not a std::exception"};
   }
+  // A result (a Process's exit too) is sent only once the call's puts are
+  // in their queues; an error one met is the call's, unless it raised.
+  try {
+    detail::queue_flush_all("a put in this task");
+  } catch (const std::exception& e) {
+    if (outcome.kind == OutcomeKind::kValue)
+      outcome = {OutcomeKind::kRaised, {}, CurrentExceptionType(), e.what()};
+  }
+  return outcome;
 }
 
 class ServeLoop {

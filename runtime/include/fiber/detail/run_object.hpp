@@ -17,9 +17,10 @@ namespace fiber::detail {
 struct RunObjectRef {
   std::string run_id;
   std::uint64_t id = 0;
+  std::uint64_t maxsize = 0;  // a queue's (0: unbounded, its puts pipelined)
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(run_id, id);
+    ar(run_id, id, maxsize);
   }
 };
 
@@ -37,7 +38,8 @@ struct SemaphoreSpec {
 struct RunObjectSpec {
   enum class Kind : std::uint8_t { kQueue, kSemaphore, kEvent };
   Kind kind = Kind::kQueue;
-  SemaphoreSpec semaphore;  // for kSemaphore
+  SemaphoreSpec semaphore;    // for kSemaphore
+  std::uint64_t maxsize = 0;  // for kQueue (0: unbounded)
 };
 
 /// One object of the run, made in the master when first needed; a decoded

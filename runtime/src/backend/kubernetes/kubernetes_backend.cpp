@@ -1,5 +1,7 @@
 #include "backend/kubernetes/kubernetes_backend.hpp"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <chrono>
 #include <set>
@@ -19,6 +21,12 @@ namespace {
 constexpr auto kGoneWait = std::chrono::seconds(30);
 // A stopped worker's time to end before its container is killed.
 constexpr int kKillGraceSeconds = 1;
+// Requests about pods in flight at once: enough to keep kube_qps's default
+// of 50 a second going while each takes up to 160 ms to answer.
+constexpr int kRequestThreads = 8;
+// A worker whose pod the API server would not create: as a program that
+// cannot run, each replacement would fail the same way.
+constexpr int kCannotCreate = 126;
 
 }  // namespace
 
@@ -67,7 +75,24 @@ KubernetesBackend::KubernetesBackend(config::Settings settings) : settings_(std:
 
 KubernetesBackend::~KubernetesBackend() {
   KillAll();
+  requests_.reset();
   watch_.reset();
+  // What the run asked of a shared API server (FIBER_LOG=info), when the
+  // master ends by itself (fiber stop's SIGTERM ends it before).
+  if (api_) log::Info("the kubernetes backend is done: " + RequestsSent());
+}
+
+std::string KubernetesBackend::RequestsSent() const {
+  const kube::RequestCounts& counts = api_->counts();
+  return std::to_string(counts.sent) + " requests sent, " + std::to_string(counts.throttled) +
+         " answered 429 or 503, at most " + std::to_string(counts.most_tries) + " tries of one";
+}
+
+void KubernetesBackend::CreationDone() {
+  if (creating_ == 0 || --creating_ > 0) return;
+  // The scale tests and bench/kwok_pods read this line.
+  log::Info("the kubernetes backend asked for " + std::to_string(wave_) + " pods in " +
+            log::Seconds(std::chrono::steady_clock::now() - wave_start_) + "; so far " + RequestsSent());
 }
 
 bool KubernetesBackend::Connect(const Launch& launch, std::string* err) {
@@ -85,10 +110,11 @@ bool KubernetesBackend::Connect(const Launch& launch, std::string* err) {
   if (!secret_) return false;
   api_ = std::move(api);
   run_id_ = launch.bootstrap.run_id;
+  requests_ = std::make_unique<PodRequests>(*api_, kRequestThreads);
   watch_ = std::make_unique<EngineWatch<SeenPods>>(
       [api = &*api_, selector = LabelIs(kRunLabel, run_id_) + "," + LabelIs(kRoleLabel, kWorkerRole),
-       version = std::string()](EngineWatch<SeenPods>& watch, std::string* err) mutable {
-        return WatchPodsStep(*api, selector, &version, [&](const kube::WatchEvent& event) {
+       cursor = PodWatchCursor()](EngineWatch<SeenPods>& watch, std::string* err) mutable {
+        return WatchPodsStep(*api, selector, &cursor, [&](const kube::WatchEvent& event) {
           PodState state = ReadPodState(event.object);
           const bool deleted = event.type == "DELETED";
           if (deleted && !state.ended) {
@@ -117,29 +143,48 @@ bool KubernetesBackend::Start(const Launch& launch, std::string* err) {
   const std::string& worker_id = launch.bootstrap.worker_id;
   const PodValues v = WorkerPodValues(settings_, launch.bootstrap, launch.resources, CommandLineAtOwnPath(),
                                             api_->namespace_name(), secret_->uid());
-  nlohmann::json manifest, object;
+  nlohmann::json manifest;
   if (!RenderPod(template_, v, &manifest, err)) return false;
-  kube::ApiError e;
-  if (!api_->Create(kube::kPods, manifest, &object, &e)) {
-    *err = e.message;
-    return false;
+  requests_->Create(worker_id, std::move(manifest));
+  if (creating_++ == 0) {
+    wave_ = 0;
+    wave_start_ = std::chrono::steady_clock::now();
   }
-  pods_[worker_id] = {PodName(run_id_, worker_id), launch.log_file, ""};
+  ++wave_;
+  pods_[worker_id] = {PodName(run_id_, worker_id), launch.log_file, "", false, false};
   return true;
 }
 
 void KubernetesBackend::Kill(const std::string& worker_id) {
   const auto it = pods_.find(worker_id);
-  if (it == pods_.end()) return;
-  kube::ApiError e;
-  if (!api_->Delete(kube::kPods, it->second.name, &e, kKillGraceSeconds) &&
-      e.kind != kube::ApiErrorKind::kNotFound)
-    log::Warning("cannot delete worker " + worker_id + "'s pod: " + e.message);
+  if (it == pods_.end() || it->second.killed) return;
+  it->second.killed = true;
+  if (!requests_->Delete(worker_id, {it->second.name, kKillGraceSeconds, false, ""})) {
+    unborn_.push_back({worker_id, "stopped before its pod was created", ExitStatus::Killed(SIGKILL)});
+    pods_.erase(it);
+    CreationDone();
+  }
 }
 
 std::vector<Exit> KubernetesBackend::Poll() {
-  std::vector<Exit> exits;
-  if (pods_.empty()) return exits;
+  std::vector<Exit> exits = std::exchange(unborn_, {});
+  queued_.clear();
+  if (!requests_) return exits;
+  for (const PodRequests::Failure& failure : requests_->TakeFailed()) {
+    if (pods_.erase(failure.worker_id))
+      exits.push_back({failure.worker_id, "its pod could not be created: " + failure.error,
+                       ExitStatus::Exited(kCannotCreate)});
+    CreationDone();
+  }
+  for (const std::string& id : requests_->TakeCreated()) {
+    if (const auto it = pods_.find(id); it != pods_.end()) it->second.created = true;
+    CreationDone();
+  }
+  for (const std::string& id : requests_->TakeDeleted())
+    if (const auto it = ending_.find(id); it != ending_.end()) {
+      exits.push_back(std::move(it->second));
+      ending_.erase(it);
+    }
   std::map<std::string, PodState> seen;
   std::set<std::string> deleted;
   const std::string watch_error = watch_->Read([&](const SeenPods& watched, const std::string& error) {
@@ -155,47 +200,72 @@ std::vector<Exit> KubernetesBackend::Poll() {
   for (auto it = pods_.begin(); it != pods_.end();) {
     const auto found = seen.find(it->first);
     if (found == seen.end()) {
+      if (!it->second.created) queued_.push_back(it->first);
       ++it;
       continue;
     }
     const PodState& state = found->second;
     Pod& pod = it->second;
     if (!state.ended) {
+      if (!state.scheduled) queued_.push_back(it->first);
       if (!state.waiting.empty() && state.waiting != pod.warned)
         log::Warning("worker " + it->first + "'s pod " + pod.name + " waits: " + state.waiting);
       pod.warned = state.waiting;
       ++it;
       continue;
     }
-    exits.push_back({it->first, state.how, state.exit.value_or(ExitStatus{})});
-    if (!deleted.count(it->first)) {
-      SavePodLog(*api_, pod.name, kWorkerRole, it->first, pod.log_file);
-      kube::ApiError e;
-      if (!api_->Delete(kube::kPods, pod.name, &e) && e.kind != kube::ApiErrorKind::kNotFound)
-        log::Warning("cannot delete worker " + it->first + "'s pod: " + e.message);
+    Exit exit{it->first, state.how, state.exit.value_or(ExitStatus{})};
+    if (deleted.count(it->first)) {
+      exits.push_back(std::move(exit));
+    } else {
+      // Reported once its output is saved, as a log a worker wrote is.
+      (void)requests_->Delete(it->first, {pod.name, -1, true, pod.log_file});
+      ending_.emplace(it->first, std::move(exit));
     }
     it = pods_.erase(it);
   }
+  // The watch forgets pods that are gone and no longer tracked here.
+  watch_->Change([&](SeenPods& watched) {
+    for (auto id = watched.deleted.begin(); id != watched.deleted.end();) {
+      if (pods_.count(*id) || ending_.count(*id)) {
+        ++id;
+        continue;
+      }
+      watched.latest.erase(*id);
+      id = watched.deleted.erase(id);
+    }
+  });
   return exits;
 }
 
 void KubernetesBackend::KillAll() {
-  if (pods_.empty()) {
-    secret_.reset();
-    return;
-  }
-  for (const auto& [worker_id, pod] : pods_) {
-    SavePodLog(*api_, pod.name, kWorkerRole, worker_id, pod.log_file);
-    Kill(worker_id);
+  if (!requests_) return;
+  for (auto it = pods_.begin(); it != pods_.end();) {
+    Pod& pod = it->second;
+    if (pod.killed) {  // its deletion asked already
+      ++it;
+      continue;
+    }
+    if (!requests_->Delete(it->first, {pod.name, kKillGraceSeconds, true, pod.log_file})) {
+      it = pods_.erase(it);  // never created
+      CreationDone();
+      continue;
+    }
+    pod.killed = true;
+    ++it;
   }
   // Gone once the watch saw them deleted, or when it cannot tell.
-  (void)watch_->Wait(kGoneWait, [this](const SeenPods& watched, const std::string& error) {
+  const auto deadline = std::chrono::steady_clock::now() + kGoneWait;
+  (void)requests_->WaitIdle(deadline);
+  (void)watch_->Wait(deadline - std::chrono::steady_clock::now(), [this](const SeenPods& watched, const std::string& error) {
     if (!error.empty()) return true;
     for (const auto& [worker_id, pod] : pods_)
       if (!watched.deleted.count(worker_id)) return false;
     return true;
   });
   pods_.clear();
+  ending_.clear();
+  unborn_.clear();
   secret_.reset();
 }
 

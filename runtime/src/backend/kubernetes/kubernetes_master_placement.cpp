@@ -84,8 +84,8 @@ class PodMaster : public RunningMaster {
         pod_(MasterPodName(run_id)),
         grace_(grace),
         watch_([api = &api_, selector = LabelIs(kRunLabel, run_id) + "," + LabelIs(kRoleLabel, kMasterRole),
-                version = std::string()](EngineWatch<SeenMaster>& watch, std::string* err) mutable {
-          return WatchPodsStep(*api, selector, &version, [&](const kube::WatchEvent& event) {
+                cursor = PodWatchCursor()](EngineWatch<SeenMaster>& watch, std::string* err) mutable {
+          return WatchPodsStep(*api, selector, &cursor, [&](const kube::WatchEvent& event) {
             const PodState state = ReadPodState(event.object);
             const bool deleted = event.type == "DELETED";
             watch.Heard([&](SeenMaster& seen) {

@@ -43,6 +43,7 @@ PodState ReadPodState(const json& pod) {
   const std::string role = Text(labels, kRoleLabel);
   const json& status = Field(pod, "status");
   s.phase = Text(status, "phase");
+  s.scheduled = !Text(Field(pod, "spec"), "nodeName").empty();
 
   for (const json& c : Field(status, "conditions").is_array() ? Field(status, "conditions") : json::array())
     if (Text(c, "type") == "PodScheduled" && Text(c, "status") == "False")

@@ -41,21 +41,58 @@ bool ListRunPods(const kube::ApiClient& api, const std::string& run_id, std::vec
   return true;
 }
 
-bool WatchPodsStep(const kube::ApiClient& api, const std::string& label_selector, std::string* version,
+namespace {
+
+std::string ObjectName(const nlohmann::json& pod) {
+  const nlohmann::json& metadata = pod.contains("metadata") ? pod["metadata"] : nlohmann::json();
+  return metadata.is_object() ? metadata.value("name", "") : "";
+}
+
+nlohmann::json PodLabels(const nlohmann::json& pod) {
+  if (!pod.contains("metadata") || !pod["metadata"].is_object()) return nlohmann::json::object();
+  return pod["metadata"].value("labels", nlohmann::json::object());
+}
+
+}  // namespace
+
+bool WatchPodsStep(const kube::ApiClient& api, const std::string& label_selector, PodWatchCursor* cursor,
                    const std::function<void(const kube::WatchEvent&)>& on_event, const std::atomic<bool>& stop,
                    std::string* err) {
+  kube::ApiError e;
+  if (cursor->version.empty()) {
+    nlohmann::json list;
+    if (!api.List(kube::kPods, label_selector, &list, &e)) {
+      *err = e.message;
+      return false;
+    }
+    std::map<std::string, nlohmann::json> listed;
+    for (auto& pod : list["items"]) {
+      listed[ObjectName(pod)] = PodLabels(pod);
+      on_event({"ADDED", std::move(pod)});
+    }
+    // Deleted while nobody watched: no event will say so.
+    for (auto& [name, labels] : cursor->present)
+      if (!listed.count(name)) on_event({"DELETED", {{"metadata", {{"name", name}, {"labels", std::move(labels)}}}}});
+    cursor->present = std::move(listed);
+    if (list["metadata"].is_object()) cursor->version = list["metadata"].value("resourceVersion", "");
+    if (stop || cursor->version.empty()) return true;
+  }
   kube::WatchOptions options;
   options.label_selector = label_selector;
   options.cancel = &stop;
-  options.resource_version = *version;
+  options.resource_version = cursor->version;
   const auto each = [&](const kube::WatchEvent& event) {
+    if (event.type == "DELETED") {
+      cursor->present.erase(ObjectName(event.object));
+    } else {
+      cursor->present[ObjectName(event.object)] = PodLabels(event.object);
+    }
     on_event(event);
     return !stop;
   };
-  kube::ApiError e;
-  if (api.Watch(kube::kPods, options, each, version, &e)) return true;
+  if (api.Watch(kube::kPods, options, each, &cursor->version, &e)) return true;
   if (e.kind == kube::ApiErrorKind::kGone) {
-    version->clear();
+    cursor->version.clear();
     return true;
   }
   *err = e.message;
@@ -127,7 +164,9 @@ bool RemoveRun(const kube::ApiClient& api, const std::string& run_id, const std:
     ok = false;
   }
   for (const RunPod& pod : pods) {
-    if (api.Delete(kube::kPods, pod.name, &e) || e.kind == kube::ApiErrorKind::kNotFound) {
+    // One being deleted goes anyway: asking again would only cost a
+    // request per pod (thousands when a large run's master stopped them).
+    if (pod.deleting || api.Delete(kube::kPods, pod.name, &e) || e.kind == kube::ApiErrorKind::kNotFound) {
       ++*removed;
     } else {
       *err = e.message;

@@ -43,14 +43,24 @@ struct RunPod {
 [[nodiscard]] bool ListRunPods(const kube::ApiClient& api, const std::string& run_id,
                                std::vector<RunPod>* out, std::string* err);
 
+/// Where a watch of pods got to: the resourceVersion it goes on from (""
+/// to list afresh), and the pods it knows to exist (name to labels), so
+/// that a list after the server forgot the version (410 Gone) tells which
+/// were deleted meanwhile, as client-go's informers do.
+struct PodWatchCursor {
+  std::string version;
+  std::map<std::string, nlohmann::json> present;
+};
+
 /// One step of a watch of the pods the label selector matches (for an
-/// EngineWatch): from where the last step ended (*version; "": the objects
+/// EngineWatch): from where the last step ended (a new cursor: the pods
 /// there are first), each event to on_event until the server ends the
 /// watch or stop is set; true then, and when the server has forgotten
-/// where the watch was (*version cleared: the next step lists afresh);
-/// false with *err when it fails.
+/// where the watch was (the next step lists afresh, and hands on each pod
+/// the cursor knew that the list lacks as DELETED, with its name and
+/// labels only); false with *err when it fails.
 [[nodiscard]] bool WatchPodsStep(const kube::ApiClient& api, const std::string& label_selector,
-                                 std::string* version, const std::function<void(const kube::WatchEvent&)>& on_event,
+                                 PodWatchCursor* cursor, const std::function<void(const kube::WatchEvent&)>& on_event,
                                  const std::atomic<bool>& stop, std::string* err);
 
 /// Makes the run's Secret (templates/run.yaml in templates_dir, else
@@ -76,9 +86,10 @@ void SavePodLog(const kube::ApiClient& api, const std::string& pod, const std::s
                 const std::string& worker_id, const std::string& log_file);
 
 /// Deletes the run's Secret (so Kubernetes' garbage collector deletes
-/// whatever else it owns) and every pod labelled with run_id, the log of
-/// each worker not already being deleted saved to its file in run_dir
-/// first (none when run_dir is empty). Objects already gone are no error; *removed counts the pods.
+/// whatever else it owns) and every pod labelled with run_id not already
+/// being deleted, the log of each worker saved to its file in run_dir
+/// first (none when run_dir is empty). Objects already gone are no error;
+/// *removed counts the pods, those being deleted too.
 [[nodiscard]] bool RemoveRun(const kube::ApiClient& api, const std::string& run_id,
                              const std::string& run_dir, int* removed, std::string* err);
 

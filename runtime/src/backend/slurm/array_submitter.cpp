@@ -19,26 +19,25 @@ constexpr std::chrono::seconds kFirstPause{2};
 constexpr std::chrono::seconds kLongestPause{30};
 
 // Whether b's workers may join a's array: the same script and options
-// but for which workers, and all their numbers within max_array_size.
+// but for which workers, their numbers a stride apart and all within
+// max_array_size indexes.
 bool Joinable(const config::Settings& settings, const WorkerArray& a, const WorkerArray& b, long max_array_size) {
+  if (a.stride != b.stride || (a.first - b.first) % a.stride != 0) return false;
   WorkerArray as_a = b;
   as_a.first = a.first;
   as_a.indexes = a.indexes;
   const long lowest = std::min(a.first, b.first);
-  const long highest = std::max(a.first + a.indexes.back(), b.first + b.indexes.back());
-  return highest - lowest < max_array_size && WorkerScript(as_a) == WorkerScript(a) &&
+  const long highest = std::max(a.NumberAt(a.indexes.back()), b.NumberAt(b.indexes.back()));
+  return (highest - lowest) / a.stride < max_array_size && WorkerScript(as_a) == WorkerScript(a) &&
          SbatchArguments(settings, as_a) == SbatchArguments(settings, a);
 }
 
 // a with b's workers too.
 void Join(WorkerArray* a, const WorkerArray& b) {
   std::vector<long> numbers;
-  for (long i : a->indexes) numbers.push_back(a->first + i);
-  for (long i : b.indexes) numbers.push_back(b.first + i);
-  std::sort(numbers.begin(), numbers.end());
-  a->first = numbers.front();
-  a->indexes.clear();
-  for (long n : numbers) a->indexes.push_back(n - a->first);
+  for (long i : a->indexes) numbers.push_back(a->NumberAt(i));
+  for (long i : b.indexes) numbers.push_back(b.NumberAt(i));
+  a->SetNumbers(std::move(numbers));
 }
 
 }  // namespace
@@ -73,7 +72,8 @@ void ArraySubmitter::Add(WorkerArray array) {
 bool ArraySubmitter::Withdraw(long n) {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto array = queue_.begin(); array != queue_.end(); ++array) {
-    const auto at = std::find(array->indexes.begin(), array->indexes.end(), n - array->first);
+    const auto at = std::find_if(array->indexes.begin(), array->indexes.end(),
+                                 [&](long i) { return array->NumberAt(i) == n; });
     if (at == array->indexes.end()) continue;
     array->indexes.erase(at);
     if (array->indexes.empty()) queue_.erase(array);

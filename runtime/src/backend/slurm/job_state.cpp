@@ -66,8 +66,13 @@ bool Ended(const std::string& state) {
 
 std::string JobName(const std::string& run_id) { return RunName(run_id); }
 
-std::string JobComment(const std::string& run_id, long first_worker) {
-  return LabelIs(kRunLabel, run_id) + " " + LabelIs(kFirstLabel, std::to_string(first_worker));
+std::string JobComment(const std::string& run_id, long first_worker, long stride) {
+  std::string comment = LabelIs(kRunLabel, run_id) + " " + LabelIs(kFirstLabel, std::to_string(first_worker));
+  if (stride > 1) {
+    comment += ' ';
+    comment += LabelIs(kStrideLabel, std::to_string(stride));
+  }
+  return comment;
 }
 
 std::string MasterJobComment(const std::string& run_id) {
@@ -87,10 +92,11 @@ std::vector<JobState> ParseSqueue(const std::string& text) {
     s.reason = f[4];
     std::string comment = f[6];
     for (std::size_t i = 7; i + 1 < f.size(); ++i) comment += "|" + f[i];
-    long first = 0, index = 0, code = 0;
+    long first = 0, index = 0, code = 0, stride = 1;
     if (s.job.empty() || s.state.empty()) continue;
-    if (WholeNumber(Word(comment, kFirstLabel), &first) && WholeNumber(f[2], &index))
-      s.worker_id = worker::WorkerId(static_cast<std::uint64_t>(first + index));
+    if (!Word(comment, kStrideLabel).empty() && !WholeNumber(Word(comment, kStrideLabel), &stride)) stride = 0;
+    if (WholeNumber(Word(comment, kFirstLabel), &first) && WholeNumber(f[2], &index) && stride > 0)
+      s.worker_id = worker::WorkerId(static_cast<std::uint64_t>(first + index * stride));
     s.run_id = Word(comment, kRunLabel);
     s.master = Word(comment, kRoleLabel) == kMasterRole;
     if (Ended(s.state)) {

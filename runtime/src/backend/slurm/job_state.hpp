@@ -20,7 +20,7 @@ inline constexpr const char* kSqueueFields =
 /// How a worker job's comment names its run and the number of the worker
 /// its array index 0 stands for: "fiber.run=ID fiber.first=3" (index i is
 /// worker w(3+i)); the job's name is JobName(run id), for squeue --name.
-std::string JobComment(const std::string& run_id, long first_worker);
+std::string JobComment(const std::string& run_id, long first_worker, long stride = 1);
 /// The comment of the job that runs the program itself as the run's master
 /// (master: cluster): "fiber.run=ID fiber.role=master"; it stands for no
 /// worker.

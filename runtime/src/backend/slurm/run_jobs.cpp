@@ -33,6 +33,13 @@ bool SetByScript(const std::string& name) {
 
 }  // namespace
 
+void WorkerArray::SetNumbers(std::vector<long> numbers) {
+  std::sort(numbers.begin(), numbers.end());
+  first = numbers.front();
+  indexes.clear();
+  for (long n : numbers) indexes.push_back((n - first) / stride);
+}
+
 std::string ShellQuoted(const std::string& text) {
   std::string q = "'";
   for (char c : text) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -56,10 +63,15 @@ std::string JobOutputFile(const std::string& output_dir, const std::string& job_
 
 std::string WorkerScript(const WorkerArray& a) {
   const std::string prefix(worker::kWorkerIdPrefix);
+  std::string times;
+  if (a.stride > 1) {
+    times = " * ";
+    times += std::to_string(a.stride);
+  }
   std::string s = "#!/bin/sh\n# A worker of fiber run " + a.run_id + ": worker " + prefix + "(" +
-                  std::to_string(a.first) + " + array index).\n";
+                  std::to_string(a.first) + " + array index" + times + ").\n";
   s += std::string(config::kWorkerIdVariable) + "=" + prefix + "$((" + std::to_string(a.first) +
-       " + SLURM_ARRAY_TASK_ID))\n";
+       " + SLURM_ARRAY_TASK_ID" + times + "))\n";
   s += std::string(config::kSecretFileVariable) + "=" + ShellQuoted(a.key_dir + "/") + "\"$" +
        config::kWorkerIdVariable + kKeyExtension + "\"\n";
   s += "export " + std::string(config::kWorkerIdVariable) + " " + config::kSecretFileVariable + "\n";
@@ -115,7 +127,7 @@ std::vector<std::string> SbatchArguments(const config::Settings& settings, const
   if (a.resources.memory_mb > 0) args.push_back("--mem=" + std::to_string(a.resources.memory_mb) + "M");
   if (a.resources.gpu > 0) args.push_back("--gres=gpu:" + std::to_string(a.resources.gpu));
   args.push_back("--job-name=" + JobName(a.run_id));
-  args.push_back("--comment=" + JobComment(a.run_id, a.first));
+  args.push_back("--comment=" + JobComment(a.run_id, a.first, a.stride));
   std::string array = ArrayIndexes(a.indexes);
   if (settings.array_limit > 0) {
     array += '%';

@@ -19,10 +19,14 @@
 
 namespace fiber::backend {
 
-/// One sbatch: workers w(first + i) for each index i, as one job array.
+/// One sbatch: workers w(first + i x stride) for each index i, as one job
+/// array (stride: the workers each job holds, workers_per_job, so that the
+/// indexes stay dense: Slurm caps them at MaxArraySize, and squeue leaves
+/// out a sparse array's last pending task).
 struct WorkerArray {
   std::string run_id;
   long first = 0;
+  long stride = 1;
   std::vector<long> indexes;
   /// The worker's program and its arguments, at the same path on the nodes.
   std::vector<std::string> command;
@@ -34,6 +38,12 @@ struct WorkerArray {
   /// Where each job's output goes (sbatch --output: %A, %a).
   std::string output;
   Resources resources;
+
+  /// The number of the (first) worker of the array's job index.
+  long NumberAt(long index) const { return first + index * stride; }
+  /// Makes the array's jobs those of these workers' numbers (each a
+  /// multiple of stride from the lowest): first the lowest, indexes dense.
+  void SetNumbers(std::vector<long> numbers);
 };
 
 /// text in single quotes, for sh.

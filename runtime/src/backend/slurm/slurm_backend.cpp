@@ -127,6 +127,11 @@ bool SlurmBackend::StartMany(const std::vector<Launch>& launches, std::string* e
     }
     numbers.push_back(n);
   }
+  // Jobs of several workers each (workers_per_job) a stride apart.
+  array.stride = std::max(bootstrap.job_workers, 1);
+  const long lowest = *std::min_element(numbers.begin(), numbers.end());
+  for (long n : numbers)
+    if ((n - lowest) % array.stride != 0) array.stride = 1;
   for (const Launch& launch : launches)
     if (!WritePrivate(KeyFile(dir_, launch.bootstrap.worker_id), launch.bootstrap.client_secret + "\n", err)) {
       for (const Launch& written : launches) (void)::unlink(KeyFile(dir_, written.bootstrap.worker_id).c_str());
@@ -137,10 +142,10 @@ bool SlurmBackend::StartMany(const std::vector<Launch>& launches, std::string* e
   // One array per run of numbers Slurm's MaxArraySize can index, submitted
   // in the background (ArraySubmitter): Poll learns their jobs.
   std::sort(numbers.begin(), numbers.end());
-  for (std::vector<long>& part : SplitIntoArrays(numbers, limits_.max_array_size)) {
-    array.first = part.front();
-    array.indexes.clear();
-    for (long n : part) array.indexes.push_back(n - array.first);
+  // Numbers a stride apart: within max_array_size x stride of the lowest
+  // is an index below max_array_size.
+  for (const std::vector<long>& part : SplitIntoArrays(numbers, limits_.max_array_size * array.stride)) {
+    array.SetNumbers(part);
     submitter_->Add(array);
   }
   return true;
@@ -150,7 +155,7 @@ void SlurmBackend::Submitted(const ArraySubmitter::Done& done, std::vector<Exit>
   const auto now = JobWatch::Clock::now();
   std::vector<std::string> cancel;
   for (long index : done.array.indexes) {
-    const std::string id = worker::WorkerId(static_cast<std::uint64_t>(done.array.first + index));
+    const std::string id = worker::WorkerId(static_cast<std::uint64_t>(done.array.NumberAt(index)));
     const auto it = jobs_.find(id);
     if (it == jobs_.end()) continue;
     Job& job = it->second;

@@ -1,0 +1,152 @@
+// A run of hundreds of workers on the test cluster's kwok nodes (test/cluster/up
+// with FIBER_CLUSTER_KWOK_NODES; profile test-kwok), driven as a user
+// would: the real fiber command, its master a local process, its workers'
+// pods on simulated nodes that kwok marks Running (nothing runs in them, so
+// no worker ever connects: the pool waits, and the test reads the API
+// server). Every pod is created and Running, fiber ps lists them, fiber
+// stop deletes them, nothing is left; and the same through a storm of 429s
+// from API Priority and Fairness, no request of fiber's asked more than a
+// few times. FIBER_KWOK_TEST_WORKERS sets the size (300); bench/kwok_pods
+// measures 256 to 2,048.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "kube/api_client.hpp"
+#include "support/fiber_command.hpp"
+#include "support/test_cluster.hpp"
+
+using fiber::testing::ClusterValue;
+using fiber::testing::eventually;
+using fiber::testing::Fiber;
+using nlohmann::json;
+
+namespace {
+
+int Workers() {
+  const char* n = std::getenv("FIBER_KWOK_TEST_WORKERS");
+  return n && *n ? std::atoi(n) : 300;
+}
+
+using fiber::testing::RunObjects;
+
+// The run's pods kwok has marked Running, on which nodes.
+int RunningOnKwok(const std::string& run_id, int* elsewhere) {
+  int running = 0;
+  *elsewhere = 0;
+  for (const auto& pod : RunObjects(fiber::kube::kPods, run_id)) {
+    const std::string node = pod["spec"].value("nodeName", "");
+    if (!node.empty() && node.rfind("kwok-", 0) != 0) ++*elsewhere;
+    running += pod["status"].value("phase", "") == "Running";
+  }
+  return running;
+}
+
+// What the master said of its requests to the API server once it had its
+// pods (FIBER_LOG=info): sent, answered 429 or 503, most tries of one.
+struct Requests {
+  long sent = -1, throttled = -1, most_tries = -1;
+};
+Requests SaidRequests(const std::string& master_log) {
+  static const std::regex said(R"((\d+) requests sent, (\d+) answered 429 or 503, at most (\d+) tries of one)");
+  std::smatch m;
+  Requests r;
+  if (std::regex_search(master_log, m, said)) r = {std::stol(m[1]), std::stol(m[2]), std::stol(m[3])};
+  return r;
+}
+
+// Runs hold_pool with n workers on kwok's nodes, with extra flags; checks
+// every pod Running, ps and stop, nothing left; what the master said of
+// its requests.
+Requests RunOnKwok(int n, const std::vector<std::string>& flags) {
+  ClusterValue("FIBER_CLUSTER_KWOK_NODES");  // the cluster was started with kwok
+  Fiber fiber;
+  fiber.env["FIBER_LOG"] = "info";
+  std::vector<std::string> rest = {"--detach"};
+  rest.insert(rest.end(), flags.begin(), flags.end());
+  rest.push_back(built_program("hold_pool"));
+  rest.push_back(std::to_string(n));
+  const auto started = std::chrono::steady_clock::now();
+  auto [status, out, err] =
+      fiber.Run(fiber::testing::ProfileRun(ClusterValue("FIBER_CLUSTER_FIBER_CONFIG"), "test-kwok", rest));
+  REQUIRE_MESSAGE(status == 0, err);
+  const std::string run_id = out.substr(0, out.find('\n'));
+  int running = 0, elsewhere = 0;
+  const bool all = eventually([&] { return (running = RunningOnKwok(run_id, &elsewhere)) == n; }, 600);
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+  MESSAGE(n << " pods Running " << took.count() << " s after fiber run");
+  CHECK_MESSAGE(all, running << " of " << n << " pods Running");
+  CHECK_MESSAGE(elsewhere == 0, elsewhere << " pods on nodes that are not kwok's");
+  const json ps = fiber.PsOf(run_id);
+  CHECK(ps["state"] == "running");
+  CHECK(ps["pods"].size() == static_cast<std::size_t>(n));
+  CHECK(ps["workers_started"] == n);
+  auto [listed, table, table_err] = fiber.Run({"ps"});
+  CHECK_MESSAGE(listed == 0, table_err);
+  auto [stopped, stop_out, stop_err] = fiber.Run({"stop", run_id});
+  CHECK_MESSAGE(stopped == 0, stop_err);
+  const bool gone = eventually([&] {
+    return RunObjects(fiber::kube::kPods, run_id).empty() && RunObjects(fiber::kube::kSecrets, run_id).empty();
+  }, 120);
+  CHECK_MESSAGE(gone, "run " << run_id << " left pods or its Secret");
+  const std::string master_log = std::get<1>(fiber.Run({"logs", run_id}));
+  const Requests r = SaidRequests(master_log);
+  CHECK_MESSAGE(r.sent > 0, master_log.substr(master_log.size() > 4000 ? master_log.size() - 4000 : 0));
+  MESSAGE(r.sent << " requests sent, " << r.throttled << " answered 429 or 503, at most " << r.most_tries
+                 << " tries of one");
+  return r;
+}
+
+// API Priority and Fairness for fiber's test account alone: one share of
+// the server's concurrency (a seat or three), the rest turned away with
+// 429 at once. Removed when the test ends.
+struct Throttle {
+  const fiber::kube::ApiResource levels{"flowcontrol.apiserver.k8s.io/v1", "prioritylevelconfigurations", false};
+  const fiber::kube::ApiResource schemas{"flowcontrol.apiserver.k8s.io/v1", "flowschemas", false};
+  const std::string name = "fiber-test-storm";
+  fiber::kube::ApiClient admin = fiber::testing::ClusterClient(ClusterValue("FIBER_CLUSTER_ADMIN_KUBECONFIG"));
+  Throttle() {
+    json level = {{"apiVersion", levels.api_version}, {"kind", "PriorityLevelConfiguration"},
+                  {"metadata", {{"name", name}}},
+                  {"spec", {{"type", "Limited"},
+                            {"limited", {{"nominalConcurrencyShares", 1}, {"lendablePercent", 0},
+                                         {"borrowingLimitPercent", 0}, {"limitResponse", {{"type", "Reject"}}}}}}}};
+    json subject = {{"kind", "ServiceAccount"},
+                    {"serviceAccount", {{"name", "fiber-user"}, {"namespace", ClusterValue("FIBER_CLUSTER_NAMESPACE")}}}};
+    json schema = {{"apiVersion", schemas.api_version}, {"kind", "FlowSchema"}, {"metadata", {{"name", name}}},
+                   {"spec", {{"priorityLevelConfiguration", {{"name", name}}}, {"matchingPrecedence", 500},
+                             {"distinguisherMethod", {{"type", "ByUser"}}},
+                             {"rules", {{{"subjects", {subject}},
+                                         {"resourceRules", {{{"verbs", {"*"}}, {"apiGroups", {"*"}}, {"resources", {"*"}},
+                                                             {"namespaces", {"*"}}, {"clusterScope", true}}}}}}}}}};
+    json made;
+    fiber::kube::ApiError err;
+    REQUIRE_MESSAGE(admin.Create(levels, level, &made, &err), err.message);
+    REQUIRE_MESSAGE(admin.Create(schemas, schema, &made, &err), err.message);
+  }
+  ~Throttle() {
+    fiber::kube::ApiError err;
+    CHECK_MESSAGE(admin.Delete(schemas, name, &err), err.message);
+    CHECK_MESSAGE(admin.Delete(levels, name, &err), err.message);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("hundreds of workers' pods on kwok: all created and Running, listed by ps, deleted by stop") {
+  const Requests r = RunOnKwok(Workers(), {});
+  // Each pod's creation, and a few for the run (its Secret, the watch).
+  CHECK(r.sent <= Workers() + 20);
+}
+
+TEST_CASE("the same run through a storm of 429s from API Priority and Fairness succeeds, each request asked a few times at most") {
+  Throttle throttle;
+  // No client-side limit: the server's fairness is all that holds fiber back.
+  const Requests r = RunOnKwok(Workers(), {"--kube-qps", "100000", "--kube-burst", "100000"});
+  CHECK(r.throttled > 0);
+  CHECK(r.most_tries <= 4);
+}
