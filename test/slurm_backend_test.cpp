@@ -171,7 +171,7 @@ TEST_CASE("a worker job killed by its time limit: its tasks are recovered and ev
   const std::string out = read_all(child.stdout_fd, 600);
   const std::string errors = read_all(child.stderr_fd, 30);
   CHECK_MESSAGE(wait_exit(child, 30) == 0, errors);
-  CHECK(out == SlowSquaresOutput(4000));
+  CHECK(out == SlowSquaresOutput(400));
   CHECK_MESSAGE(errors.find(": its job reached its time limit") != std::string::npos, errors);
   check.run_id = fiber.Ps()[0]["id"];
   CHECK(JobsIn(check.run_id, "TIMEOUT") >= 1);
