@@ -32,8 +32,11 @@ std::vector<std::string> RunArgs(std::vector<std::string> rest) {
 }
 
 // test/slurm/up with these variables set (FIBER_SLURM_CONF_EXTRA, ...): up
-// restarts the daemons when the config changes.
-bool SlurmUp(const std::map<std::string, std::string>& env) {
+// restarts the daemons when the config changes. Accounting stays as the
+// Slurm was started (slurm.env).
+bool SlurmUp(std::map<std::string, std::string> env) {
+  const auto& started = fiber::testing::SlurmValues();
+  if (const auto it = started.find("FIBER_SLURM_ACCOUNTING"); it != started.end()) env.emplace(it->first, it->second);
   std::string command;
   for (const auto& [name, value] : env) command += name + "='" + value + "' ";
   command += std::string(SLURM_UP) + " >/dev/null";
@@ -46,6 +49,17 @@ struct SlurmConfigured {
   explicit SlurmConfigured(std::map<std::string, std::string> env) { REQUIRE(SlurmUp(env)); }
   ~SlurmConfigured() { CHECK(SlurmUp({})); }
 };
+
+// How many of the run's workers wait in fiber, not submitted, for a
+// refusal whose words sbatch said.
+int HeldFor(Fiber& fiber, const std::string& run_id, const std::string& words) {
+  int n = 0;
+  const json run = fiber.PsOf(run_id);
+  if (run.contains("jobs") && run["jobs"].is_array())
+    for (const json& job : run["jobs"])
+      n += job["state"] == "NOT_SUBMITTED" && job.value("waiting", "").find(words) != std::string::npos;
+  return n;
+}
 
 // Ends the run and checks it left no job queued or running.
 void StopAndCheck(Fiber& fiber, const std::string& run_id) {
@@ -110,15 +124,7 @@ TEST_CASE("a full queue (MaxJobCount) makes part of a pool wait in fiber, its re
   REQUIRE(eventually([&] { return fiber.PsOf(first)["workers_ready"] == 8; }, 120));
   // 8 jobs of 10: a pool of 6 gets a few places, the others wait in fiber.
   const std::string second = RunIdOf(fiber.Run(RunArgs({"--detach", built_program("hold_pool"), "6"})));
-  const auto held = [&] {
-    int n = 0;
-    const json run = fiber.PsOf(second);
-    if (run.contains("jobs") && run["jobs"].is_array())
-      for (const json& job : run["jobs"])
-        n += job["state"] == "NOT_SUBMITTED" &&
-             job.value("waiting", "").find("temporarily unable to accept job") != std::string::npos;
-    return n;
-  };
+  const auto held = [&] { return HeldFor(fiber, second, "temporarily unable to accept job"); };
   REQUIRE_MESSAGE(eventually([&] { return held() > 0; }, 60), fiber.PsOf(second).dump());
   CHECK(fiber.PsOf(second)["workers_ready"] < 6);
   auto [listed, table, table_err] = fiber.Run({"ps"});
@@ -128,6 +134,54 @@ TEST_CASE("a full queue (MaxJobCount) makes part of a pool wait in fiber, its re
   CHECK_MESSAGE(eventually([&] { return fiber.PsOf(second)["workers_ready"] == 6; }, 180), fiber.PsOf(second).dump());
   CHECK(held() == 0);
   StopAndCheck(fiber, second);
+}
+
+// root's association limited (sacctmgr) while it lives, as slurmctld has it.
+struct RootLimited {
+  RootLimited(const std::string& name, int value)
+      : name(name), shown(name + "=" + std::to_string(value) + "(") {  // MaxSubmitJobs=4(used)
+    Set(name + "=" + std::to_string(value), true);
+  }
+  ~RootLimited() { Set(name + "=-1", false); }  // -1: none
+  void Set(const std::string& setting, bool limited) {
+    (void)fiber::testing::Slurm({"sacctmgr", "-i", "modify", "user", "root", "set", setting});
+    const bool seen = eventually(
+        [&] {
+          const auto said = fiber::testing::Slurm({"scontrol", "show", "assoc_mgr", "users=root", "flags=assoc"});
+          return (said.find(shown) != std::string::npos) == limited;
+        },
+        30);
+    CHECK_MESSAGE(seen, "slurmctld does not have " << setting);
+  }
+  std::string name, shown;
+};
+
+TEST_CASE("a per-user MaxSubmitJobs (slurmdbd) makes part of a pool wait in fiber, its reason in ps; a map under it gives every result") {
+  const auto& started = fiber::testing::SlurmValues();
+  if (!started.count("FIBER_SLURM_ACCOUNTING") || started.at("FIBER_SLURM_ACCOUNTING") != "1") {
+    MESSAGE("skipped: the test Slurm runs without accounting (start it with FIBER_SLURM_ACCOUNTING=1 test/slurm/up)");
+    return;
+  }
+  RootLimited limit("MaxSubmitJobs", 4);
+  const std::string refused = "Job violates accounting/QOS policy";
+  Fiber fiber;
+  // 8 one-per-job workers: 4 submitted, the others wait in fiber.
+  const std::string pool = RunIdOf(fiber.Run(RunArgs({"--detach", built_program("hold_pool"), "8"})));
+  // The message apart: doctest evaluates it when an assertion fails within.
+  const bool held =
+      eventually([&] { return fiber.PsOf(pool)["workers_ready"] == 4 && HeldFor(fiber, pool, refused) > 0; }, 120);
+  REQUIRE_MESSAGE(held, fiber.PsOf(pool).dump());
+  CHECK(fiber.PsOf(pool)["workers_ready"] == 4);
+  auto [listed, table, table_err] = fiber.Run({"ps"});
+  CHECK_MESSAGE(table.find(refused) != std::string::npos, table);
+  StopAndCheck(fiber, pool);
+  // A map by 8 workers under the limit: those submitted give every result.
+  Fiber mapper;
+  auto [status, out, err] = mapper.Run(RunArgs({built_program("slow_squares"), "8", "240"}));
+  CHECK_MESSAGE(status == 0, err);
+  CHECK(out == fiber::testing::SlowSquaresOutput(240));
+  const std::string mapped = mapper.Ps()[0]["id"];
+  CHECK_MESSAGE(eventually([&] { return LiveJobs(mapped) == 0; }, 60), "run " << mapped << " left jobs");
 }
 
 TEST_CASE("sbatch timing out at first is tried again: the run goes on and gives every result") {

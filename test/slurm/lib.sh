@@ -10,7 +10,13 @@ FIBER_CONFIG=$DIR/fiber.yaml
 # ones, so that they collide with nothing else on the machine.
 SLURMCTLD_PORT=${FIBER_SLURMCTLD_PORT:-36817}
 SLURMD_PORT=${FIBER_SLURMD_PORT:-36818}
-ALL_PORTS="$SLURMCTLD_PORT $SLURMD_PORT"
+# Accounting (FIBER_SLURM_ACCOUNTING=1): slurmdbd and its MariaDB, on
+# 127.0.0.1 only too.
+ACCOUNTING=${FIBER_SLURM_ACCOUNTING:-0}
+[[ $ACCOUNTING == [01] ]] || { echo "FIBER_SLURM_ACCOUNTING must be 0 or 1, not '$ACCOUNTING'" >&2; exit 1; }
+SLURMDBD_PORT=${FIBER_SLURMDBD_PORT:-36819}
+MARIADB_PORT=${FIBER_SLURM_MARIADB_PORT:-36820}
+ALL_PORTS="$SLURMCTLD_PORT $SLURMD_PORT $SLURMDBD_PORT $MARIADB_PORT"
 
 # The one node, as many CPUs as the slurm.conf claims (more than the
 # machine has: config_overrides), so that 32 one-CPU workers and their
@@ -49,3 +55,57 @@ export SLURM_CONF
 
 # listening PORT: something listens on TCP PORT.
 listening() { ss -Htln "sport = :$1" | grep -q .; }
+
+# MariaDB (its data in $DIR/mysql, on 127.0.0.1) and slurmdbd (its config
+# $DIR/slurmdbd.conf, beside slurm.conf, where it looks; on slurmctld's
+# address, which slurmdbd calls back at the address slurmctld came from),
+# then the cluster (and so the account root with the user root) and the
+# user nobody, whom tests submit as: with AccountingStorageEnforce a user
+# without an association cannot submit. Arguments: the command that runs
+# slurmdbd as the controller's host.
+start_accounting() {
+  local db=$DIR/mysql socket=$DIR/run/mysqld.sock pass_file=$DIR/mysql.pass pass
+  if [[ ! -d $db/mysql ]]; then
+    mariadb-install-db --no-defaults --datadir="$db" --user=root --auth-root-authentication-method=socket \
+      --skip-test-db >>"$DIR/logs/mariadb-install.log" 2>&1 || die "mariadb-install-db failed (see $DIR/logs/mariadb-install.log)"
+  fi
+  [[ -s $pass_file ]] || (umask 077 && head -c 18 /dev/urandom | base64 >"$pass_file")
+  pass=$(cat "$pass_file")
+  start mariadb mariadbd --no-defaults --datadir="$db" --socket="$socket" --port="$MARIADB_PORT" \
+    --bind-address=127.0.0.1 --skip-name-resolve --user=root --pid-file="$DIR/run/mysqld.daemon.pid" \
+    --innodb-lock-wait-timeout=900
+  watch=mariadb wait_for "MariaDB to answer" 60 mariadb --no-defaults --socket="$socket" -u root -e 'SELECT 1'
+  mariadb --no-defaults --socket="$socket" -u root -e "CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY '$pass';
+    GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';" || die "cannot make MariaDB's user for slurmdbd"
+  (umask 077 && cat >"$DIR/slurmdbd.conf" <<CONF
+# slurmdbd of test/slurm/up, its database in MariaDB on 127.0.0.1.
+DbdHost=localhost
+DbdAddr=$CTLD_ADDRESS
+DbdPort=$SLURMDBD_PORT
+CommunicationParameters=NoInAddrAny
+SlurmUser=root
+AuthType=auth/munge
+AuthInfo=socket=$DIR/munge/munge.socket.2
+PidFile=$DIR/run/slurmdbd.daemon.pid
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$MARIADB_PORT
+StorageUser=slurm
+StoragePass=$pass
+StorageLoc=slurm_acct_db
+CONF
+  )
+  start slurmdbd "$@" slurmdbd -D
+  watch=slurmdbd wait_for "slurmdbd to answer" 60 sacctmgr -n list cluster
+  sacctmgr -n -P list cluster format=cluster | grep -qx fiber-test || sacctmgr -i add cluster fiber-test >/dev/null
+  sacctmgr -n -P list assoc user=nobody format=user | grep -qx nobody ||
+    sacctmgr -i add user nobody account=root cluster=fiber-test >/dev/null
+  sacctmgr -n -P list assoc user=root format=user | grep -qx root || die "slurmdbd has no association for root"
+}
+
+# Stops slurmdbd and MariaDB and removes their data.
+stop_accounting() {
+  stop slurmdbd
+  stop mariadb
+  rm -rf "$DIR/mysql" "$DIR/mysql.pass" "$DIR/slurmdbd.conf"
+}

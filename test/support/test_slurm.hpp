@@ -20,9 +20,8 @@
 
 namespace fiber::testing {
 
-/// slurm.env's value of key; fails the test when it has none. The first
-/// call sets SLURM_CONF from it.
-inline std::string SlurmValue(const char* key) {
+/// slurm.env's values. The first call sets SLURM_CONF from it.
+inline const std::map<std::string, std::string>& SlurmValues() {
   static const std::map<std::string, std::string> env = [] {
     const char* dir = std::getenv("FIBER_SLURM_DIR");
     std::ifstream in(std::string(dir && *dir ? dir : "/tmp/fiber-slurm") + "/slurm.env");
@@ -33,6 +32,12 @@ inline std::string SlurmValue(const char* key) {
     if (values.count("SLURM_CONF")) ::setenv("SLURM_CONF", values["SLURM_CONF"].c_str(), 1);
     return values;
   }();
+  return env;
+}
+
+/// slurm.env's value of key; fails the test when it has none.
+inline std::string SlurmValue(const char* key) {
+  const auto& env = SlurmValues();
   const auto it = env.find(key);
   REQUIRE_MESSAGE(it != env.end(), "slurm.env has no " << key << " (start Slurm with test/slurm/up)");
   return it->second;
