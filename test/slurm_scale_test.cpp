@@ -125,13 +125,17 @@ TEST_CASE("a full queue (MaxJobCount) makes part of a pool wait in fiber, its re
   // 8 jobs of 10: a pool of 6 gets a few places, the others wait in fiber.
   const std::string second = RunIdOf(fiber.Run(RunArgs({"--detach", built_program("hold_pool"), "6"})));
   const auto held = [&] { return HeldFor(fiber, second, "temporarily unable to accept job"); };
-  REQUIRE_MESSAGE(eventually([&] { return held() > 0; }, 60), fiber.PsOf(second).dump());
+  // Each result first, then the assertion: doctest evaluates a message
+  // while the assertion runs, and a failing PsOf inside it deadlocks.
+  const bool some_held = eventually([&] { return held() > 0; }, 60);
+  REQUIRE_MESSAGE(some_held, fiber.PsOf(second).dump());
   CHECK(fiber.PsOf(second)["workers_ready"] < 6);
   auto [listed, table, table_err] = fiber.Run({"ps"});
   CHECK_MESSAGE(table.find("temporarily unable to accept job") != std::string::npos, table);
   // Room appears as the first run's jobs end: the others are submitted.
   StopAndCheck(fiber, first);
-  CHECK_MESSAGE(eventually([&] { return fiber.PsOf(second)["workers_ready"] == 6; }, 180), fiber.PsOf(second).dump());
+  const bool all_ready = eventually([&] { return fiber.PsOf(second)["workers_ready"] == 6; }, 180);
+  CHECK_MESSAGE(all_ready, fiber.PsOf(second).dump());
   CHECK(held() == 0);
   StopAndCheck(fiber, second);
 }
