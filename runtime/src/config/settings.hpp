@@ -72,8 +72,8 @@ struct Settings {
   std::string namespace_name;
   /// The pace of the Kubernetes backend's requests to the API server:
   /// kube_qps a second on average, up to kube_burst at once.
-  int kube_qps = 50;
-  int kube_burst = 100;
+  int kube_qps = 100;
+  int kube_burst = 200;
   /// Kubernetes pods on their node's network (hostNetwork), to reach a
   /// master on the node itself, loopback included.
   bool host_network = false;
