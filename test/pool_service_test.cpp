@@ -360,3 +360,37 @@ TEST_CASE("a pool finishes only once its backend has seen a lost worker's proces
   h.Advance(milliseconds(100));  // the scripted backend reports the kill
   CHECK(h.finished == 1);
 }
+
+TEST_CASE("a pool's snapshot counts tasks submitted, done and retried, and shows busy and lost workers") {
+  PoolHarness h(2);
+  h.Connect("w0", 1);
+  h.Connect("w1", 1);
+  auto batch = h.SubmitSquares(4);
+  h.now += milliseconds(300);
+  h.Answer("w0", 1, {0}, 1);  // w0 then takes task 3
+  auto s = h.pool->TakeSnapshot(h.now);
+  CHECK(s.counters.tasks_submitted == 4);
+  CHECK(s.counters.items_submitted == 4);
+  CHECK(s.counters.tasks_done == 1);
+  CHECK(s.counters.items_done == 1);
+  CHECK(s.counters.durations.count == 1);
+  CHECK(s.counters.durations.sum_seconds == doctest::Approx(0.3));
+  CHECK(s.status.tasks_queued == 1);
+  REQUIRE(s.workers.size() == 2);
+  CHECK(s.workers[0].state == "busy");
+  CHECK(s.workers[0].tasks_done == 1);
+  CHECK(s.workers[1].task == "square (item 1)");
+  CHECK(s.workers[1].task_seconds == doctest::Approx(0.3));
+  CHECK(s.eta_seconds.has_value());
+  // w1 dies holding task 2: it is retried, and w1 shows as lost, with why.
+  ScriptedBackend::Crash(*h.backend, "w1", "killed by SIGSEGV");
+  h.Advance(milliseconds(100));
+  s = h.pool->TakeSnapshot(h.now);
+  CHECK(s.counters.tasks_retried == 1);
+  CHECK(s.counters.workers_lost == 1);
+  CHECK(s.counters.workers_started == 3);  // w1's replacement
+  const auto lost = std::find_if(s.workers.begin(), s.workers.end(), [](const auto& w) { return w.id == "w1"; });
+  REQUIRE(lost != s.workers.end());
+  CHECK(lost->state == "lost");
+  CHECK(lost->ended == "killed by SIGSEGV while running square (item 1)");
+}

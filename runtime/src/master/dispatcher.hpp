@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -26,6 +27,7 @@
 #include "master/pool_service.hpp"
 #include "master/request_service.hpp"
 #include "os/inbox.hpp"
+#include "os/process_usage.hpp"
 #include "wire/credentials.hpp"
 #include "wire/message.hpp"
 #include "worker/worker_id.hpp"
@@ -97,10 +99,9 @@ class Dispatcher : public Outbox {
   PoolService::Status Totals() const;
   /// The run's numbers for the control socket, as JSON ("status").
   std::string StatusJson() const;
-  /// The same with every worker's state and task ("detail"), the first
-  /// kMostWorkersDetailed of them: the answer stays bounded.
-  std::string DetailJson() const;
-  static constexpr std::size_t kMostWorkersDetailed = 256;
+  /// The run's status in full, with every pool's and worker's
+  /// ("run-status", master/run_status.hpp).
+  std::string RunStatusJson() const;
 
   config::Settings settings_;
   wire::Credentials credentials_;
@@ -116,7 +117,11 @@ class Dispatcher : public Outbox {
 
   // I/O thread only.
   std::map<wire::Channel, std::unique_ptr<PoolService>> pools_;
-  std::size_t gone_tasks_done_ = 0, gone_tasks_failed_ = 0;  // of removed pools
+  PoolCounters gone_;  // of removed pools
+  std::deque<std::pair<wire::Channel, PoolService::Snapshot>> finished_;  // the last removed, as they ended
+  Clock::time_point started_ = Clock::now();
+  os::CpuMeter cpu_;  // the master's own, sampled each second
+  Clock::time_point last_cpu_sample_;
   RequestService requests_;
   ConnectionBacklog backlog_;
   std::vector<int> due_backlogs_;  // connections sent enough to be measured

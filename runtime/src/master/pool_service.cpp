@@ -79,7 +79,10 @@ PoolService::PoolService(Options options, std::unique_ptr<backend::Backend> back
 
 PoolService::~PoolService() { backend_->KillAll(); }
 
-void PoolService::Start(Clock::time_point now) { StartWorkers(now); }
+void PoolService::Start(Clock::time_point now) {
+  stats_ = PoolStats(now);
+  StartWorkers(now);
+}
 
 PoolService::Status PoolService::status() const {
   Status s;
@@ -92,13 +95,44 @@ PoolService::Status PoolService::status() const {
   return s;
 }
 
-std::vector<PoolService::WorkerTask> PoolService::WorkerTasks() const {
-  std::vector<WorkerTask> out;
-  for (WorkerInfo& w : workers_.Describe(tasks_)) {
-    std::string task = tasks_.Running(w.id);
-    out.push_back({std::move(w), std::move(task)});
+PoolCounters PoolService::Counters() const {
+  PoolCounters c = stats_.counters();
+  c.tasks_done = tasks_.done();
+  c.tasks_failed = tasks_.failed();
+  return c;
+}
+
+PoolService::Snapshot PoolService::TakeSnapshot(Clock::time_point now) const {
+  Snapshot s;
+  s.counters = Counters();
+  s.status = status();
+  s.elapsed_seconds = std::chrono::duration<double>(now - stats_.started()).count();
+  s.rate_now = stats_.RateNow(now);
+  const std::uint64_t finished = s.counters.tasks_done + s.counters.tasks_failed;
+  if (s.elapsed_seconds > 0) s.rate_average = static_cast<double>(finished) / s.elapsed_seconds;
+  const double rate = s.rate_now > 0 ? s.rate_now : s.rate_average;
+  const std::uint64_t left = tasks_.size();
+  if (left == 0) {
+    s.eta_seconds = 0.0;
+  } else if (rate > 0) {
+    s.eta_seconds = static_cast<double>(left) / rate;
   }
-  return out;
+  const std::vector<std::string> queued = backend_->Queued();
+  s.workers.reserve(workers_.all().size() + stats_.ended().size());
+  for (const auto& [id, w] : workers_.all()) {
+    WorkerSnapshot ws{id, w.pid, to_string(w.state), tasks_.Running(id), 0, w.tasks_done, {}};
+    if (const auto since = tasks_.HoldsSince(id)) {
+      ws.task_seconds = std::chrono::duration<double>(now - *since).count();
+      if (w.state == WorkerState::kReady) ws.state = kWorkerBusy;
+    }
+    if (!w.connected && w.state == WorkerState::kStarting &&
+        std::find(queued.begin(), queued.end(), id) != queued.end())
+      ws.state = kWorkerPending;
+    s.workers.push_back(std::move(ws));
+  }
+  for (const EndedWorker& e : stats_.ended())
+    s.workers.push_back({e.id, e.pid, kWorkerLost, "", 0, e.tasks_done, e.ended});
+  return s;
 }
 
 void PoolService::Submit(std::string function, std::vector<std::string> calls,
@@ -121,6 +155,7 @@ void PoolService::Submit(std::string function, std::vector<std::string> calls,
     for (std::size_t i = first; i < end; ++i)
       task.items += form == wire::TaskForm::kChunk ? ItemsOfChunk(calls[i]) : 1;
     item += task.items;
+    stats_.Submitted(1, task.items);
     task.calls.assign(std::make_move_iterator(calls.begin() + static_cast<std::ptrdiff_t>(first)),
                       std::make_move_iterator(calls.begin() + static_cast<std::ptrdiff_t>(end)));
     tasks_.Add(std::move(task));
@@ -234,7 +269,11 @@ void PoolService::OnResult(const std::string& id, Worker& worker, const zmq::mes
     std::vector<Outcome> outcomes;
     outcomes.reserve(result.outcomes.size());
     for (const auto& view : result.outcomes) outcomes.push_back(ToOutcome(view));
-    tasks_.Finish(result.id, std::move(outcomes));
+    const Clock::time_point leased = tasks_.LeasedAt(result.id);
+    const std::size_t items = tasks_.Find(result.id)->items;
+    const bool done = tasks_.Finish(result.id, std::move(outcomes));
+    stats_.Finished(now, now - leased, items, done);
+    ++worker.tasks_done;
   }
   if (tasks_.Leases(id) == 0) worker.idle_since = now;
   if (worker.state == WorkerState::kRetiring && tasks_.Leases(id) == 0 && !worker.stop_sent)
@@ -268,7 +307,7 @@ void PoolService::Deal(Clock::time_point now) {
       const auto& [id, w] = free[i];
       if (tasks_.Leases(*id) >= static_cast<std::size_t>(w->credit)) continue;
       if (messages[i] && messages[i]->size() >= wire::kMaxTaskMessageBytes) continue;
-      const std::uint64_t task_id = tasks_.LeaseNext(*id);
+      const std::uint64_t task_id = tasks_.LeaseNext(*id, now);
       const Task& task = *tasks_.Find(task_id);
       if (!messages[i]) messages[i].emplace(Type::kTask, options_.channel);
       wire::AppendTask(*messages[i], task_id, task.function, task.form, task.calls);
@@ -321,6 +360,7 @@ void PoolService::StartWorkers(Clock::time_point now) {
     return;
   }
   for (const backend::Launch& launch : launches) workers_.Add(launch.bootstrap.worker_id, now);
+  stats_.WorkersStarted(launches.size());
 }
 
 void PoolService::Grow(Clock::time_point now) {
@@ -385,8 +425,11 @@ void PoolService::LoseWorker(const std::string& id, const std::string& why, Cloc
   // however its going shows first (its connection closing, its exit).
   const bool done = terminating_ || (retiring && tasks_.Leases(id) == 0);
   if (!worker.connected && !terminating_ && !retiring) sizer_.StartFailed();
-  if (!done) log::Warning("worker " + id + " lost: " + why);
-  tasks_.Lose(id, why);
+  if (!done) {
+    log::Warning("worker " + id + " lost: " + why);
+    stats_.WorkerLost({id, worker.pid, worker.tasks_done, why, now});
+  }
+  stats_.Retried(tasks_.Lose(id, why));
   // The pool finishes once the backend has seen it end (and on_exit has
   // its status): a closed connection can show before the process is gone.
   awaiting_exit_[id] = now;

@@ -18,6 +18,7 @@
 #include "config/settings.hpp"
 #include "fiber/pool.hpp"
 #include "master/outbox.hpp"
+#include "master/run_stats.hpp"
 #include "master/sizer.hpp"
 #include "master/task_table.hpp"
 #include "master/worker_set.hpp"
@@ -74,13 +75,30 @@ class PoolService {
     std::size_t tasks_done = 0, tasks_failed = 0;     // finished so far
   };
   Status status() const;
-  /// A worker and the function of the task it runs (empty when idle), as
-  /// `fiber ps RUN` shows it.
-  struct WorkerTask {
-    WorkerInfo worker;
-    std::string task;
+  /// One worker as fiber top shows it.
+  struct WorkerSnapshot {
+    std::string id;
+    long pid = 0;
+    std::string state;         // to_string(WorkerState), or kWorkerPending, kWorkerBusy, kWorkerLost
+    std::string task;          // what it runs (TaskTable::Running); empty when idle
+    double task_seconds = 0;   // how long it has held it
+    std::uint64_t tasks_done = 0;
+    std::string ended;         // a lost one's: why
   };
-  std::vector<WorkerTask> WorkerTasks() const;
+  /// Its numbers and workers at one moment, for fiber top, ps RUN and
+  /// metrics: counters (monotonic), gauges (status), rates.
+  struct Snapshot {
+    PoolCounters counters;
+    Status status;
+    double elapsed_seconds = 0, rate_now = 0, rate_average = 0;
+    /// Seconds until every task submitted so far is done at the rate now
+    /// (the average while there is none); nullopt with no rate yet.
+    std::optional<double> eta_seconds;
+    std::vector<WorkerSnapshot> workers;  // live ones, then the last lost
+  };
+  Snapshot TakeSnapshot(Clock::time_point now) const;
+  /// Its counters alone (for the totals of a pool that is gone).
+  PoolCounters Counters() const;
 
   // From the pool's user (through the dispatcher's inbox).
   void Start(Clock::time_point now);
@@ -162,6 +180,7 @@ class PoolService {
   TaskTable tasks_;
   WorkerSet workers_;
   Sizer sizer_;
+  PoolStats stats_{Clock::time_point{}};
   bool closing_ = false;
   bool terminating_ = false;
   bool finished_ = false;

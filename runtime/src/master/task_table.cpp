@@ -6,17 +6,32 @@ namespace fiber::master {
 
 std::uint64_t TaskTable::Add(Task task) {
   const std::uint64_t id = next_id_++;
-  tasks_.emplace(id, Entry{std::move(task), {}, 0});
+  tasks_.emplace(id, Entry{std::move(task), {}, 0, {}});
   pending_.push_back(id);
   return id;
 }
 
-std::uint64_t TaskTable::LeaseNext(const std::string& worker) {
+std::uint64_t TaskTable::LeaseNext(const std::string& worker, Clock::time_point now) {
   const std::uint64_t id = pending_.front();
   pending_.pop_front();
-  tasks_.at(id).holder = worker;
+  Entry& entry = tasks_.at(id);
+  entry.holder = worker;
+  entry.leased_at = now;
   leases_[worker].push_back(id);
   return id;
+}
+
+Clock::time_point TaskTable::LeasedAt(std::uint64_t id) const {
+  auto it = tasks_.find(id);
+  return it == tasks_.end() || it->second.holder.empty() ? Clock::time_point{} : it->second.leased_at;
+}
+
+std::optional<Clock::time_point> TaskTable::HoldsSince(const std::string& worker) const {
+  auto it = leases_.find(worker);
+  if (it == leases_.end() || it->second.empty()) return std::nullopt;
+  Clock::time_point since = Clock::time_point::max();
+  for (std::uint64_t id : it->second) since = std::min(since, tasks_.at(id).leased_at);
+  return since;
 }
 
 const Task* TaskTable::Find(std::uint64_t id) const {
@@ -57,9 +72,9 @@ std::string TaskTable::Running(const std::string& worker) const {
   return running;
 }
 
-void TaskTable::Finish(std::uint64_t id, std::vector<detail::Outcome>&& outcomes) {
+bool TaskTable::Finish(std::uint64_t id, std::vector<detail::Outcome>&& outcomes) {
   auto it = tasks_.find(id);
-  if (it == tasks_.end()) return;
+  if (it == tasks_.end()) return false;
   Entry& entry = it->second;
   if (entry.holder.empty()) {
     std::erase(pending_, id);
@@ -74,6 +89,7 @@ void TaskTable::Finish(std::uint64_t id, std::vector<detail::Outcome>&& outcomes
   ++(ok ? done_ : failed_);
   entry.task.batch->complete(entry.task.first, std::move(outcomes));
   tasks_.erase(it);
+  return ok;
 }
 
 void TaskTable::Fail(Entry& entry, const detail::Outcome& outcome) {
@@ -82,9 +98,10 @@ void TaskTable::Fail(Entry& entry, const detail::Outcome& outcome) {
                              std::vector<detail::Outcome>(entry.task.calls.size(), outcome));
 }
 
-void TaskTable::Lose(const std::string& worker, const std::string& why) {
+std::size_t TaskTable::Lose(const std::string& worker, const std::string& why) {
   auto lease = leases_.find(worker);
-  if (lease == leases_.end()) return;
+  if (lease == leases_.end()) return 0;
+  std::size_t requeued = 0;
   const std::vector<std::uint64_t> held = std::move(lease->second);
   leases_.erase(lease);
   // Back to the front in reverse, so the queue keeps their order.
@@ -100,8 +117,10 @@ void TaskTable::Lose(const std::string& worker, const std::string& why) {
       tasks_.erase(*id);
     } else {
       pending_.push_front(*id);
+      ++requeued;
     }
   }
+  return requeued;
 }
 
 void TaskTable::FailAll(const detail::Outcome& outcome) {

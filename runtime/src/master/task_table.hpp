@@ -4,9 +4,11 @@
 // thread-safe: owned by the I/O thread.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -15,6 +17,8 @@
 #include "wire/task_batch.hpp"
 
 namespace fiber::master {
+
+using Clock = std::chrono::steady_clock;
 
 /// A chunk of calls of one function, sent to a worker as one message.
 struct Task {
@@ -34,8 +38,13 @@ class TaskTable {
 
   std::uint64_t Add(Task task);
   bool HasPending() const { return !pending_.empty(); }
-  /// Leases the first pending task to worker and returns its id.
-  std::uint64_t LeaseNext(const std::string& worker);
+  /// Leases the first pending task to worker (at now) and returns its id.
+  std::uint64_t LeaseNext(const std::string& worker, Clock::time_point now = {});
+  /// When task id was leased; the epoch when it is not held.
+  Clock::time_point LeasedAt(std::uint64_t id) const;
+  /// When the longest held of worker's tasks was leased; nullopt when it
+  /// holds none.
+  std::optional<Clock::time_point> HoldsSince(const std::string& worker) const;
   const Task* Find(std::uint64_t id) const;
   /// True when worker holds task id.
   bool HeldBy(std::uint64_t id, const std::string& worker) const;
@@ -49,12 +58,13 @@ class TaskTable {
   /// How many calls the tasks worker holds make.
   int CallsLeasedTo(const std::string& worker) const;
 
-  /// Delivers outcomes to the waiting caller and forgets the task.
-  void Finish(std::uint64_t id, std::vector<detail::Outcome>&& outcomes);
+  /// Delivers outcomes to the waiting caller and forgets the task; true
+  /// when every call has a value (the task is done, not failed).
+  bool Finish(std::uint64_t id, std::vector<detail::Outcome>&& outcomes);
   /// Worker was lost (why says how): each task it held goes back to the
   /// front of the queue, in order, or fails with WorkerLost once it has been
-  /// lost more than max_retries times.
-  void Lose(const std::string& worker, const std::string& why);
+  /// lost more than max_retries times. Returns how many went back.
+  std::size_t Lose(const std::string& worker, const std::string& why);
   /// Finishes every task with the same failure for every call.
   void FailAll(const detail::Outcome& outcome);
 
@@ -70,6 +80,7 @@ class TaskTable {
     Task task;
     std::string holder;  // empty while pending
     int losses = 0;
+    Clock::time_point leased_at;
   };
   void Fail(Entry& entry, const detail::Outcome& outcome);
 

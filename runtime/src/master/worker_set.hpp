@@ -14,13 +14,12 @@
 
 namespace fiber::master {
 
-using Clock = std::chrono::steady_clock;
-
 struct Worker {
   WorkerState state = WorkerState::kStarting;
   bool connected = false;  // said HELLO
   int credit = 0;          // tasks it may hold (READY, RESULT)
   long pid = 0;
+  std::uint64_t tasks_done = 0;  // results it sent
   Clock::time_point started, last_sent;
   Clock::time_point idle_since;  // when it last came to hold no task
   std::optional<Clock::time_point> stop_sent;  // told to STOP at
