@@ -117,7 +117,8 @@ PoolService::Snapshot PoolService::TakeSnapshot(Clock::time_point now) const {
   } else if (rate > 0) {
     s.eta_seconds = static_cast<double>(left) / rate;
   }
-  const std::vector<std::string> queued = backend_->Queued();
+  std::vector<std::string> queued = backend_->Queued();
+  std::sort(queued.begin(), queued.end());  // searched once per worker
   s.workers.reserve(workers_.all().size() + stats_.ended().size());
   for (const auto& [id, w] : workers_.all()) {
     WorkerSnapshot ws{id, w.pid, to_string(w.state), tasks_.Running(id), 0, w.tasks_done, {}};
@@ -126,7 +127,7 @@ PoolService::Snapshot PoolService::TakeSnapshot(Clock::time_point now) const {
       if (w.state == WorkerState::kReady) ws.state = kWorkerBusy;
     }
     if (!w.connected && w.state == WorkerState::kStarting &&
-        std::find(queued.begin(), queued.end(), id) != queued.end())
+        std::binary_search(queued.begin(), queued.end(), id))
       ws.state = kWorkerPending;
     s.workers.push_back(std::move(ws));
   }

@@ -1,6 +1,9 @@
 #include "master/run_status.hpp"
 
+#include <charconv>
+#include <cstdio>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "runs/control_protocol.hpp"
 
@@ -37,12 +40,58 @@ nlohmann::json PoolJson(wire::Channel channel, const PoolService::Snapshot& p, b
   return pool;
 }
 
+void AppendString(std::string_view text, std::string* out) {
+  out->push_back('"');
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out->push_back('\\');
+      out->push_back(c);
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+      out->append(escaped);
+    } else {
+      out->push_back(c);
+    }
+  }
+  out->push_back('"');
+}
+
+template <class Number>
+void AppendNumber(Number n, std::string* out) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, n).ptr;
+  out->append(text, end);
+}
+
+// One worker's object, as the protocol lays it out.
+void AppendWorker(wire::Channel channel, const PoolService::WorkerSnapshot& w, std::string* out) {
+  if (!out->empty()) out->push_back(',');
+  out->append("{\"id\":");
+  AppendString(w.id, out);
+  out->append(",\"pool\":");
+  AppendNumber(channel, out);
+  out->append(",\"pid\":");
+  AppendNumber(w.pid, out);
+  out->append(",\"state\":");
+  AppendString(w.state, out);
+  out->append(",\"task\":");
+  AppendString(w.task, out);
+  out->append(",\"task_seconds\":");
+  AppendNumber(w.task_seconds, out);
+  out->append(",\"tasks_done\":");
+  AppendNumber(w.tasks_done, out);
+  out->append(",\"ended\":");
+  AppendString(w.ended, out);
+  out->push_back('}');
+}
+
 }  // namespace
 
 std::string RunStatusJson(const RunStatus& s) {
   PoolCounters total = s.gone;
   nlohmann::json pools = nlohmann::json::array();
-  nlohmann::json workers = nlohmann::json::array();
+  std::string workers;  // thousands of them: written here, not as a tree
   std::size_t workers_total = 0;
   for (const RunStatus::Pools* list : {&s.pools, &s.finished}) {
     const bool finished = list == &s.finished;
@@ -50,15 +99,7 @@ std::string RunStatusJson(const RunStatus& s) {
       if (!finished) total.Add(p.counters);
       if (pools.size() < runs::kMostPoolsInStatus) pools.push_back(PoolJson(channel, p, finished));
       for (const PoolService::WorkerSnapshot& w : p.workers)
-        if (++workers_total <= runs::kMostWorkersInStatus)
-          workers.push_back({{"id", w.id},
-                             {"pool", channel},
-                             {"pid", w.pid},
-                             {"state", w.state},
-                             {"task", w.task},
-                             {"task_seconds", w.task_seconds},
-                             {"tasks_done", w.tasks_done},
-                             {"ended", w.ended}});
+        if (++workers_total <= runs::kMostWorkersInStatus) AppendWorker(channel, w, &workers);
     }
   }
   nlohmann::json j = {{"version", runs::kRunStatusVersion},
@@ -77,9 +118,11 @@ std::string RunStatusJson(const RunStatus& s) {
   PutCounters(total, j);
   j["pools"] = std::move(pools);
   j["pools_total"] = s.pools.size() + s.finished.size();
-  j["workers"] = std::move(workers);
   j["workers_total"] = workers_total;
-  return j.dump();
+  std::string text = j.dump();
+  text.pop_back();  // its closing brace
+  text += ",\"workers\":[" + workers + "]}";
+  return text;
 }
 
 }  // namespace fiber::master
