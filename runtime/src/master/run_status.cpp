@@ -57,11 +57,19 @@ void AppendString(std::string_view text, std::string* out) {
   out->push_back('"');
 }
 
+void Append(std::string_view text, std::string* out) { AppendString(text, out); }
+
 template <class Number>
-void AppendNumber(Number n, std::string* out) {
+void Append(Number n, std::string* out) {
   char text[32];
-  const auto end = std::to_chars(text, text + sizeof text, n).ptr;
-  out->append(text, end);
+  out->append(text, std::to_chars(text, text + sizeof text, n).ptr);
+}
+
+// ,"key":value
+template <class Value>
+void AppendField(const char* key, const Value& value, std::string* out) {
+  out->append(",\"").append(key).append("\":");
+  Append(value, out);
 }
 
 // One worker's object, as the protocol lays it out.
@@ -69,20 +77,13 @@ void AppendWorker(wire::Channel channel, const PoolService::WorkerSnapshot& w, s
   if (!out->empty()) out->push_back(',');
   out->append("{\"id\":");
   AppendString(w.id, out);
-  out->append(",\"pool\":");
-  AppendNumber(channel, out);
-  out->append(",\"pid\":");
-  AppendNumber(w.pid, out);
-  out->append(",\"state\":");
-  AppendString(w.state, out);
-  out->append(",\"task\":");
-  AppendString(w.task, out);
-  out->append(",\"task_seconds\":");
-  AppendNumber(w.task_seconds, out);
-  out->append(",\"tasks_done\":");
-  AppendNumber(w.tasks_done, out);
-  out->append(",\"ended\":");
-  AppendString(w.ended, out);
+  AppendField("pool", channel, out);
+  AppendField("pid", w.pid, out);
+  AppendField("state", std::string_view(w.state), out);
+  AppendField("task", std::string_view(w.task), out);
+  AppendField("task_seconds", w.task_seconds, out);
+  AppendField("tasks_done", w.tasks_done, out);
+  AppendField("ended", std::string_view(w.ended), out);
   out->push_back('}');
 }
 
