@@ -44,6 +44,9 @@ class LocalClient : public RunClient {
     });
     if (!posted) on_reply(Reply{0, Status::kLost, "the run's master has stopped"});
   }
+  bool TakeNow(const Request& request, std::string* body) override {
+    return run_.dispatcher().TakeNow(request, body);
+  }
 
  private:
   master::Run& run_;

@@ -46,6 +46,15 @@ void RequestService::Handle(const std::string& routing_id, wire::Request request
       return inner(status, body);
     };
   }
+  if (request.op == wire::Op::kQueuePutFile) {
+    std::string item, err = "this run's master takes no item files";
+    if (!item_files_ || !item_files_->Take(peer, request.body, &item, &err)) {
+      (void)answer(Status::kRefused, err);
+      return;
+    }
+    request.op = wire::Op::kQueuePut;
+    request.body = std::move(item);
+  }
   if (request.op == wire::Op::kManagerCall) return CallManager(request, std::move(answer), now);
   if (SyncTable::Serves(request.op)) return sync_.Handle(peer, request, std::move(answer), now);
   queues_.Handle(peer, std::move(request), std::move(answer), now);
