@@ -42,13 +42,16 @@ void PutPipeline::Put(const RunObjectRef& object, std::string item, const char* 
   }
   // Not under mu_: the answer may come at once, on this thread.
   const wire::Op op = PutOp(&item);
+  // Two words of state (this is Get()): std::function keeps them without
+  // an allocation.
   c.Send(request_for(object, op, std::move(item), std::nullopt),
-         [this, id = object.id, bytes](wire::Reply reply) {
-           std::lock_guard<std::mutex> lock(mu_);
-           if (reply.status != wire::Status::kOk) errors_.try_emplace(id, std::move(reply));
-           --unanswered_;
-           unanswered_bytes_ -= bytes;
-           answered_.notify_all();
+         [id = object.id, bytes](wire::Reply reply) {
+           PutPipeline& p = Get();
+           std::lock_guard<std::mutex> lock(p.mu_);
+           if (reply.status != wire::Status::kOk) p.errors_.try_emplace(id, std::move(reply));
+           --p.unanswered_;
+           p.unanswered_bytes_ -= bytes;
+           p.answered_.notify_all();
          });
 }
 

@@ -198,6 +198,9 @@ class RemoteClient : public RunClient {
 }  // namespace
 
 RunClient& RunClient::Get() {
+  // Made once: every later call (one per queue put) reads it without a lock.
+  static std::atomic<RunClient*> made{nullptr};
+  if (RunClient* c = made.load(std::memory_order_acquire)) return *c;
   static std::mutex mu;
   static std::unique_ptr<RunClient> client;
   std::lock_guard<std::mutex> lock(mu);
@@ -210,6 +213,7 @@ RunClient& RunClient::Get() {
                           "Queue, Pipe or Manager");
       client = std::make_unique<LocalClient>(master::Run::Get());
     }
+    made.store(client.get(), std::memory_order_release);
   }
   return *client;
 }
