@@ -1,7 +1,7 @@
 // The run's item files (wire/item_files.hpp) without a master: a worker's
-// large item written and taken back whole, once; what the master refuses to
-// read; when a worker does not use the directory; and what the master
-// leaves behind (nothing).
+// large item written and taken back whole, once, its file kept for the
+// next; what the master refuses to read; when a worker does not use the
+// directory; and what the master leaves behind (nothing).
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,6 +18,10 @@ namespace {
 
 std::string NewRunId() { return "itemfilestest" + std::to_string(::getpid()); }
 std::string Directory(const std::string& run) { return "/dev/shm/fiber-" + run + ".items"; }
+ino_t Inode(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
 bool Exists(const std::string& path) {
   struct stat st {};
   return ::lstat(path.c_str(), &st) == 0;
@@ -50,6 +54,20 @@ TEST_CASE("a worker's item comes back whole, once, and the master leaves nothing
   CHECK(got == item);
   CHECK_FALSE(master->Take("w7", name, &got, &err));  // read once
   CHECK(err.find("cannot open") != std::string::npos);
+  CHECK(Exists(Directory(run) + "/free-0"));  // kept for the next write
+
+  // The next item is written over the kept file, cut to its own size.
+  const ino_t kept = Inode(Directory(run) + "/free-0");
+  const std::string next = worker->Write("w8", "a short one");
+  CHECK(Inode(Directory(run) + "/" + next) == kept);
+  CHECK_FALSE(Exists(Directory(run) + "/free-0"));
+  REQUIRE(master->Take("w8", next, &got, &err));
+  CHECK(got == "a short one");
+  // One larger than a kept file may be is removed once read.
+  const std::string large = worker->Write("w8", std::string(ItemFiles::kRecycledBytes + 1, 'x'));
+  REQUIRE(master->Take("w8", large, &got, &err));
+  CHECK_FALSE(Exists(Directory(run) + "/" + large));
+  CHECK_FALSE(Exists(Directory(run) + "/free-1"));
 
   const std::string left = worker->Write("w7", "an item never sent");  // its worker killed
   REQUIRE_FALSE(left.empty());
@@ -94,18 +112,30 @@ TEST_CASE("a worker uses no directory it does not see private: items then travel
   CHECK(ItemFiles::Open(run));
 }
 
-TEST_CASE("a master of a run id whose master was killed takes its directory over, emptied") {
-  const std::string run = NewRunId();
-  REQUIRE(::mkdir(Directory(run).c_str(), 0700) == 0);  // the killed master's, never removed
-  auto worker = ItemFiles::Open(run);
-  REQUIRE(worker);
-  const std::string left = worker->Write("w3", "written before the kill");
+TEST_CASE("a master starting removes the directories of masters gone, not those of masters alive") {
+  const std::string gone = NewRunId() + "gone";
+  REQUIRE(::mkdir(Directory(gone).c_str(), 0700) == 0);  // its master killed: never removed
+  auto orphan = ItemFiles::Open(gone);
+  REQUIRE(orphan);
+  const std::string left = orphan->Write("w3", "written before the kill");
+  orphan.reset();
+  REQUIRE(Exists(Directory(gone) + "/" + left));
+  auto [alive, alive_master, alive_worker] = Both();
   std::string err;
-  auto next = ItemFiles::Create(run, &err);
+  auto next = ItemFiles::Create(NewRunId() + "next", &err);
   REQUIRE_MESSAGE(next, err);
-  CHECK_FALSE(Exists(Directory(run) + "/" + left));
+  CHECK_FALSE(Exists(Directory(gone)));
+  CHECK(Exists(Directory(alive)));
+  CHECK_FALSE(ItemFiles::Create(alive, &err));  // nor is a live one taken over
+  CHECK(err == Directory(alive) + " is held by another master of run " + alive);
+  // A new master of the run id that was killed starts afresh.
+  REQUIRE(::mkdir(Directory(gone).c_str(), 0700) == 0);
+  auto again = ItemFiles::Create(gone, &err);
+  REQUIRE_MESSAGE(again, err);
+  auto worker = ItemFiles::Open(gone);
+  REQUIRE(worker);
   const std::string name = worker->Write("w3", "after");
   std::string got;
-  REQUIRE(next->Take("w3", name, &got, &err));
+  REQUIRE(again->Take("w3", name, &got, &err));
   CHECK(got == "after");
 }

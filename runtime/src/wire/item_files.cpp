@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "wire/limits.hpp"
@@ -17,7 +19,13 @@ namespace fiber::wire {
 
 namespace {
 
-std::string DirectoryOf(const std::string& run_id) { return "/dev/shm/fiber-" + run_id + ".items"; }
+constexpr const char* kShm = "/dev/shm";
+constexpr const char* kPrefix = "fiber-";
+constexpr const char* kSuffix = ".items";
+
+std::string DirectoryOf(const std::string& run_id) {
+  return std::string(kShm) + "/" + kPrefix + run_id + kSuffix;
+}
 
 // Ours alone: a directory of this user, mode 0700.
 bool Private(int fd) {
@@ -25,6 +33,8 @@ bool Private(int fd) {
   return ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
          (st.st_mode & 0777) == 0700;
 }
+
+std::string RecycledName(int k) { return "free-" + std::to_string(k); }
 
 // Names worker_id-N, N decimal digits.
 bool NamedFor(const std::string& peer, const std::string& name) {
@@ -35,12 +45,51 @@ bool NamedFor(const std::string& peer, const std::string& name) {
                      [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// Removes every file in the directory open as fd.
+void Empty(int fd) {
+  const int copy = ::dup(fd);
+  if (copy < 0) return;
+  DIR* dir = ::fdopendir(copy);
+  if (!dir) {
+    ::close(copy);
+    return;
+  }
+  ::rewinddir(dir);  // the copy shares the offset an earlier pass left at the end
+  while (const dirent* e = ::readdir(dir))
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+      (void)::unlinkat(fd, e->d_name, 0);
+  ::closedir(dir);
+}
+
+// Removes the item directories of this user's runs whose master is gone:
+// a master holds a lock on its own (flock, released when it dies however
+// it dies), so one that can be locked is nobody's.
+void RemoveAbandoned() {
+  DIR* shm = ::opendir(kShm);
+  if (!shm) return;
+  while (const dirent* e = ::readdir(shm)) {
+    const std::string name = e->d_name;
+    if (name.rfind(kPrefix, 0) != 0 || name.size() <= std::strlen(kPrefix) + std::strlen(kSuffix) ||
+        name.compare(name.size() - std::strlen(kSuffix), std::string::npos, kSuffix) != 0)
+      continue;
+    const int fd = ::openat(::dirfd(shm), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) continue;
+    if (Private(fd) && ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      Empty(fd);
+      (void)::unlinkat(::dirfd(shm), name.c_str(), AT_REMOVEDIR);
+    }
+    ::close(fd);
+  }
+  ::closedir(shm);
+}
+
 }  // namespace
 
+void ItemFiles::RemoveAll() { Empty(fd_); }
+
 std::unique_ptr<ItemFiles> ItemFiles::Create(const std::string& run_id, std::string* err) {
+  RemoveAbandoned();
   const std::string path = DirectoryOf(run_id);
-  // One left by a master of this run id that was killed is taken over, as
-  // its workers would use it.
   if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
     *err = "cannot make " + path + ": " + std::strerror(errno);
     return nullptr;
@@ -49,6 +98,14 @@ std::unique_ptr<ItemFiles> ItemFiles::Create(const std::string& run_id, std::str
   if (fd < 0 || !Private(fd)) {
     *err = path + " is not a private directory of this user";
     if (fd >= 0) ::close(fd);
+    return nullptr;
+  }
+  // Held while this master lives. A directory of this run id that another
+  // master holds is not taken over; one whose master is gone is, emptied
+  // (its workers would use it).
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    *err = path + " is held by another master of run " + run_id;
+    ::close(fd);
     return nullptr;
   }
   std::unique_ptr<ItemFiles> files(new ItemFiles(path, fd, true));
@@ -75,36 +132,28 @@ ItemFiles::~ItemFiles() {
   ::close(fd_);
 }
 
-void ItemFiles::RemoveAll() {
-  const int copy = ::dup(fd_);
-  if (copy < 0) return;
-  DIR* dir = ::fdopendir(copy);
-  if (!dir) {
-    ::close(copy);
-    return;
-  }
-  ::rewinddir(dir);  // the copy shares the offset an earlier pass left at the end
-  while (const dirent* e = ::readdir(dir))
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-      (void)::unlinkat(fd_, e->d_name, 0);
-  ::closedir(dir);
-}
-
 std::string ItemFiles::Write(const std::string& worker_id, const std::string& item) {
   static std::atomic<std::uint64_t> next{0};
   const std::string name = worker_id + "-" + std::to_string(next++);
-  const int fd = ::openat(fd_, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                          0600);
+  // A file the master has read and kept is taken whole (rename is atomic:
+  // one writer gets each); its pages are written over, not made again.
+  int fd = -1;
+  for (int k = 0; k < kRecycled && fd < 0; ++k)
+    if (::renameat(fd_, RecycledName(k).c_str(), fd_, name.c_str()) == 0)
+      fd = ::openat(fd_, name.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    fd = ::openat(fd_, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return "";
   std::size_t at = 0;
   while (at < item.size()) {
-    const ssize_t n = ::write(fd, item.data() + at, item.size() - at);
+    const ssize_t n = ::pwrite(fd, item.data() + at, item.size() - at, static_cast<off_t>(at));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     at += static_cast<std::size_t>(n);
   }
+  const bool whole = at == item.size() && ::ftruncate(fd, static_cast<off_t>(at)) == 0;
   ::close(fd);
-  if (at == item.size()) return name;
+  if (whole) return name;
   (void)::unlinkat(fd_, name.c_str(), 0);  // /dev/shm full: the socket takes it
   return "";
 }
@@ -120,7 +169,6 @@ bool ItemFiles::Take(const std::string& peer, const std::string& name, std::stri
     *err = "cannot open the item file " + path_ + "/" + name + ": " + std::strerror(errno);
     return false;
   }
-  (void)::unlinkat(fd_, name.c_str(), 0);  // whatever comes next, it is read once
   struct stat st {};
   bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid();
   if (!ok) {
@@ -142,6 +190,13 @@ bool ItemFiles::Take(const std::string& peer, const std::string& name, std::stri
     }
   }
   ::close(fd);
+  // Read once: renamed for a writer to reuse (small enough, and a place
+  // free), else removed.
+  bool kept = false;
+  const bool small = static_cast<std::size_t>(st.st_size) <= kRecycledBytes;
+  for (int k = 0; ok && small && !kept && k < kRecycled; ++k)
+    kept = ::renameat2(fd_, name.c_str(), fd_, RecycledName(k).c_str(), RENAME_NOREPLACE) == 0;
+  if (!kept) (void)::unlinkat(fd_, name.c_str(), 0);
   return ok;
 }
 
