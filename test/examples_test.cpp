@@ -143,3 +143,15 @@ TEST_CASE("elastic_pool: grows past its minimum under a burst, within its maximu
   CHECK(has(out, " workers, sum 1240\n"));  // 0..15
   CHECK(has(out, "back to 1 worker\n"));
 }
+
+TEST_CASE("task_timeout: the stuck episode is abandoned, every other one done, workers replaced") {
+  const std::string out = run_example({"task_timeout"});
+  MESSAGE(out);
+  CHECK(lines_with(out, " (item 0) ran longer than its pool's task_timeout of 2.0 s on "
+                        "worker w").size() == 1);
+  CHECK(has(out, "abandoned: task episode@task_timeout.cpp:"));
+  CHECK(has(out, "39 episodes done, 1 abandoned, on "));
+  const auto processes = numbers_after(out, "abandoned, on ");
+  REQUIRE(processes.size() == 1);
+  CHECK(processes[0] >= 4);  // 39 episodes, at most 10 per worker process
+}
