@@ -221,16 +221,20 @@ class ServeLoop {
     Send(wire::Encode(wire::Ready{prefetch_}, channel_));
   }
 
-  // Marks the revoked tasks it holds and has not started; the master has
-  // given them to another worker. One already run is not held any more.
+  // Marks the revoked tasks it holds and has not started, one for each id
+  // (a task lost elsewhere can be dealt here again); the master has given
+  // them to another worker. One already run is not held any more.
   void OnRevoke(const zmq::message_t& message) {
     wire::Revoke revoke;
     std::string err;
     if (!wire::Decode(message, &revoke, &err)) Die(kMasterLost, "the master sent " + err);
-    for (std::uint64_t id : revoke.ids)
-      for (Received& received : queue_)
-        for (std::size_t i = received.next; i < received.tasks.size(); ++i)
-          if (received.tasks[i].id == id) revoked_.insert(&received.tasks[i]);
+    for (std::uint64_t id : revoke.ids) MarkRevoked(id);
+  }
+
+  void MarkRevoked(std::uint64_t id) {
+    for (Received& received : queue_)
+      for (std::size_t i = received.next; i < received.tasks.size(); ++i)
+        if (received.tasks[i].id == id && revoked_.insert(&received.tasks[i]).second) return;
   }
 
   void RunNextTask() {
