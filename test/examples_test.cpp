@@ -165,3 +165,15 @@ TEST_CASE("central_inference: every actor gets the right action for every step, 
   CHECK(largest[0] <= actors);
   CHECK(numbers_after(out, "steps per second ").size() == 1);
 }
+
+TEST_CASE("task_timeout: the stuck episode is abandoned, every other one done, workers replaced") {
+  const std::string out = run_example({"task_timeout"});
+  MESSAGE(out);
+  CHECK(lines_with(out, " (item 0) ran longer than its pool's task_timeout of 2.0 s on "
+                        "worker w").size() == 1);
+  CHECK(has(out, "abandoned: task episode@task_timeout.cpp:"));
+  CHECK(has(out, "39 episodes done, 1 abandoned, on "));
+  const auto processes = numbers_after(out, "abandoned, on ");
+  REQUIRE(processes.size() == 1);
+  CHECK(processes[0] >= 4);  // 39 episodes, at most 10 per worker process
+}

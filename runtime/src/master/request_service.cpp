@@ -17,7 +17,8 @@ void AnswerWith(const Outcome& outcome, const QueueTable::Answer& answer) {
       return;
     case Outcome::Kind::kNotRegistered: (void)answer(Status::kNotRegistered, outcome.data); return;
     case Outcome::Kind::kWorkerLost:
-    case Outcome::Kind::kPoolClosed: (void)answer(Status::kLost, outcome.data); return;
+    case Outcome::Kind::kPoolClosed:
+    case Outcome::Kind::kTimeout: (void)answer(Status::kLost, outcome.data); return;
   }
 }
 
