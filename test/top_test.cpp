@@ -136,12 +136,13 @@ TEST_CASE("fiber top --once --json counts what the program did, and ps RUN --jso
   CHECK(pool["tasks_done"] == 20);
   CHECK(pool["tasks_queued"] == 0);
   CHECK(pool["eta_seconds"] == 0.0);
-  // Each task once in the histogram, none faster than its 300 ms.
+  // Each task once in the histogram, each about its 300 ms (less the
+  // trip of the result before it, from when the master counts it begun).
   CHECK(pool["task_seconds"]["count"] == 20);
   long in_buckets = 0;
   for (const auto& n : pool["task_seconds"]["buckets"]) in_buckets += n.get<long>();
   CHECK(in_buckets == 20);
-  CHECK(pool["task_seconds"]["sum"].get<double>() >= 20 * 0.3);
+  CHECK(pool["task_seconds"]["sum"].get<double>() >= 20 * 0.25);
   CHECK(pool["finished"] == true);  // the program's pool, as it ended
   // ps RUN: the same object.
   auto [ps_status, ps_out, ps_err] = fiber.Run({"ps", "--json", id});

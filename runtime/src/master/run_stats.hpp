@@ -31,8 +31,10 @@ inline constexpr int kRateWindowSeconds = 5;
 /// PoolCounters::workers_lost.
 inline constexpr std::size_t kEndedWorkersKept = 64;
 
-/// Task durations, from being dealt to a worker to its result: each task
-/// in one bucket (not cumulative), their sum and count.
+/// Task durations, from when a task began (dealt to its worker, or the
+/// worker's result before it came, whichever was later: as far as the
+/// master can tell) to its result: each task in one bucket (not
+/// cumulative), their sum and count.
 struct TaskDurations {
   std::array<std::uint64_t, kTaskSecondsBuckets> buckets{};
   double sum_seconds = 0;

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -42,9 +41,6 @@ class TaskTable {
   std::uint64_t LeaseNext(const std::string& worker, Clock::time_point now = {});
   /// When task id was leased; the epoch when it is not held.
   Clock::time_point LeasedAt(std::uint64_t id) const;
-  /// When the longest held of worker's tasks was leased; nullopt when it
-  /// holds none.
-  std::optional<Clock::time_point> HoldsSince(const std::string& worker) const;
   const Task* Find(std::uint64_t id) const;
   /// True when worker holds task id.
   bool HeldBy(std::uint64_t id, const std::string& worker) const;
@@ -55,8 +51,17 @@ class TaskTable {
   /// (item 3)": the result of the first can die unsent with the worker).
   /// Empty when it holds none.
   std::string Running(const std::string& worker) const;
+  /// One task for reports: "boom (item 3)", "boom (items 3-5)".
+  std::string Describe(std::uint64_t id) const;
   /// How many calls the tasks worker holds make.
   int CallsLeasedTo(const std::string& worker) const;
+  /// The task worker runs (it runs them in the order dealt): the first it
+  /// holds; 0 when it holds none.
+  std::uint64_t Oldest(const std::string& worker) const;
+  /// Takes back the last task dealt to worker, not started while it holds
+  /// an older one, to the front of the queue (work stealing); returns its
+  /// id. Worker must hold two or more.
+  std::uint64_t TakeBack(const std::string& worker);
 
   /// Delivers outcomes to the waiting caller and forgets the task; true
   /// when every call has a value (the task is done, not failed).
@@ -65,6 +70,10 @@ class TaskTable {
   /// front of the queue, in order, or fails with WorkerLost once it has been
   /// lost more than max_retries times. Returns how many went back.
   std::size_t Lose(const std::string& worker, const std::string& why);
+  /// Worker was stopped for a reason of the pool's (a task timeout): the
+  /// tasks it holds go back to the front of the queue, in order, not
+  /// counted as lost.
+  void GiveBack(const std::string& worker);
   /// Finishes every task with the same failure for every call.
   void FailAll(const detail::Outcome& outcome);
 
@@ -83,6 +92,8 @@ class TaskTable {
     Clock::time_point leased_at;
   };
   void Fail(Entry& entry, const detail::Outcome& outcome);
+  /// Removes worker's leases, oldest first.
+  std::vector<std::uint64_t> Unlease(const std::string& worker);
 
   int max_retries_;
   std::unordered_map<std::uint64_t, Entry> tasks_;
