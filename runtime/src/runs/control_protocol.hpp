@@ -51,7 +51,9 @@ inline constexpr const char* kControlStatus = "status";
 ///               "task_seconds": {"bounds": [0.005, ..., 1800],
 ///                 "buckets": [n, ...] (one more than bounds, the last
 ///                 unbounded; each task in one), "sum": 84.1, "count": 86}
-///               (from being dealt to a worker to its result)}, ...],
+///               (from when a task began, as far as the master can
+///               tell: dealt to an idle worker, or the worker's result
+///               before it came, to its result)}, ...],
 ///    (the pools there, then the last that finished, "finished": true,
 ///    as they ended; at most kMostPoolsInStatus of each),
 ///    "pools_total": 1 (pools listed: at most kMostPoolsInStatus),
