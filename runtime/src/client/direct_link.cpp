@@ -12,7 +12,7 @@ DirectLink::DirectLink(zmq::context_t& context, const std::string& client_secret
     : endpoint_(endpoint),
       dealer_(context, zmq::socket_type::dealer),
       hello_id_(hello_id),
-      hello_deadline_(now + kHelloBound) {
+      connect_deadline_(now + kConnectBound) {
   try {
     dealer_.set(zmq::sockopt::linger, 0);
     // A connection that drops is not made again: its calls go through the
@@ -24,7 +24,8 @@ DirectLink::DirectLink(zmq::context_t& context, const std::string& client_secret
     wire::MakeCurveClient(dealer_, client_secret);
     if (endpoint.find('[') != std::string::npos) dealer_.set(zmq::sockopt::ipv6, 1);
     monitor_.emplace(context, dealer_,
-                     ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_CLOSED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                     ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_CLOSED |
+                         ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
                          ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH);
     dealer_.connect(endpoint);
     wire::Request hello;
@@ -38,8 +39,8 @@ DirectLink::DirectLink(zmq::context_t& context, const std::string& client_secret
 }
 
 std::optional<DirectLink::Clock::time_point> DirectLink::deadline() const {
-  if (state_ != State::kHello) return std::nullopt;
-  return hello_deadline_;
+  if (state_ != State::kHello || connected_) return std::nullopt;
+  return connect_deadline_;
 }
 
 bool DirectLink::Send(const wire::Request& request) {
@@ -70,12 +71,17 @@ bool DirectLink::Receive(wire::Reply* reply) {
 
 bool DirectLink::Check(Clock::time_point now) {
   if (state_ == State::kClosed) return false;
-  if (wire::SocketEvent event; monitor_->Next(&event))
-    Close(event.id == ZMQ_EVENT_DISCONNECTED || event.id == ZMQ_EVENT_CLOSED
-              ? "its connection closed"
-              : "the security handshake failed");
-  else if (state_ == State::kHello && now >= hello_deadline_)
-    Close("no answer within " + std::to_string(kHelloBound.count()) + " ms");
+  wire::SocketEvent event;
+  while (state_ != State::kClosed && monitor_->Next(&event)) {
+    if (event.id == ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
+      connected_ = true;
+    else
+      Close(event.id == ZMQ_EVENT_DISCONNECTED || event.id == ZMQ_EVENT_CLOSED
+                ? "its connection closed"
+                : "the security handshake failed");
+  }
+  if (state_ == State::kHello && !connected_ && now >= connect_deadline_)
+    Close("no connection within " + std::to_string(kConnectBound.count()) + " ms");
   return state_ == State::kClosed;
 }
 

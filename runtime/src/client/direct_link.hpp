@@ -1,9 +1,9 @@
 // A worker's connection to one manager's own endpoint, for calls in one hop
 // (PROTOCOL.md, "Calls in one hop"): a DEALER with the run's keys that first
 // asks the manager whether it is the one meant (MANAGER_HELLO), and carries
-// calls only once that is answered within kHelloBound. A manager it cannot
-// reach, or one that does not answer so, is called through the master
-// instead; so is one whose connection drops, after the calls on it failed,
+// calls only once that is answered. A manager it cannot reach (no
+// connection within kConnectBound), or one that does not answer so, is
+// called through the master instead; so is one whose connection drops, after the calls on it failed,
 // since the master knows whether that manager lives. Owned by the run
 // client's I/O thread; not thread-safe.
 #pragma once
@@ -22,9 +22,11 @@ namespace fiber::client {
 class DirectLink {
  public:
   using Clock = std::chrono::steady_clock;
-  /// How long a manager may take to answer the hello: a connect that does
-  /// not complete by then (an address this worker cannot reach) falls back.
-  static constexpr std::chrono::milliseconds kHelloBound{2000};
+  /// How long the connection to a manager may take, its handshake
+  /// included: one that has not completed by then (an address this worker
+  /// cannot reach) falls back. The hello's answer may then take longer: a
+  /// manager answers it between calls, and a call may run for long.
+  static constexpr std::chrono::milliseconds kConnectBound{3000};
 
   enum class State { kHello, kDirect, kClosed };
 
@@ -40,7 +42,7 @@ class DirectLink {
   /// For the poll: the connection and its events; nullptr once closed.
   void* socket() { return state_ == State::kClosed ? nullptr : dealer_.handle(); }
   void* events() { return state_ == State::kClosed ? nullptr : monitor_->handle(); }
-  /// When the hello's time is up; none unless it is out.
+  /// When the connection's time is up; none once it is made.
   std::optional<Clock::time_point> deadline() const;
 
   /// Sends a call in kDirect; false when it could not go (the link is then closed).
@@ -48,9 +50,9 @@ class DirectLink {
   /// The next answer to a call waiting; false when none is. Takes the
   /// hello's answer itself, which makes the link kDirect (or kClosed).
   [[nodiscard]] bool Receive(wire::Reply* reply);
-  /// Reads the connection's events and checks the hello's time: closes the
-  /// link once its connection dropped or failed its handshake, or the hello
-  /// went unanswered for kHelloBound. True when it closed now.
+  /// Reads the connection's events and checks its time: closes the link
+  /// once its connection dropped or failed its handshake, or was not made
+  /// within kConnectBound. True when it closed now.
   bool Check(Clock::time_point now);
   /// Why it closed.
   const std::string& why() const { return why_; }
@@ -62,7 +64,8 @@ class DirectLink {
   zmq::socket_t dealer_;
   std::optional<wire::SocketMonitor> monitor_;
   std::uint64_t hello_id_;
-  Clock::time_point hello_deadline_;
+  Clock::time_point connect_deadline_;
+  bool connected_ = false;  // its handshake succeeded
   State state_ = State::kHello;
   std::string why_;
 };
