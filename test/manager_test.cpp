@@ -296,3 +296,47 @@ TEST_CASE("a peer without the run's keys cannot call a manager's own endpoint") 
   }
   CHECK(c.call(&Counter::value).get() == 7);  // the call never ran
 }
+
+TEST_CASE("a manager's own endpoint answers the run's peers its hello and method calls, nothing else") {
+  fiber::Manager m;
+  auto c = m.make<Counter>(7);
+  zmq::context_t context(1);
+  zmq::socket_t dealer(context, zmq::socket_type::dealer);
+  dealer.set(zmq::sockopt::linger, 0);
+  dealer.set(zmq::sockopt::rcvtimeo, 60000);
+  fiber::wire::MakeCurveClient(dealer, fiber::master::Run::Get().bootstrap().client_secret);
+  dealer.connect(c.ref().endpoint);
+  auto ask = [&](fiber::wire::Op op, std::uint64_t channel, std::string function, std::string args) {
+    fiber::wire::Request request;
+    request.id = 9;
+    request.op = op;
+    request.object = channel;
+    request.body = fiber::wire::EncodePair(function, args);
+    REQUIRE(fiber::wire::SendMessage(dealer, {}, fiber::wire::Encode(request)));
+    zmq::message_t message;
+    std::string err;
+    REQUIRE(fiber::wire::ReceiveMessage(dealer, false, nullptr, &message, &err) == fiber::wire::Receipt::kMessage);
+    fiber::wire::Reply reply;
+    REQUIRE(fiber::wire::Decode(message, &reply, &err));
+    CHECK(reply.id == 9);
+    return reply;
+  };
+  const std::uint64_t channel = c.ref().manager;
+  CHECK(ask(fiber::wire::Op::kManagerHello, channel, {}, {}).status == fiber::wire::Status::kOk);
+  CHECK(ask(fiber::wire::Op::kManagerHello, channel + 1, {}, {}).status == fiber::wire::Status::kRefused);
+  const std::string call =
+      fiber::detail::task_name(fiber::detail::key_of(&fiber::detail::fiber_manager_call), "test");
+  const std::string add = fiber::detail::encode_args(&fiber::detail::fiber_manager_call, c.ref().object,
+                                                     std::string("Counter::add"),
+                                                     fiber::detail::to_bytes(std::tuple<int>(1)));
+  const fiber::wire::Reply added = ask(fiber::wire::Op::kManagerCall, channel, call, add);
+  REQUIRE(added.status == fiber::wire::Status::kOk);
+  // The built-in's result: the method's, encoded.
+  CHECK(fiber::detail::from_bytes<int>(fiber::detail::from_bytes<std::string>(added.body)) == 8);
+  // Not another manager's call, nor any other task of the program, nor a queue's request.
+  CHECK(ask(fiber::wire::Op::kManagerCall, channel + 1, call, add).status == fiber::wire::Status::kRefused);
+  const std::string other = fiber::detail::task_name(fiber::detail::key_of(&add_remote), "test");
+  CHECK(ask(fiber::wire::Op::kManagerCall, channel, other, add).status == fiber::wire::Status::kRefused);
+  CHECK(ask(fiber::wire::Op::kQueueGet, channel, {}, {}).status == fiber::wire::Status::kRefused);
+  CHECK(c.call(&Counter::value).get() == 8);
+}
