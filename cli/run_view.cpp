@@ -40,7 +40,7 @@ namespace {
 // writes as it ends (runs::FinalNumbersPath).
 constexpr const char* kMasterNumbers[] = {"workers_ready", "workers_wanted", "workers_started",
                                           "tasks_running", "tasks_queued",   "tasks_done",
-                                          "tasks_failed"};
+                                          "tasks_failed", "manager_calls_via_master"};
 
 std::string Age(long long created) {
   const long long s = std::max(0LL, Now() - created);

@@ -137,8 +137,9 @@ PoolService::Status Dispatcher::Totals() const {
 namespace {
 
 nlohmann::json StatusOf(const PoolService::Status& total, std::size_t pools,
-                        std::uint64_t workers_started) {
+                        std::uint64_t workers_started, std::uint64_t manager_calls_forwarded) {
   return {{"pid", ::getpid()},
+          {"manager_calls_via_master", manager_calls_forwarded},
           {"pools", pools},
           {"workers_started", workers_started},
           {"workers_wanted", total.workers_wanted},
@@ -152,7 +153,7 @@ nlohmann::json StatusOf(const PoolService::Status& total, std::size_t pools,
 }  // namespace
 
 std::string Dispatcher::StatusJson() const {
-  return StatusOf(Totals(), pools_.size(), next_worker_).dump();
+  return StatusOf(Totals(), pools_.size(), next_worker_, requests_.manager_calls_forwarded()).dump();
 }
 
 std::string Dispatcher::RunStatusJson() const {
@@ -164,6 +165,7 @@ std::string Dispatcher::RunStatusJson() const {
   status.elapsed_seconds = std::chrono::duration<double>(now - started_).count();
   if (os::ReadProcessUsage(&status.master)) status.master_cpu_percent = cpu_.Percent(now, status.master);
   status.workers_started = next_worker_;
+  status.manager_calls_forwarded = requests_.manager_calls_forwarded();
   status.totals = Totals();
   status.gone = gone_;
   status.pools.reserve(pools_.size());

@@ -111,6 +111,7 @@ std::string RunStatusJson(const RunStatus& s) {
                        {{"cpu_seconds", s.master.cpu_seconds},
                         {"cpu_percent", s.master_cpu_percent},
                         {"rss_bytes", s.master.rss_bytes}}},
+                      {"manager_calls_via_master", s.manager_calls_forwarded},
                       {"workers_started", s.workers_started},
                       {"workers_wanted", s.totals.workers_wanted},
                       {"workers_ready", s.totals.workers_ready},

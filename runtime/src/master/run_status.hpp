@@ -21,6 +21,7 @@ struct RunStatus {
   os::ProcessUsage master;
   double master_cpu_percent = 0;
   std::uint64_t workers_started = 0;
+  std::uint64_t manager_calls_forwarded = 0;  // RequestService's
   PoolService::Status totals;  // over every pool (Dispatcher::Totals): its gauges
   PoolCounters gone;  // of pools no longer there
   using Pools = std::vector<std::pair<wire::Channel, PoolService::Snapshot>>;

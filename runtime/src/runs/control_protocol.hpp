@@ -22,7 +22,8 @@ inline std::string ControlEndpoint(const std::string& run_dir) {
 /// The master's numbers (workers wanted and ready, tasks queued, running,
 /// done and failed), as `fiber ps` shows them and fiber run's supervisor
 /// reads them:
-///   {"pid": 123, "pools": 1, "workers_started": 4, "workers_wanted": 4,
+///   {"pid": 123, "pools": 1, "manager_calls_via_master": 0,
+///    "workers_started": 4, "workers_wanted": 4,
 ///    "workers_ready": 4, "tasks_running": 4, "tasks_queued": 10,
 ///    "tasks_done": 86, "tasks_failed": 0}
 inline constexpr const char* kControlStatus = "status";
