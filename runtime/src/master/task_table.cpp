@@ -57,6 +57,13 @@ std::string TaskTable::Running(const std::string& worker) const {
   return running;
 }
 
+int TaskTable::RetriesLeft(const std::string& worker) const {
+  int left = max_retries_;
+  if (auto it = leases_.find(worker); it != leases_.end())
+    for (std::uint64_t id : it->second) left = std::min(left, max_retries_ - tasks_.at(id).losses);
+  return std::max(left, 0);
+}
+
 void TaskTable::Finish(std::uint64_t id, std::vector<detail::Outcome>&& outcomes) {
   auto it = tasks_.find(id);
   if (it == tasks_.end()) return;
