@@ -52,7 +52,7 @@ TEST_CASE("a worker killed by a signal in a task is reported once, with the sign
 
 TEST_CASE("a worker whose process froze is lost with its connection, naming the task") {
   Fiber fiber;
-  auto [status, out, err] = fiber.Run({"run", "--heartbeat-interval", "100ms", "--heartbeat-timeout", "1s",
+  auto [status, out, err] = fiber.Run({"run", "--heartbeat-interval", "500ms", "--heartbeat-timeout", "3s",
                                        built_program("ending_pool"), "freeze"});
   CHECK(status == 1);
   CHECK_MESSAGE(Occurrences(err, " lost: its connection was lost and no end of its process was reported") == 1,

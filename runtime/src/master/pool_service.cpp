@@ -42,13 +42,14 @@ bool CannotStart(const backend::Exit& exit) {
   return exit.status == ExitStatus::Exited(126) || exit.status == ExitStatus::Exited(127);
 }
 
-// A cause an engine gives that its program's own end does not (its exit
-// status, a signal, or our kill would): a memory limit, an eviction, a
-// time limit.
+// A cause only the engine knows, which neither the program's own end nor
+// the master's kill of a lost worker (its pod deleted, its job cancelled)
+// gives.
 bool EngineEnded(const backend::EndCause& cause) {
-  for (const char* own : {backend::end_word::kExited, backend::end_word::kSignal, backend::end_word::kUnknown})
-    if (std::string_view(cause.word) == own) return false;
-  return true;
+  using namespace backend::end_word;
+  for (const char* engine : {kOom, kEvicted, kPreempted, kTimeLimit, kNodeFailed})
+    if (std::string_view(cause.word) == engine) return true;
+  return false;
 }
 
 // "; 2 retries left" after what a lost worker ran: whether it runs again
