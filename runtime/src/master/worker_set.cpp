@@ -24,7 +24,7 @@ const Worker* WorkerSet::Find(const std::string& id) const {
   return it == workers_.end() ? nullptr : &it->second;
 }
 
-void WorkerSet::End(EndedWorker ended) {
+void WorkerSet::End(WorkerEnd ended) {
   if (!workers_.erase(ended.id)) return;
   if (ended.lost) ++lost_by_cause_[ended.cause.word];
   ended_.push_back(std::move(ended));

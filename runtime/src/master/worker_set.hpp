@@ -35,7 +35,7 @@ struct Worker {
 
 /// A worker that left the set, and why: what fiber top and the metrics
 /// show of it.
-struct EndedWorker {
+struct WorkerEnd {
   std::string id;
   backend::EndCause cause;
   /// The task it ran as it ended ("boom (item 3)"); "" when none.
@@ -48,7 +48,7 @@ struct EndedWorker {
   Clock::time_point at;
 };
 
-/// How many EndedWorker a set keeps, the last ones: what a view of a run
+/// How many WorkerEnd a set keeps, the last ones: what a view of a run
 /// shows, bounded however many workers a long run loses.
 inline constexpr std::size_t kMostEndedKept = 256;
 
@@ -74,7 +74,7 @@ class WorkerSet {
   Worker* Find(const std::string& id);
   const Worker* Find(const std::string& id) const;
   /// Takes the worker out of the set, keeping how it ended.
-  void End(EndedWorker ended);
+  void End(WorkerEnd ended);
   bool empty() const { return workers_.empty(); }
   /// Workers not retiring.
   int Live() const;
@@ -105,13 +105,13 @@ class WorkerSet {
   /// becomes that. False when no such loss is kept.
   [[nodiscard]] bool Amend(const std::string& id, const backend::EndCause& cause);
   /// The last kMostEndedKept workers to end, oldest first.
-  const std::deque<EndedWorker>& ended() const { return ended_; }
+  const std::deque<WorkerEnd>& ended() const { return ended_; }
   /// Workers lost so far, by EndCause::word: never decreasing.
   const std::map<std::string, std::uint64_t>& lost_by_cause() const { return lost_by_cause_; }
 
  private:
   std::map<std::string, Worker> workers_;
-  std::deque<EndedWorker> ended_;
+  std::deque<WorkerEnd> ended_;
   std::map<std::string, std::uint64_t> lost_by_cause_;
 };
 
