@@ -19,7 +19,11 @@ namespace {
 // A tmux server of the test's own, gone with it.
 struct Tmux {
   std::string socket = "fiber-progress-" + std::to_string(::getpid());
-  ~Tmux() { (void)Run({"kill-server"}); }
+  ~Tmux() {
+    const std::string path = Run({"display-message", "-p", "#{socket_path}"});
+    (void)Run({"kill-server"});
+    if (!path.empty()) ::unlink(path.substr(0, path.find('\n')).c_str());  // which tmux 3.3 leaves
+  }
   std::string Run(std::vector<std::string> args) {
     args.insert(args.begin(), {"/usr/bin/env", "tmux", "-L", socket});
     Child c = spawn(args, {});
