@@ -89,3 +89,16 @@ TEST_CASE("times read as RFC 3339 in UTC with nanoseconds, as docker logs -t sho
   CHECK(fiber::runs::Rfc3339(At(1764160496123456789LL)) == "2025-11-26T12:34:56.123456789Z");
   CHECK(fiber::runs::Rfc3339(At(0)) == "1970-01-01T00:00:00.000000000Z");
 }
+
+TEST_CASE("RFC 3339 times read back as Kubernetes writes them, with fewer digits or none; other text is not one") {
+  WallClock::time_point at;
+  REQUIRE(fiber::runs::ParseRfc3339("2025-11-26T12:34:56.123456789Z", &at));
+  CHECK(at == At(1764160496123456789LL));
+  REQUIRE(fiber::runs::ParseRfc3339("2025-11-26T12:34:56.5Z", &at));
+  CHECK(at == At(1764160496500000000LL));
+  REQUIRE(fiber::runs::ParseRfc3339("2025-11-26T12:34:56Z", &at));
+  CHECK(at == At(1764160496000000000LL));
+  for (const char* odd : {"", "hello", "2025-11-26T12:34:56", "2025-11-26T12:34:56.Z", "2025-11-26T12:34:56.12x4Z",
+                          "2025-11-26 12:34:56Z", "2025-11-26T12:34:56.1234567891Z"})
+    CHECK_MESSAGE(!fiber::runs::ParseRfc3339(odd, &at), odd);
+}

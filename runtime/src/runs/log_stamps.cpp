@@ -49,6 +49,29 @@ WallClock::time_point StampOf(const std::vector<LogStamp>& stamps, long long end
   return it == stamps.end() ? fallback : it->at;
 }
 
+bool ParseRfc3339(std::string_view text, WallClock::time_point* at) {
+  // "YYYY-MM-DDTHH:MM:SS", then ".digits" (up to 9), then "Z".
+  if (text.size() < 20 || text.size() > 30 || text.back() != 'Z') return false;
+  const std::string whole(text.substr(0, 19));
+  tm utc{};
+  const char* rest = ::strptime(whole.c_str(), "%Y-%m-%dT%H:%M:%S", &utc);
+  if (!rest || *rest != '\0') return false;
+  std::string_view fraction = text.substr(19, text.size() - 20);
+  long long ns = 0;
+  if (!fraction.empty()) {
+    if (fraction[0] != '.' || fraction.size() < 2 || fraction.size() > 10) return false;
+    fraction.remove_prefix(1);
+    for (std::size_t i = 0; i < 9; ++i) {
+      const char c = i < fraction.size() ? fraction[i] : '0';
+      if (c < '0' || c > '9') return false;
+      ns = ns * 10 + (c - '0');
+    }
+  }
+  *at = WallClock::time_point(std::chrono::duration_cast<WallClock::duration>(
+      std::chrono::seconds(::timegm(&utc)) + std::chrono::nanoseconds(ns)));
+  return true;
+}
+
 std::string Rfc3339(WallClock::time_point at) {
   const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(at.time_since_epoch()).count();
   const time_t seconds = static_cast<time_t>(ns / 1000000000);

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fiber::runs {
@@ -36,6 +37,10 @@ std::vector<LogStamp> ReadStamps(const std::string& path);
 /// stamp covering it; otherwise (not stamped yet) fallback.
 WallClock::time_point StampOf(const std::vector<LogStamp>& stamps, long long end, WallClock::time_point fallback);
 
+/// The time of RFC 3339 text in UTC ("2026-11-26T12:34:56.123456789Z",
+/// fewer digits of a second or none, as Kubernetes gives it); false when
+/// it is not that.
+[[nodiscard]] bool ParseRfc3339(std::string_view text, WallClock::time_point* at);
 /// RFC 3339 in UTC with nanoseconds, as docker logs -t shows it:
 /// "2026-11-26T12:34:56.123456789Z".
 std::string Rfc3339(WallClock::time_point at);
