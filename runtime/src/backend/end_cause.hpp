@@ -27,6 +27,7 @@ inline constexpr const char* kTimeLimit = "time_limit";     // its Slurm job's t
 inline constexpr const char* kNodeFailed = "node_failed";   // its node failed or is gone
 inline constexpr const char* kCannotStart = "cannot_start"; // its image or container cannot start
 inline constexpr const char* kStartTimeout = "start_timeout";      // did not connect in time
+inline constexpr const char* kTaskTimeout = "task_timeout";        // killed: a task ran past task_timeout
 inline constexpr const char* kConnectionLost = "connection_lost";  // connection gone, process silent
 inline constexpr const char* kProtocol = "protocol";        // it broke the wire protocol or a bound
 inline constexpr const char* kUnknown = "unknown";          // the engine did not say
