@@ -176,7 +176,8 @@ bool RemoveRun(const kube::ApiClient& api, const std::string& run_id, const std:
   // deleted had its log saved by whoever deletes it, a file that exists
   // was saved already, and a pending pod's container never wrote.
   std::vector<const RunPod*> unsaved;
-  if (!run_dir.empty() && runs::MakePrivateDirs(runs::WorkersDir(run_dir), err))
+  if (!run_dir.empty()) (void)runs::MakePrivateDirs(runs::WorkersDir(run_dir), err);
+  if (!run_dir.empty())
     for (const RunPod& pod : pods)
       if (!pod.state.worker_id.empty() && !pod.deleting && pod.state.phase != "Pending" &&
           ::access(runs::WorkerLogPath(run_dir, pod.state.worker_id).c_str(), F_OK) != 0)
