@@ -48,6 +48,7 @@ void RequestService::Handle(const std::string& routing_id, wire::Request request
   }
   if (request.op == wire::Op::kManagerCall) return CallManager(request, std::move(answer), now);
   if (SyncTable::Serves(request.op)) return sync_.Handle(peer, request, std::move(answer), now);
+  if (ShareTable::Serves(request.op)) return shares_.Handle(peer, request, answer);
   queues_.Handle(peer, std::move(request), std::move(answer), now);
 }
 
@@ -62,6 +63,8 @@ void RequestService::Tick(Clock::time_point now) {
   // A holder killed: what it held goes to who waits.
   for (const std::string& peer : sync_.Holders())
     if (!connected_(peer)) sync_.ReleaseHeldBy(peer);
+  for (const std::string& peer : shares_.Holders())
+    if (!connected_(peer)) shares_.ReleaseHeldBy(peer);
 }
 
 void RequestService::CallManager(const wire::Request& request, QueueTable::Answer answer,

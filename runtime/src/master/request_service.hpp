@@ -1,6 +1,7 @@
 // What the master does with a REQUEST from any process of the run: a queue
 // request goes to the run's QueueTable, a lock's, semaphore's or event's to
-// its SyncTable (which releases what a peer gone held); a call to a manager's object
+// its SyncTable (which releases what a peer gone held), a shared value's to
+// its ShareTable (likewise); a call to a manager's object
 // becomes a task of that manager's pool, answered when its outcome is in.
 // Only a worker that has said HELLO (or its client connection) may ask,
 // and only within its PeerBudget. Driven by the dispatcher's I/O thread
@@ -14,6 +15,7 @@
 #include "master/peer_budget.hpp"
 #include "master/pool_service.hpp"
 #include "master/queue_table.hpp"
+#include "master/share_table.hpp"
 #include "master/sync_table.hpp"
 #include "wire/request.hpp"
 
@@ -38,6 +40,7 @@ class RequestService {
 
   const QueueTable& queues() const { return queues_; }
   const SyncTable& sync() const { return sync_; }
+  const ShareTable& shares() const { return shares_; }
   /// What the master holds for a worker (and its client connection).
   PeerBudget::Usage HeldFor(const std::string& worker_id) const { return budget_->Of(worker_id); }
 
@@ -50,6 +53,7 @@ class RequestService {
   std::shared_ptr<PeerBudget> budget_;
   QueueTable queues_{budget_};
   SyncTable sync_{budget_};
+  ShareTable shares_{budget_};
   log::RateLimit unknown_askers_;
 };
 
