@@ -6,6 +6,7 @@
 #include "fiber/shared.hpp"
 
 #include <atomic>
+#include <cstdlib>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -53,10 +54,19 @@ struct Registry {
   std::map<std::uint64_t, std::weak_ptr<SharedEntry>> live;
   std::deque<Loaded> kept;  // newest last
   std::atomic<std::uint64_t> mapped{0}, fetched{0};
+  // Set at exit before the run's client (and master) are destroyed: an
+  // entry destroyed later (a handle in a global) tells nobody.
+  std::atomic<bool> exiting{false};
 
   static Registry& Get() {
     static Registry* registry = new Registry;  // entries may outlive statics
     return *registry;
+  }
+  /// Called once the run's client exists, so that this is called at exit
+  /// before the client's destructor.
+  void WatchExit() {
+    static std::once_flag once;
+    std::call_once(once, [] { std::atexit([] { Get().exiting = true; }); });
   }
 };
 
@@ -106,6 +116,7 @@ std::shared_ptr<const void> Load(const SharedRef& ref, SharedDecode decode) {
 
 SharedEntry::~SharedEntry() {
   Registry& r = Registry::Get();
+  if (r.exiting) return;  // the master learns it from the connection's end
   {
     std::lock_guard<std::mutex> lock(r.mu);
     auto it = r.live.find(ref_.id);
@@ -133,6 +144,7 @@ std::shared_ptr<SharedEntry> shared_new(std::string bytes, std::shared_ptr<const
   entry->value = std::move(value);
   entry->type = &type;
   Registry& r = Registry::Get();
+  r.WatchExit();
   std::lock_guard<std::mutex> lock(r.mu);
   r.live[place.id] = entry;
   return entry;
@@ -141,6 +153,7 @@ std::shared_ptr<SharedEntry> shared_new(std::string bytes, std::shared_ptr<const
 std::shared_ptr<SharedEntry> shared_received(const SharedRef& ref) {
   ClientOf(ref, "Shared");
   Registry& r = Registry::Get();
+  r.WatchExit();
   std::lock_guard<std::mutex> lock(r.mu);
   std::weak_ptr<SharedEntry>& slot = r.live[ref.id];
   std::shared_ptr<SharedEntry> entry = slot.lock();
