@@ -1,7 +1,8 @@
 // fiber::share across real processes: a value read by many Pool tasks on
 // several workers, loaded once by each; shared from a Process and kept by a
 // manager's object; freed in the master once no handle is left (a holder
-// killed holds nothing); and the errors of misuse.
+// killed holds nothing); and the errors of misuse, a handle read from bytes
+// after its value was freed among them.
 #include <doctest/doctest.h>
 #include <signal.h>
 
@@ -46,6 +47,16 @@ void hold_forever(fiber::Shared<Numbers> numbers, fiber::Queue<int> holding) {
   (void)numbers;
 }
 FIBER_TASK(hold_forever);
+
+// Reads a handle from its bytes: the value, or the error.
+std::string get_from_bytes(std::string bytes) {
+  try {
+    return std::to_string(fiber::detail::from_bytes<fiber::Shared<int>>(bytes).get());
+  } catch (const fiber::Error& e) {
+    return e.what();
+  }
+}
+FIBER_TASK(get_from_bytes);
 
 // A manager's object that keeps a handle it was given.
 class Keeper {
@@ -138,6 +149,14 @@ TEST_CASE("misuse is a clear error") {
   const auto as_string = fiber::detail::from_bytes<fiber::Shared<std::string>>(
       fiber::detail::to_bytes(fiber::share(5)));
   CHECK_THROWS_WITH_AS(as_string.get(), doctest::Contains("does not decode"), fiber::Error);
+
+  // A handle kept as bytes past its value's life (a Dict's, read again).
+  const std::size_t before = ValuesHeld();
+  const std::string bytes = fiber::detail::to_bytes(fiber::share(7));
+  CHECK(fiber::detail::from_bytes<fiber::Shared<int>>(bytes).get() == 7);  // then dropped
+  CHECK(eventually([&] { return ValuesHeld() == before; }));
+  fiber::Pool pool(1);  // a process that has not loaded it
+  CHECK(pool.apply(get_from_bytes, bytes).find("was freed") != std::string::npos);
 
   // A handle of another run.
   fiber::detail::SharedRef other;
