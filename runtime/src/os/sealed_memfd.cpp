@@ -69,19 +69,27 @@ bool SealedMemfd::Make(const std::string& name, std::string_view bytes, SealedMe
 bool SealedMemfd::OpenOf(std::uint64_t pid, std::uint64_t fd, const std::string& name,
                          std::uint64_t size, SealedMemfd* out, std::string* why) {
   const std::string path = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
+  const std::string expected = "/memfd:" + name + " (deleted)";
+  auto links_to_it = [&](const std::string& link) {
+    char target[512];
+    const ssize_t n = ::readlink(link.c_str(), target, sizeof target);
+    return n >= 0 && std::string_view(target, static_cast<std::size_t>(n)) == expected;
+  };
+  // Named first, so that nothing else is opened (on another machine that
+  // pid is another process: its descriptor may be a FIFO, a device).
+  if (!links_to_it(path)) {
+    *why = path + " is not the master's shared memory " + name;
+    return false;
+  }
   SealedMemfd m;
-  m.fd_.Reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  m.fd_.Reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (!m.fd_) {
     *why = Errno("cannot open " + path);
     return false;
   }
-  // The descriptor opened, not the number asked for, must be the one: the
-  // number may have been reused by then, or belong to another process here.
-  char link[512];
-  const std::string self = "/proc/self/fd/" + std::to_string(m.fd_.get());
-  const ssize_t n = ::readlink(self.c_str(), link, sizeof link);
-  const std::string expected = "/memfd:" + name + " (deleted)";
-  if (n < 0 || std::string_view(link, static_cast<std::size_t>(n)) != expected) {
+  // The descriptor opened must be the one too: the number may have been
+  // reused since.
+  if (!links_to_it("/proc/self/fd/" + std::to_string(m.fd_.get()))) {
     *why = path + " is not the master's shared memory " + name;
     return false;
   }
