@@ -2,7 +2,7 @@
 // several workers, loaded once by each; shared from a Process and kept by a
 // manager's object; freed in the master once no handle is left (a holder
 // killed holds nothing); and the errors of misuse, a handle read from bytes
-// after its value was freed among them.
+// after its value was freed and a share once the run has ended among them.
 #include <doctest/doctest.h>
 #include <signal.h>
 
@@ -17,6 +17,7 @@
 #include "master/run.hpp"
 #include "support/connected_pid.hpp"
 #include "support/fiber_command.hpp"
+#include "subprocess.hpp"
 #include "tasks.hpp"
 
 using fiber::testing::eventually;
@@ -164,4 +165,12 @@ TEST_CASE("misuse is a clear error") {
   other.id = 1;
   CHECK_THROWS_WITH_AS(fiber::detail::from_bytes<fiber::Shared<int>>(fiber::detail::to_bytes(other)),
                        doctest::Contains("belongs to run another-run"), fiber::Error);
+}
+
+TEST_CASE("share once the run has ended (in an exit handler) is a clear error") {
+  const Child child = spawn({built_program("share_at_exit")}, {});
+  REQUIRE(child.pid > 0);
+  const std::string out = read_all(child.stdout_fd);
+  CHECK(wait_exit(child) == 0);
+  CHECK(out == "shared 1\nat exit: fiber::share: the run has ended (the program is exiting)\n");
 }

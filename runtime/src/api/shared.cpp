@@ -133,6 +133,8 @@ SharedEntry::~SharedEntry() {
 
 std::shared_ptr<SharedEntry> shared_new(std::string bytes, std::shared_ptr<const void> value,
                                         const std::type_info& type) {
+  if (Registry::Get().exiting)  // the run's client may be gone already
+    throw Error("fiber::share: the run has ended (the program is exiting)");
   client::RunClient& c = client::RunClient::Get();
   const std::uint64_t size = bytes.size();
   const wire::Reply reply = c.Call(RequestOf(Op::kShareNew, 0, std::move(bytes)));
