@@ -175,6 +175,20 @@ TEST_CASE("a worker container killed mid-map has its tasks run again; every resu
   CHECK(seen == expected);
 }
 
+TEST_CASE("a task running past task_timeout in a container fails with TimeoutError; a new container replaces it") {
+  ContainersRemoved cleanup(Engine(), ContainerRun());
+  fiber::PoolOptions options = InContainers(1);
+  options.task_timeout = std::chrono::milliseconds(500);
+  fiber::Pool pool(options);
+  WaitReady(pool, 1);
+  const std::string first = pool.workers().at(0).id;
+  CHECK_THROWS_AS(pool.apply(sleep_ms, 600000), fiber::TimeoutError);
+  CHECK(pool.apply(square, 7) == 49);  // on its replacement
+  CHECK(pool.workers().at(0).id != first);
+  pool.close();
+  pool.join();
+}
+
 TEST_CASE("the run's secret is in neither a worker container's inspect output nor its log") {
   ContainersRemoved cleanup(Engine(), ContainerRun());
   fiber::Pool pool(InContainers(1));

@@ -44,6 +44,9 @@ class LocalClient : public RunClient {
     });
     if (!posted) on_reply(Reply{0, Status::kLost, "the run's master has stopped"});
   }
+  bool TakeNow(const Request& request, std::string* body) override {
+    return run_.dispatcher().TakeNow(request, body);
+  }
 
  private:
   master::Run& run_;
@@ -195,6 +198,9 @@ class RemoteClient : public RunClient {
 }  // namespace
 
 RunClient& RunClient::Get() {
+  // Made once: every later call (one per queue put) reads it without a lock.
+  static std::atomic<RunClient*> made{nullptr};
+  if (RunClient* c = made.load(std::memory_order_acquire)) return *c;
   static std::mutex mu;
   static std::unique_ptr<RunClient> client;
   std::lock_guard<std::mutex> lock(mu);
@@ -207,6 +213,7 @@ RunClient& RunClient::Get() {
                           "Queue, Pipe or Manager");
       client = std::make_unique<LocalClient>(master::Run::Get());
     }
+    made.store(client.get(), std::memory_order_release);
   }
   return *client;
 }

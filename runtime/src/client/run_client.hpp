@@ -28,6 +28,13 @@ class RunClient {
   virtual void Send(wire::Request request, std::function<void(wire::Reply)> on_reply) = 0;
   /// Send, and wait for the reply.
   wire::Reply Call(wire::Request request);
+  /// A queue get answered at once, on this thread, with the kOk reply's
+  /// body, when the master can (only in the master, when items are
+  /// there); false: Send it.
+  virtual bool TakeNow(const wire::Request& request, std::string* body) {
+    (void)request, (void)body;
+    return false;
+  }
 };
 
 /// What a manager call's reply means to its caller (the reverse of the

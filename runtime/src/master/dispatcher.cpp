@@ -52,6 +52,11 @@ Dispatcher::~Dispatcher() {
   admission_.reset();
 }
 
+void Dispatcher::UseItemFiles(const std::string& run_id) {
+  std::string err;  // when they cannot be made, items travel on the socket
+  if (auto files = wire::ItemFiles::Create(run_id, &err)) requests_.UseItemFiles(std::move(files));
+}
+
 bool Dispatcher::Start(std::string* err) {
   if (!inbox_.Open(err)) return false;
   const std::string address =

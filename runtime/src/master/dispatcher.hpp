@@ -1,8 +1,8 @@
 // The run's I/O thread: it owns the one ROUTER socket every worker of the
 // run connects to, routes each message to the pool it is for, drives the
-// pools' timers, and runs work that user threads Post to it. Post, Start
-// and the destructor are thread-safe; everything else runs on the I/O
-// thread.
+// pools' timers, and runs work that user threads Post to it. Post,
+// TakeNow, Start and the destructor are thread-safe; everything else runs
+// on the I/O thread.
 #pragma once
 
 #include <atomic>
@@ -43,6 +43,10 @@ class Dispatcher : public Outbox {
   Dispatcher(const Dispatcher&) = delete;
   Dispatcher& operator=(const Dispatcher&) = delete;
 
+  /// Lets workers on this machine hand large queue items through the
+  /// run's item files (wire/item_files.hpp), when they can be made.
+  /// Before Start.
+  void UseItemFiles(const std::string& run_id);
   /// Binds the socket on the settings' host and port and starts the thread.
   [[nodiscard]] bool Start(std::string* err);
   /// tcp://host:port workers connect to.
@@ -67,6 +71,11 @@ class Dispatcher : public Outbox {
   /// calls), answered as a peer's REQUEST would be.
   void Handle(wire::Request request, QueueTable::Answer answer) {
     requests_.Handle("", std::move(request), std::move(answer), Clock::now());
+  }
+  /// The master's own get answered on the caller's thread, without a
+  /// hand-off, when items are there (QueueTable::TakeNow). Thread-safe.
+  bool TakeNow(const wire::Request& request, std::string* body) {
+    return requests_.TakeNow(request, body);
   }
   const RequestService& requests() const { return requests_; }
   const ConnectionBacklog& backlog() const { return backlog_; }

@@ -31,6 +31,11 @@ Outcome ToOutcome(const wire::OutcomeView& view) {
   return {Outcome::Kind::kWorkerLost, "an outcome of unknown kind", {}};
 }
 
+// A task queued behind one running this long on a busy worker is taken back
+// for an idle worker; well above a round trip, so the stealing costs little
+// next to what it saves.
+constexpr std::chrono::milliseconds kStealAfter{100};
+
 // How long a worker whose connection closed waits for its backend to say
 // how it ended; a local worker's exit shows within a tick.
 constexpr std::chrono::milliseconds kExitReportWait{2000};
@@ -161,7 +166,8 @@ bool PoolService::OnHello(const std::string& id, const wire::Hello& hello, Clock
   if (!outbox_.Send(id, wire::Encode(wire::Welcome{options_.channel,
                                                    static_cast<std::uint32_t>(options_.settings.prefetch),
                                                    options_.initializer.function,
-                                                   options_.initializer.args}))) {
+                                                   options_.initializer.args,
+                                                   options_.task_timeout.has_value()}))) {
     LoseWorker(id, "it left before its WELCOME", now);
     return true;
   }
@@ -215,9 +221,14 @@ void PoolService::OnResult(const std::string& id, Worker& worker, const zmq::mes
   if (!wire::ReadResults(message, &credit, &results, &err))
     return LoseWorker(id, "it sent " + err, now);
   // Checked whole before any of it counts: a faulty worker's message is
-  // dropped with the worker, and its tasks run again elsewhere.
+  // dropped with the worker, and its tasks run again elsewhere. A task
+  // taken back from it (Steal) is answered with no outcome when it was
+  // skipped, or with outcomes that are dropped when it had started.
   std::set<std::uint64_t> seen;
   for (const auto& result : results) {
+    const bool revoked = worker.revoked.count(result.id) != 0;
+    if (result.outcomes.empty() && revoked) continue;
+    if (!tasks_.HeldBy(result.id, id) && revoked) continue;
     if (!tasks_.HeldBy(result.id, id) || !seen.insert(result.id).second)
       return LoseWorker(id, "it sent a result for task " + std::to_string(result.id) +
                                 ", which it does not hold",
@@ -231,12 +242,22 @@ void PoolService::OnResult(const std::string& id, Worker& worker, const zmq::mes
   }
   workers_.SetCredit(worker, static_cast<int>(credit));
   for (const auto& result : results) {
+    if (result.outcomes.empty() || !tasks_.HeldBy(result.id, id)) {
+      if (auto it = worker.revoked.find(result.id); it != worker.revoked.end())
+        worker.revoked.erase(it);
+      continue;
+    }
     std::vector<Outcome> outcomes;
     outcomes.reserve(result.outcomes.size());
     for (const auto& view : result.outcomes) outcomes.push_back(ToOutcome(view));
     tasks_.Finish(result.id, std::move(outcomes));
   }
-  if (tasks_.Leases(id) == 0) worker.idle_since = now;
+  if (tasks_.Leases(id) == 0) {
+    worker.idle_since = now;
+    RetireIfSpent(id, worker, now);
+  } else {
+    worker.busy_since = now;  // the next task it holds has begun
+  }
   if (worker.state == WorkerState::kRetiring && tasks_.Leases(id) == 0 && !worker.stop_sent)
     (void)SendControl(id, Type::kStop, now);
   CheckFinished(now);
@@ -266,8 +287,10 @@ void PoolService::Deal(Clock::time_point now) {
     dealt = false;
     for (std::size_t i = 0; i < free.size() && tasks_.HasPending(); ++i) {
       const auto& [id, w] = free[i];
-      if (tasks_.Leases(*id) >= static_cast<std::size_t>(w->credit)) continue;
+      if (!HasRoom(*id, *w)) continue;
       if (messages[i] && messages[i]->size() >= wire::kMaxTaskMessageBytes) continue;
+      if (tasks_.Leases(*id) == 0) w->busy_since = now;
+      ++w->dealt;
       const std::uint64_t task_id = tasks_.LeaseNext(*id);
       const Task& task = *tasks_.Find(task_id);
       if (!messages[i]) messages[i].emplace(Type::kTask, options_.channel);
@@ -289,6 +312,80 @@ void PoolService::Deal(Clock::time_point now) {
   Grow(now);  // for what is still waiting
 }
 
+bool PoolService::HasRoom(const std::string& id, const Worker& w) const {
+  if (tasks_.Leases(id) >= static_cast<std::size_t>(w.credit)) return false;
+  return !options_.max_tasks_per_child || w.dealt < *options_.max_tasks_per_child;
+}
+
+void PoolService::RetireIfSpent(const std::string& id, Worker& w, Clock::time_point now) {
+  if (!options_.max_tasks_per_child || w.dealt < *options_.max_tasks_per_child ||
+      w.state == WorkerState::kRetiring)
+    return;
+  log::Info("worker " + id + " ran its " + std::to_string(w.dealt) +
+            " tasks (max_tasks_per_child); a new worker replaces it");
+  workers_.Retire(w);
+  (void)SendControl(id, Type::kStop, now);
+  StartWorkers(now);
+}
+
+void PoolService::TimeOut(Clock::time_point now) {
+  if (!options_.task_timeout || terminating_ || broken_) return;
+  std::vector<std::string> late;
+  for (const auto& [id, w] : workers_.all())
+    if (w.connected && tasks_.Leases(id) > 0 && now - w.busy_since > *options_.task_timeout)
+      late.push_back(id);
+  for (const std::string& id : late) {
+    const std::uint64_t task = tasks_.Oldest(id);
+    const std::string what = "task " + tasks_.Describe(task) + " ran longer than its pool's " +
+                             "task_timeout of " + log::Seconds(*options_.task_timeout);
+    tasks_.Finish(task, std::vector<Outcome>(
+                            tasks_.Find(task)->calls.size(),
+                            Outcome{Outcome::Kind::kTimeout,
+                                    what + " on worker " + id + ", which was killed", {}}));
+    tasks_.GiveBack(id);  // those queued behind it did not run: no loss
+    LoseWorker(id, "killed, its " + what, now);
+  }
+}
+
+void PoolService::Steal(Clock::time_point now) {
+  if (tasks_.HasPending() || terminating_ || broken_) return;
+  std::size_t thieves = 0;
+  // Busy workers holding two or more, by how many they hold.
+  std::vector<std::pair<std::size_t, const std::string*>> victims;
+  for (const auto& [id, w] : workers_.all()) {
+    const std::size_t held = tasks_.Leases(id);
+    if (held == 0 && w.state == WorkerState::kReady && !w.closed_at && HasRoom(id, w)) ++thieves;
+    if (held > 1 && w.connected && !w.closed_at && now - w.busy_since >= kStealAfter)
+      victims.emplace_back(held, &id);
+  }
+  const auto fewer = [](const auto& a, const auto& b) { return a.first < b.first; };
+  std::make_heap(victims.begin(), victims.end(), fewer);
+  std::map<std::string, wire::Revoke> revokes;
+  // One task for each worker holding none, from the busy one holding most.
+  for (; thieves > 0 && !victims.empty(); --thieves) {
+    std::pop_heap(victims.begin(), victims.end(), fewer);
+    auto& [held, victim] = victims.back();
+    const std::uint64_t task = tasks_.TakeBack(*victim);
+    Worker& w = *workers_.Find(*victim);
+    --w.dealt;
+    w.revoked.insert(task);
+    revokes[*victim].ids.push_back(task);
+    if (--held > 1) {
+      std::push_heap(victims.begin(), victims.end(), fewer);
+    } else {
+      victims.pop_back();
+    }
+  }
+  for (auto& [victim, revoke] : revokes) {
+    if (outbox_.Send(victim, wire::Encode(revoke, options_.channel))) {
+      workers_.Find(victim)->last_sent = now;
+    } else {
+      OnConnectionClosed(victim, now);
+    }
+  }
+  if (!revokes.empty()) Deal(now);  // idle workers, holding fewest, are dealt first
+}
+
 bool PoolService::SendControl(const std::string& id, Type type, Clock::time_point now) {
   const bool sent = outbox_.Send(id, wire::EncodeControl(type, options_.channel));
   if (Worker* w = workers_.Find(id)) {
@@ -299,7 +396,8 @@ bool PoolService::SendControl(const std::string& id, Type type, Clock::time_poin
 }
 
 void PoolService::StartWorkers(Clock::time_point now) {
-  if (closing_ || broken_) return;
+  // A closed pool still replaces workers while its queued tasks need them.
+  if (terminating_ || broken_ || (closing_ && tasks_.size() == 0)) return;
   // The rest start as these connect (OnHello) or are lost.
   const int count = sizer_.ToStart(workers_.Live(), workers_.Starting(), backend_->MaxStarting());
   std::vector<backend::Launch> launches;
@@ -459,6 +557,8 @@ void PoolService::Tick(Clock::time_point now) {
   for (const auto& id : due.heartbeat)
     if (workers_.Find(id) && !SendControl(id, Type::kHeartbeat, now))
       OnConnectionClosed(id, now);
+  TimeOut(now);
+  Steal(now);
   RetireIdle(now);
   in_tick_ = false;
   StartWorkers(now);  // those waiting for room to start, and the lost ones' replacements

@@ -1,9 +1,10 @@
 // One Pool as the run's master serves it: its task table, its workers, its
 // backend, and the rules that tie them together (dealing tasks, retrying
-// lost ones, replacing lost workers, resizing, closing). Driven by the
-// dispatcher's I/O thread only, so not thread-safe; the time comes in as an
-// argument and messages go out through an Outbox, so tests drive it with no
-// socket, process or sleep.
+// lost ones, replacing lost workers, timing tasks out, stealing tasks for
+// idle workers, resizing, closing). Driven by the dispatcher's I/O thread
+// only, so not thread-safe; the time comes in as an argument and messages
+// go out through an Outbox, so tests drive it with no socket, process or
+// sleep.
 #pragma once
 
 #include <algorithm>
@@ -37,6 +38,9 @@ class PoolService {
     using Elastic = Sizer::Elastic;
     std::optional<Elastic> elastic;
     int max_task_retries = 3;
+    /// PoolOptions' task_timeout and max_tasks_per_child (fiber/pool.hpp).
+    std::optional<std::chrono::milliseconds> task_timeout;
+    std::optional<int> max_tasks_per_child;
     Call initializer;
     config::Settings settings;
     /// What every worker of the run is handed; worker_id is filled per worker.
@@ -139,6 +143,20 @@ class PoolService {
   void OnInitFailed(const std::string& id, Worker& w, const zmq::message_t& m,
                     Clock::time_point now);
 
+  /// True when worker id may be dealt one more task: within its credit and
+  /// its max_tasks_per_child.
+  bool HasRoom(const std::string& id, const Worker& w) const;
+  /// Fails with TimeoutError each task that has run longer than the task
+  /// timeout, and kills its worker; the tasks queued behind it go back to
+  /// the queue.
+  void TimeOut(Clock::time_point now);
+  /// Work stealing: while no task waits, a worker holding no task takes one
+  /// queued behind a task that has run for kStealAfter on another worker,
+  /// which is told (REVOKE) not to run it.
+  void Steal(Clock::time_point now);
+  /// The worker has run its max_tasks_per_child tasks: it retires and a
+  /// new one starts.
+  void RetireIfSpent(const std::string& id, Worker& w, Clock::time_point now);
   void StartWorkers(Clock::time_point now);
   /// An elastic pool's target: grows while tasks wait for a worker.
   void Grow(Clock::time_point now);

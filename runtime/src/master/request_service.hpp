@@ -5,7 +5,7 @@
 // becomes a task of that manager's pool, answered when its outcome is in.
 // Only a worker that has said HELLO (or its client connection) may ask,
 // and only within its PeerBudget. Driven by the dispatcher's I/O thread
-// only, like the pools.
+// only, like the pools, but for TakeNow.
 #pragma once
 
 #include <functional>
@@ -17,6 +17,7 @@
 #include "master/queue_table.hpp"
 #include "master/share_table.hpp"
 #include "master/sync_table.hpp"
+#include "wire/item_files.hpp"
 #include "wire/request.hpp"
 
 namespace fiber::master {
@@ -34,6 +35,14 @@ class RequestService {
   /// itself), answered now or later.
   void Handle(const std::string& routing_id, wire::Request request, QueueTable::Answer answer,
               Clock::time_point now);
+  /// Serves QUEUE_PUT_FILE from files; until then such puts are refused.
+  /// Before the I/O thread starts.
+  void UseItemFiles(std::unique_ptr<wire::ItemFiles> files) { item_files_ = std::move(files); }
+  /// The master's own get, answered at once on the caller's thread when
+  /// it can be (QueueTable::TakeNow). Thread-safe.
+  bool TakeNow(const wire::Request& request, std::string* body) {
+    return queues_.TakeNow(request, body);
+  }
   /// Answers waits whose time is up; forgets those of workers gone and
   /// releases what they held.
   void Tick(Clock::time_point now);
@@ -55,6 +64,7 @@ class RequestService {
   SyncTable sync_{budget_};
   ShareTable shares_{budget_};
   log::RateLimit unknown_askers_;
+  std::unique_ptr<wire::ItemFiles> item_files_;  // when the run has them
 };
 
 }  // namespace fiber::master

@@ -42,19 +42,35 @@ int TaskTable::CallsLeasedTo(const std::string& worker) const {
   return static_cast<int>(calls);
 }
 
+std::uint64_t TaskTable::Oldest(const std::string& worker) const {
+  auto it = leases_.find(worker);
+  return it == leases_.end() || it->second.empty() ? 0 : it->second.front();
+}
+
+std::uint64_t TaskTable::TakeBack(const std::string& worker) {
+  std::vector<std::uint64_t>& held = leases_.at(worker);
+  const std::uint64_t id = held.back();
+  held.pop_back();
+  tasks_.at(id).holder.clear();
+  pending_.push_front(id);
+  return id;
+}
+
 std::string TaskTable::Running(const std::string& worker) const {
   auto it = leases_.find(worker);
   if (it == leases_.end() || it->second.empty()) return "";
   std::string running;
-  for (std::uint64_t id : it->second) {
-    const Task& task = tasks_.at(id).task;
-    const std::string first = std::to_string(task.first_item);
-    running += (running.empty() ? "" : " or ") + task.function +
-               (task.items <= 1 ? " (item " + first + ")"
-                                : " (items " + first + "-" +
-                                      std::to_string(task.first_item + task.items - 1) + ")");
-  }
+  for (std::uint64_t id : it->second) running += (running.empty() ? "" : " or ") + Describe(id);
   return running;
+}
+
+std::string TaskTable::Describe(std::uint64_t id) const {
+  const Task& task = tasks_.at(id).task;
+  const std::string first = std::to_string(task.first_item);
+  return task.function + (task.items <= 1 ? " (item " + first + ")"
+                                          : " (items " + first + "-" +
+                                                std::to_string(task.first_item + task.items - 1) +
+                                                ")");
 }
 
 void TaskTable::Finish(std::uint64_t id, std::vector<detail::Outcome>&& outcomes) {
@@ -82,11 +98,24 @@ void TaskTable::Fail(Entry& entry, const detail::Outcome& outcome) {
                              std::vector<detail::Outcome>(entry.task.calls.size(), outcome));
 }
 
-void TaskTable::Lose(const std::string& worker, const std::string& why) {
+std::vector<std::uint64_t> TaskTable::Unlease(const std::string& worker) {
   auto lease = leases_.find(worker);
-  if (lease == leases_.end()) return;
-  const std::vector<std::uint64_t> held = std::move(lease->second);
+  if (lease == leases_.end()) return {};
+  std::vector<std::uint64_t> held = std::move(lease->second);
   leases_.erase(lease);
+  return held;
+}
+
+void TaskTable::GiveBack(const std::string& worker) {
+  const std::vector<std::uint64_t> held = Unlease(worker);
+  for (auto id = held.rbegin(); id != held.rend(); ++id) {
+    tasks_.at(*id).holder.clear();
+    pending_.push_front(*id);
+  }
+}
+
+void TaskTable::Lose(const std::string& worker, const std::string& why) {
+  const std::vector<std::uint64_t> held = Unlease(worker);
   // Back to the front in reverse, so the queue keeps their order.
   for (auto id = held.rbegin(); id != held.rend(); ++id) {
     Entry& entry = tasks_.at(*id);

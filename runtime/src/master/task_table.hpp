@@ -46,8 +46,17 @@ class TaskTable {
   /// (item 3)": the result of the first can die unsent with the worker).
   /// Empty when it holds none.
   std::string Running(const std::string& worker) const;
+  /// One task for reports: "boom (item 3)", "boom (items 3-5)".
+  std::string Describe(std::uint64_t id) const;
   /// How many calls the tasks worker holds make.
   int CallsLeasedTo(const std::string& worker) const;
+  /// The task worker runs (it runs them in the order dealt): the first it
+  /// holds; 0 when it holds none.
+  std::uint64_t Oldest(const std::string& worker) const;
+  /// Takes back the last task dealt to worker, not started while it holds
+  /// an older one, to the front of the queue (work stealing); returns its
+  /// id. Worker must hold two or more.
+  std::uint64_t TakeBack(const std::string& worker);
 
   /// Delivers outcomes to the waiting caller and forgets the task.
   void Finish(std::uint64_t id, std::vector<detail::Outcome>&& outcomes);
@@ -55,6 +64,10 @@ class TaskTable {
   /// front of the queue, in order, or fails with WorkerLost once it has been
   /// lost more than max_retries times.
   void Lose(const std::string& worker, const std::string& why);
+  /// Worker was stopped for a reason of the pool's (a task timeout): the
+  /// tasks it holds go back to the front of the queue, in order, not
+  /// counted as lost.
+  void GiveBack(const std::string& worker);
   /// Finishes every task with the same failure for every call.
   void FailAll(const detail::Outcome& outcome);
 
@@ -72,6 +85,8 @@ class TaskTable {
     int losses = 0;
   };
   void Fail(Entry& entry, const detail::Outcome& outcome);
+  /// Removes worker's leases, oldest first.
+  std::vector<std::uint64_t> Unlease(const std::string& worker);
 
   int max_retries_;
   std::unordered_map<std::uint64_t, Entry> tasks_;

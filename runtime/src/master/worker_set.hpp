@@ -6,6 +6,7 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,13 @@ struct Worker {
   long pid = 0;
   Clock::time_point started, last_sent;
   Clock::time_point idle_since;  // when it last came to hold no task
+  /// When the task it runs began, as far as the master can tell: when it
+  /// was dealt to the worker holding none, or when the result before it came.
+  Clock::time_point busy_since;
+  int dealt = 0;  // tasks dealt to it and not taken back (max_tasks_per_child)
+  /// Tasks taken back from it (work stealing) that it has not answered yet:
+  /// with no outcome (skipped), or with outcomes to drop (it had started).
+  std::multiset<std::uint64_t> revoked;
   std::optional<Clock::time_point> stop_sent;  // told to STOP at
   /// Its connection closed at: lost once its backend reports how it ended,
   /// or a short wait later.

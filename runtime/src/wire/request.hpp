@@ -38,13 +38,14 @@ enum class Op : std::uint8_t {
   kQueuePutMany = 15,  // body: a list of items, put in order; waits while full
   kQueueGetMany = 16,  // body: n (u32) -> a list of 1..n items; waits for the first
   kQueueSize = 17,     // -> the number of items held (u64)
+  kQueuePutFile = 18,  // body: an item file's name (wire/item_files.hpp); then as kQueuePut
   // Shared values (master/share_table.hpp), each held while a process
   // holds a handle to it or one is on its way.
-  kShareNew = 18,      // body: the value's bytes -> SharedPlace
-  kShareSend = 19,     // -> a token (u64) for a handle on its way
-  kShareClaim = 20,    // body: the token (u64), then hold (u8)
-  kShareRelease = 21,  // this process holds no handle any more
-  kShareGet = 22,      // -> the value's bytes
+  kShareNew = 19,      // body: the value's bytes -> SharedPlace
+  kShareSend = 20,     // -> a token (u64) for a handle on its way
+  kShareClaim = 21,    // body: the token (u64), then hold (u8)
+  kShareRelease = 22,  // this process holds no handle any more
+  kShareGet = 23,      // -> the value's bytes
 };
 constexpr std::uint8_t kLastOp = static_cast<std::uint8_t>(Op::kShareGet);
 

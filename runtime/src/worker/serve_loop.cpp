@@ -7,6 +7,7 @@
 #include <cmath>
 #include <deque>
 #include <optional>
+#include <unordered_set>
 #include <zmq.hpp>
 
 #include "worker/registered_names.hpp"
@@ -185,6 +186,7 @@ class ServeLoop {
         if (received.tasks.empty()) queue_.pop_back();
         return true;
       }
+      case Type::kRevoke: OnRevoke(message); return true;
       case Type::kStop: return false;
       case Type::kHeartbeat: return true;  // the master lives; nothing to answer
       default:
@@ -201,6 +203,7 @@ class ServeLoop {
       Die(kMasterLost, "the master sent " + err);
     channel_ = welcome.channel;
     prefetch_ = welcome.prefetch;
+    results_at_once_ = welcome.results_at_once;
     watch_.SetTimeout(b_.heartbeat_timeout);
     welcomed_ = true;
     if (!welcome.init_function.empty()) {
@@ -218,12 +221,35 @@ class ServeLoop {
     Send(wire::Encode(wire::Ready{prefetch_}, channel_));
   }
 
+  // Marks the revoked tasks it holds and has not started, one for each id
+  // (a task lost elsewhere can be dealt here again); the master has given
+  // them to another worker. One already run is not held any more.
+  void OnRevoke(const zmq::message_t& message) {
+    wire::Revoke revoke;
+    std::string err;
+    if (!wire::Decode(message, &revoke, &err)) Die(kMasterLost, "the master sent " + err);
+    for (std::uint64_t id : revoke.ids) MarkRevoked(id);
+  }
+
+  void MarkRevoked(std::uint64_t id) {
+    for (Received& received : queue_)
+      for (std::size_t i = received.next; i < received.tasks.size(); ++i)
+        if (received.tasks[i].id == id && revoked_.insert(&received.tasks[i]).second) return;
+  }
+
   void RunNextTask() {
     Received& front = queue_.front();
     const wire::TaskView& task = front.tasks[front.next];
     if (!results_) {
       results_.emplace(Type::kResult, channel_);
       results_->U32(Credit());
+    }
+    // A revoked task is answered with no outcome: the master then knows
+    // that it did not run here.
+    if (revoked_.erase(&task) != 0) {
+      wire::AppendResultHead(*results_, task.id, 0);
+      if (++front.next == front.tasks.size()) queue_.pop_front();
+      return;
     }
     wire::AppendResultHead(*results_, task.id, static_cast<std::uint32_t>(task.calls.size()));
     const detail::Invokers invokers = Lookup(task.function);
@@ -237,7 +263,9 @@ class ServeLoop {
     const double seconds = std::chrono::duration<double>(end - start).count();
     task_seconds_ = task_seconds_ < 0 ? seconds : 0.8 * task_seconds_ + 0.2 * seconds;
     if (++front.next == front.tasks.size()) queue_.pop_front();
-    if (work_since_flush_ >= kBatchWork || results_->size() >= wire::kMaxResultBatchBytes) Flush();
+    if (results_at_once_ || work_since_flush_ >= kBatchWork ||
+        results_->size() >= wire::kMaxResultBatchBytes)
+      Flush();
   }
 
   // The registered function called name; remembers the last one asked for,
@@ -272,6 +300,7 @@ class ServeLoop {
   zmq::socket_t dealer_;
   MasterWatch watch_;
   std::deque<Received> queue_;
+  std::unordered_set<const wire::TaskView*> revoked_;  // in queue_, not to run
   std::string last_name_;
   detail::Invokers last_invokers_;
   std::optional<wire::Writer> results_;  // RESULT being filled
@@ -281,6 +310,7 @@ class ServeLoop {
   std::uint32_t prefetch_ = 1;
   std::chrono::milliseconds receive_timeout_{-1};
   bool welcomed_ = false;
+  bool results_at_once_ = false;
   const Clock::time_point started_ = Clock::now();
 };
 
