@@ -31,7 +31,7 @@ namespace {
 // writes as it ends (runs::FinalNumbersPath).
 constexpr const char* kMasterNumbers[] = {"workers_ready", "workers_wanted", "workers_started",
                                           "tasks_running", "tasks_queued",   "tasks_done",
-                                          "tasks_failed"};
+                                          "tasks_failed", "manager_calls_via_master"};
 
 long long Now() {
   return std::chrono::duration_cast<std::chrono::seconds>(
@@ -310,6 +310,12 @@ int PsOne(const std::string& key, bool json) {
               number("workers_wanted").c_str(), number("workers_started").c_str());
   std::printf("Tasks:    %s done, %s failed, %s running, %s queued\n", number("tasks_done").c_str(),
               number("tasks_failed").c_str(), number("tasks_running").c_str(), number("tasks_queued").c_str());
+  // Workers call managers in one hop; the master forwards only the calls of
+  // those that cannot reach a manager's own endpoint.
+  if (row["manager_calls_via_master"].is_number())
+    std::printf("Managers: %s calls from workers through the master (%s)\n",
+                number("manager_calls_via_master").c_str(),
+                row["manager_calls_via_master"] == 0 ? "any others in one hop" : "a fallback");
   if (row["counts_as_of"] == "stop")
     std::printf("          counts as of the stop, which ended the program before its master wrote its own\n");
   if (row["counts_unknown"].is_string())

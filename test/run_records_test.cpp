@@ -294,3 +294,25 @@ TEST_CASE("what a run left is counted in words") {
   CHECK(fiber::backend::Counted(1, "pod") == "1 pod");
   CHECK(fiber::backend::Counted(3, "Slurm job") == "3 Slurm jobs");
 }
+
+TEST_CASE("ps RUN says whether workers called the run's managers in one hop or through the master") {
+  // Four Processes set 100 keys of a manager's dict (the README's example).
+  for (const bool reachable : {true, false}) {
+    CAPTURE(reachable);
+    Fiber fiber;
+    // A manager that tells its callers an address where nothing listens.
+    if (!reachable) fiber.env["FIBER_MANAGER_HOST"] = "127.0.0.2";
+    auto [run_status, run_out, run_err] =
+        fiber.Run({"run", "--name", "dict", built_program("readme_processes")});
+    REQUIRE_MESSAGE(run_status == 0, run_err);
+    CHECK(run_out.find("size 100\n") != std::string::npos);
+    auto [status, out, err] = fiber.Run({"ps", "--json", "dict"});
+    REQUIRE_MESSAGE(status == 0, err);
+    const nlohmann::json run = nlohmann::json::parse(out);
+    CHECK(run["manager_calls_via_master"] == (reachable ? 0 : 100));
+    auto [table_status, table, table_err] = fiber.Run({"ps", "dict"});
+    CHECK(table.find(reachable ? "Managers: 0 calls from workers through the master (any others in one hop)\n"
+                               : "Managers: 100 calls from workers through the master (a fallback)\n") !=
+          std::string::npos);
+  }
+}

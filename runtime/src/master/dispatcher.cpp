@@ -133,8 +133,9 @@ PoolService::Status Dispatcher::Totals() const {
 namespace {
 
 nlohmann::json StatusOf(const PoolService::Status& total, std::size_t pools,
-                        std::uint64_t workers_started) {
+                        std::uint64_t workers_started, std::uint64_t manager_calls_forwarded) {
   return {{"pid", ::getpid()},
+          {"manager_calls_via_master", manager_calls_forwarded},
           {"pools", pools},
           {"workers_started", workers_started},
           {"workers_wanted", total.workers_wanted},
@@ -148,11 +149,11 @@ nlohmann::json StatusOf(const PoolService::Status& total, std::size_t pools,
 }  // namespace
 
 std::string Dispatcher::StatusJson() const {
-  return StatusOf(Totals(), pools_.size(), next_worker_).dump();
+  return StatusOf(Totals(), pools_.size(), next_worker_, requests_.manager_calls_forwarded()).dump();
 }
 
 std::string Dispatcher::DetailJson() const {
-  nlohmann::json j = StatusOf(Totals(), pools_.size(), next_worker_);
+  nlohmann::json j = StatusOf(Totals(), pools_.size(), next_worker_, requests_.manager_calls_forwarded());
   nlohmann::json workers = nlohmann::json::array();
   std::size_t total = 0;
   for (const auto& [channel, pool] : pools_)

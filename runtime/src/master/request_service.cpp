@@ -56,7 +56,14 @@ void RequestService::Handle(const std::string& routing_id, wire::Request request
     request.op = wire::Op::kQueuePut;
     request.body = std::move(item);
   }
-  if (request.op == wire::Op::kManagerCall) return CallManager(request, std::move(answer), now);
+  if (request.op == wire::Op::kManagerCall) {
+    if (!peer.empty()) ++manager_calls_forwarded_;
+    return CallManager(request, std::move(answer), now);
+  }
+  if (request.op == wire::Op::kManagerHello) {
+    (void)answer(Status::kRefused, "MANAGER_HELLO is for a manager's own endpoint");
+    return;
+  }
   if (SyncTable::Serves(request.op)) return sync_.Handle(peer, request, std::move(answer), now);
   if (ShareTable::Serves(request.op)) return shares_.Handle(peer, request, answer);
   queues_.Handle(peer, std::move(request), std::move(answer), now);

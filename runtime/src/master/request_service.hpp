@@ -2,7 +2,8 @@
 // request goes to the run's QueueTable, a lock's, semaphore's or event's to
 // its SyncTable (which releases what a peer gone held), a shared value's to
 // its ShareTable (likewise); a call to a manager's object
-// becomes a task of that manager's pool, answered when its outcome is in.
+// becomes a task of that manager's pool, answered when its outcome is in
+// (for the master itself, or a worker that cannot reach the manager).
 // Only a worker that has said HELLO (or its client connection) may ask,
 // and only within its PeerBudget. Driven by the dispatcher's I/O thread
 // only, like the pools, but for TakeNow.
@@ -52,6 +53,9 @@ class RequestService {
   const ShareTable& shares() const { return shares_; }
   /// What the master holds for a worker (and its client connection).
   PeerBudget::Usage HeldFor(const std::string& worker_id) const { return budget_->Of(worker_id); }
+  /// Calls on a manager's objects the master forwarded for other processes:
+  /// 0 while every worker calls its managers in one hop.
+  std::uint64_t manager_calls_forwarded() const { return manager_calls_forwarded_; }
 
  private:
   void CallManager(const wire::Request& request, QueueTable::Answer answer,
@@ -65,6 +69,7 @@ class RequestService {
   ShareTable shares_{budget_};
   log::RateLimit unknown_askers_;
   std::unique_ptr<wire::ItemFiles> item_files_;  // when the run has them
+  std::uint64_t manager_calls_forwarded_ = 0;
 };
 
 }  // namespace fiber::master

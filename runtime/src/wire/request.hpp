@@ -39,13 +39,16 @@ enum class Op : std::uint8_t {
   kQueueGetMany = 16,  // body: n (u32) -> a list of 1..n items; waits for the first
   kQueueSize = 17,     // -> the number of items held (u64)
   kQueuePutFile = 18,  // body: an item file's name (wire/item_files.hpp); then as kQueuePut
+  // To a manager's own endpoint only (worker/direct_calls.hpp), never the
+  // master: object, the manager's channel -> OK when this manager is it.
+  kManagerHello = 19,
   // Shared values (master/share_table.hpp), each held while a process
   // holds a handle to it or one is on its way.
-  kShareNew = 19,      // body: the value's bytes -> SharedPlace
-  kShareSend = 20,     // -> a token (u64) for a handle on its way
-  kShareClaim = 21,    // body: the token (u64), then hold (u8)
-  kShareRelease = 22,  // this process holds no handle any more
-  kShareGet = 23,      // -> the value's bytes
+  kShareNew = 20,      // body: the value's bytes -> SharedPlace
+  kShareSend = 21,     // -> a token (u64) for a handle on its way
+  kShareClaim = 22,    // body: the token (u64), then hold (u8)
+  kShareRelease = 23,  // this process holds no handle any more
+  kShareGet = 24,      // -> the value's bytes
 };
 constexpr std::uint8_t kLastOp = static_cast<std::uint8_t>(Op::kShareGet);
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <unordered_set>
 #include <zmq.hpp>
@@ -20,7 +21,9 @@
 #include "wire/frames.hpp"
 #include "wire/keepalive.hpp"
 #include "wire/limits.hpp"
+#include "wire/poll.hpp"
 #include "wire/task_batch.hpp"
+#include "worker/direct_calls.hpp"
 #include "worker/master_watch.hpp"
 
 namespace fiber::worker {
@@ -79,6 +82,10 @@ CallOutcome RunCall(const Bootstrap& b, detail::Invoker invoker, std::string_vie
   return outcome;
 }
 
+class ServeLoop;
+// The loop serving on this thread, for ServeDirectCalls.
+thread_local ServeLoop* this_thread_loop = nullptr;
+
 class ServeLoop {
  public:
   explicit ServeLoop(const Bootstrap& b)
@@ -95,6 +102,21 @@ class ServeLoop {
     wire::KeepAliveWorker(dealer_, b.heartbeat_timeout);
     wire::MakeCurveClient(dealer_, b.client_secret);
     dealer_.connect(b.master);
+    this_thread_loop = this;
+  }
+  ~ServeLoop() { this_thread_loop = nullptr; }
+
+  // Listens for direct calls of function, once; the endpoint, or "".
+  std::string OpenDirect(const std::string& function) {
+    if (!direct_) {
+      std::string err;
+      direct_ = DirectCallServer::Open(context_, b_, channel_, function, &err);
+      if (!direct_) {
+        log::Warning("this manager's callers go through the master: " + err);
+        return {};
+      }
+    }
+    return direct_->endpoint();
   }
 
   int Run() {
@@ -139,6 +161,13 @@ class ServeLoop {
   // Takes every message that has arrived, waiting up to wait for the first.
   // False once the master said STOP.
   bool Receive(std::chrono::milliseconds wait) {
+    if (direct_) {
+      zmq::pollitem_t items[] = {{dealer_.handle(), 0, ZMQ_POLLIN, 0},
+                                 {direct_->socket().handle(), 0, ZMQ_POLLIN, 0}};
+      wire::Poll(items, 2, wait);
+      ServeDirect();
+      wait = std::chrono::milliseconds(0);
+    }
     // A timed receive costs fewer system calls than a poll and a receive.
     if (wait != receive_timeout_) {
       dealer_.set(zmq::sockopt::rcvtimeo, static_cast<int>(wait.count()));
@@ -268,6 +297,14 @@ class ServeLoop {
       Flush();
   }
 
+  // Runs every direct call waiting, as it would a task of one call.
+  void ServeDirect() {
+    std::string peer, function;
+    wire::Request call;
+    while (direct_->Next(&peer, &call, &function))
+      direct_->Answer(peer, call.id, RunCall(b_, Lookup(function).call, function, call.body).view());
+  }
+
   // The registered function called name; remembers the last one asked for,
   // since a batch of tasks usually calls one function.
   detail::Invokers Lookup(std::string_view name) {
@@ -299,6 +336,7 @@ class ServeLoop {
   zmq::context_t context_;
   zmq::socket_t dealer_;
   MasterWatch watch_;
+  std::unique_ptr<DirectCallServer> direct_;  // a manager's own endpoint, once it has one
   std::deque<Received> queue_;
   std::unordered_set<const wire::TaskView*> revoked_;  // in queue_, not to run
   std::string last_name_;
@@ -317,5 +355,9 @@ class ServeLoop {
 }  // namespace
 
 int Serve(const Bootstrap& bootstrap) { return ServeLoop(bootstrap).Run(); }
+
+std::string ServeDirectCalls(const std::string& function) {
+  return this_thread_loop ? this_thread_loop->OpenDirect(function) : std::string();
+}
 
 }  // namespace fiber::worker
