@@ -6,9 +6,13 @@
 // backend's own pods): kube_backend_test.cpp.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <iterator>
 #include <map>
 
 #include "backend/kubernetes/run_pods.hpp"
+#include "runs/log_stamps.hpp"
+#include "support/temp_dir.hpp"
 #include "support/scripted_api.hpp"
 
 TEST_CASE("a run's settings and the environment say where to look") {
@@ -77,4 +81,27 @@ TEST_CASE("a pod deleted while the server had forgotten the watch's version is h
                                           "ADDED c w2"});
   CHECK(cursor.version == "91");
   CHECK(cursor.present.size() == 2);
+}
+
+TEST_CASE("a pod's log saved as its pod goes keeps the API server's time of each line as its stamps") {
+  fiber::testing::TempDir dir;
+  const std::string pods = fiber::testing::kScriptedPods;
+  fiber::testing::ScriptedApi api(
+      {{pods + "/p1/log?timestamps=true&container=worker",
+        Answer(200, {json{{"raw", "2026-11-26T10:00:01.5Z hello\n2026-11-26T10:00:01.5Z again\n"}},
+                     json{{"raw", "2026-11-26T10:00:02Z world\nno time here\n"}}})}});
+  const std::string log = dir.path() + "/w1.log";
+  fiber::backend::SavePodLog(api.client(), "p1", "worker", "w1", log);
+  std::ifstream in(log);
+  const std::string saved((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(saved == "hello\nagain\nworld\nno time here\n");
+  const auto stamps = fiber::runs::ReadStamps(fiber::runs::StampsPath(log));
+  const auto at = [&](long long end) {
+    return fiber::runs::Rfc3339(fiber::runs::StampOf(stamps, end, fiber::runs::WallClock::time_point()));
+  };
+  CHECK(at(6) == "2026-11-26T10:00:01.500000000Z");  // "hello\n"
+  CHECK(at(12) == "2026-11-26T10:00:01.500000000Z");
+  CHECK(at(18) == "2026-11-26T10:00:02.000000000Z");
+  CHECK(at(31) == "1970-01-01T00:00:00.000000000Z");  // a line without a time has none of its own
+  CHECK(stamps.size() <= 3);  // one a time, or a piece of the answer
 }

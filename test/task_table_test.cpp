@@ -49,10 +49,13 @@ TEST_CASE("a task fails with WorkerLost once lost more than the retry limit") {
   auto batch = std::make_shared<Batch>(1);
   TaskTable table(1);
   table.Add(MakeTask(batch, 0));
+  CHECK(table.RetriesLeft("w0") == 1);  // holding nothing: the limit
   table.LeaseNext("w0");
+  CHECK(table.RetriesLeft("w0") == 1);  // lost now, it runs again once more
   table.Lose("w0", "first");
   CHECK_FALSE(batch->ready());
   table.LeaseNext("w1");
+  CHECK(table.RetriesLeft("w1") == 0);  // lost now, it fails
   table.Lose("w1", "exit status 1");
   REQUIRE(batch->ready());
   CHECK(batch->at(0).kind == Outcome::Kind::kWorkerLost);

@@ -205,22 +205,23 @@ bool ApiClient::Delete(const ApiResource& resource, std::string_view name, ApiEr
 }
 
 bool ApiClient::PodLog(std::string_view pod, std::string_view container,
-                       const std::function<bool(std::string_view)>& on_chunk, ApiError* err) const {
-  return ReadPodLog(pod, container, false, on_chunk, nullptr, err);
+                       const std::function<bool(std::string_view)>& on_chunk, ApiError* err,
+                       bool timestamps) const {
+  return ReadPodLog(pod, container, false, timestamps, on_chunk, nullptr, err);
 }
 
 bool ApiClient::FollowPodLog(std::string_view pod, std::string_view container,
                              const std::function<bool(std::string_view)>& on_chunk,
                              const std::atomic<bool>* cancel, ApiError* err) const {
-  return ReadPodLog(pod, container, true, on_chunk, cancel, err);
+  return ReadPodLog(pod, container, true, false, on_chunk, cancel, err);
 }
 
-bool ApiClient::ReadPodLog(std::string_view pod, std::string_view container, bool follow,
+bool ApiClient::ReadPodLog(std::string_view pod, std::string_view container, bool follow, bool timestamps,
                            const std::function<bool(std::string_view)>& on_chunk,
                            const std::atomic<bool>* cancel, ApiError* err) const {
   http::Request request;
   request.url = Url(kPods, pod, "") + "/log?" + (follow ? "follow=true&" : "") +
-                "container=" + http::Escape(container);
+                (timestamps ? "timestamps=true&" : "") + "container=" + http::Escape(container);
   request.connect_timeout_ms = kApiConnectTimeoutMs;
   request.timeout_ms = follow ? 0 : kApiRequestTimeoutMs;  // followed: as long as the container runs
   request.cancel = cancel;

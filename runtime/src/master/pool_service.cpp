@@ -47,6 +47,23 @@ bool CannotStart(const backend::Exit& exit) {
   return exit.status == ExitStatus::Exited(126) || exit.status == ExitStatus::Exited(127);
 }
 
+// A cause only the engine knows, which neither the program's own end nor
+// the master's kill of a lost worker (its pod deleted, its job cancelled)
+// gives.
+bool EngineEnded(const backend::EndCause& cause) {
+  using namespace backend::end_word;
+  for (const char* engine : {kOom, kEvicted, kPreempted, kTimeLimit, kNodeFailed})
+    if (std::string_view(cause.word) == engine) return true;
+  return false;
+}
+
+// "; 2 retries left" after what a lost worker ran: whether it runs again
+// (using one of them).
+std::string RetriesSaid(int left) {
+  if (left <= 0) return "; no retries left, so it fails";
+  return "; " + std::to_string(left) + (left == 1 ? " retry" : " retries") + " left";
+}
+
 // The last line a worker wrote to its log file, if it has one: why it could
 // not start, as the loader said it.
 std::string LastWords(const std::string& log_file) {
@@ -168,7 +185,7 @@ bool PoolService::OnHello(const std::string& id, const wire::Hello& hello, Clock
                                                    options_.initializer.function,
                                                    options_.initializer.args,
                                                    options_.task_timeout.has_value()}))) {
-    LoseWorker(id, "it left before its WELCOME", now);
+    LoseWorker(id, backend::Because(backend::end_word::kConnectionLost, "it left before its WELCOME"), now);
     return true;
   }
   workers_.Find(id)->last_sent = now;
@@ -343,7 +360,7 @@ void PoolService::TimeOut(Clock::time_point now) {
                             Outcome{Outcome::Kind::kTimeout,
                                     what + " on worker " + id + ", which was killed", {}}));
     tasks_.GiveBack(id);  // those queued behind it did not run: no loss
-    LoseWorker(id, "killed, its " + what, now);
+    LoseWorker(id, backend::Because(backend::end_word::kTaskTimeout, "killed, its " + what), now);
   }
 }
 
@@ -449,15 +466,10 @@ void PoolService::OnConnectionClosed(const std::string& id, Clock::time_point no
   if (!w) return;
   // One asked to stop with nothing left to do is simply gone.
   if (terminating_ || (w->state == WorkerState::kRetiring && tasks_.Leases(id) == 0))
-    return LoseWorker(id, "its connection closed", now);
+    return LoseWorker(id, backend::Because(backend::end_word::kConnectionLost, "its connection closed"), now);
   if (w->closed_at) return;
   w->closed_at = now;
   w->credit = 0;  // nothing more is dealt to it
-}
-
-std::string PoolService::Ended(const std::string& id, const backend::Exit& exit) const {
-  const std::string running = tasks_.Running(id);
-  return exit.how + (running.empty() ? "" : " while running " + running);
 }
 
 void PoolService::Retire(Clock::time_point now) {
@@ -473,17 +485,24 @@ void PoolService::Retire(Clock::time_point now) {
 }
 
 void PoolService::LoseWorker(const std::string& id, const std::string& why, Clock::time_point now) {
+  LoseWorker(id, backend::Because(backend::end_word::kProtocol, why), now);
+}
+
+void PoolService::LoseWorker(const std::string& id, const backend::EndCause& cause, Clock::time_point now) {
   const Worker* found = workers_.Find(id);
   if (!found) return;
   const Worker worker = *found;
-  workers_.Remove(id);
-  backend_->Kill(id);
   const bool retiring = worker.state == WorkerState::kRetiring;
   // A worker asked to stop with nothing left to do that goes is no loss,
   // however its going shows first (its connection closing, its exit).
   const bool done = terminating_ || (retiring && tasks_.Leases(id) == 0);
+  const std::string running = tasks_.Running(id);
+  const int retries_left = tasks_.RetriesLeft(id);
+  workers_.End({id, cause, running, retries_left, !done, now});
+  backend_->Kill(id);
+  const std::string why = cause.text + (running.empty() ? "" : " while running " + running);
   if (!worker.connected && !terminating_ && !retiring) sizer_.StartFailed();
-  if (!done) log::Warning("worker " + id + " lost: " + why);
+  if (!done) log::Warning("worker " + id + " lost: " + why + (running.empty() ? "" : RetriesSaid(retries_left)));
   tasks_.Lose(id, why);
   // The pool finishes once the backend has seen it end (and on_exit has
   // its status): a closed connection can show before the process is gone.
@@ -519,7 +538,7 @@ void PoolService::Tick(Clock::time_point now) {
     if (options_.on_exit) options_.on_exit(exit);
     const Worker* w = workers_.Find(exit.worker_id);
     if (w && w->stop_sent && tasks_.Leases(exit.worker_id) == 0) {
-      workers_.Remove(exit.worker_id);  // retired as asked
+      workers_.End({exit.worker_id, exit.cause, "", 0, false, now});  // retired as asked
     } else if (w && !w->connected && CannotStart(exit) && !terminating_) {
       // At the first: each replacement would fail the same way.
       const std::string said =
@@ -528,14 +547,17 @@ void PoolService::Tick(Clock::time_point now) {
               : LastWords(runs::WorkerLogPath(options_.settings.run_dir, exit.worker_id));
       // A backend that reads the worker's output (a container's) has said
       // it already.
-      const bool new_words = !said.empty() && exit.how.find(said) == std::string::npos;
+      const bool new_words = !said.empty() && exit.cause.text.find(said) == std::string::npos;
       Break({Outcome::Kind::kWorkerLost,
-             "worker " + exit.worker_id + " could not start: " + exit.how +
+             "worker " + exit.worker_id + " could not start: " + exit.cause.text +
                  (new_words ? " (" + said + ")" : ""),
              {}});
-      LoseWorker(exit.worker_id, exit.how, now);
+      LoseWorker(exit.worker_id, backend::Because(backend::end_word::kCannotStart, exit.cause.text), now);
     } else if (w) {
-      LoseWorker(exit.worker_id, Ended(exit.worker_id, exit), now);
+      LoseWorker(exit.worker_id, exit.cause, now);
+    } else if (EngineEnded(exit.cause) && workers_.Amend(exit.worker_id, exit.cause)) {
+      // Lost with its connection before the engine said why.
+      log::Warning("worker " + exit.worker_id + ", lost, had ended: " + exit.cause.text);
     }
     awaiting_exit_.erase(exit.worker_id);
   }
@@ -550,7 +572,12 @@ void PoolService::Tick(Clock::time_point now) {
   std::vector<std::string> closed;
   for (const auto& [id, w] : workers_.all())
     if (w.closed_at && now - *w.closed_at >= wait) closed.push_back(id);
-  for (const auto& id : closed) LoseWorker(id, "its connection closed", now);
+  for (const auto& id : closed)
+    LoseWorker(id,
+               backend::Because(backend::end_word::kConnectionLost,
+                                "its connection was lost and no end of its process was reported (a frozen "
+                                "process, or a network failure)"),
+               now);
   const DueWork due = workers_.Due(now, deadlines_);
   for (const auto& [id, why] : due.lost) LoseWorker(id, why, now);
   for (const auto& id : due.kill) backend_->Kill(id);  // asked to stop, still running

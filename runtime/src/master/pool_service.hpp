@@ -78,6 +78,9 @@ class PoolService {
     std::size_t tasks_done = 0, tasks_failed = 0;     // finished so far
   };
   Status status() const;
+  /// Its workers, and how the last ones to go ended (WorkerSet::ended,
+  /// lost_by_cause): for fiber top and the metrics.
+  const WorkerSet& workers() const { return workers_; }
   /// A worker and the function of the task it runs (empty when idle), as
   /// `fiber ps RUN` shows it.
   struct WorkerTask {
@@ -121,8 +124,13 @@ class PoolService {
   /// connected worker of this pool.
   [[nodiscard]] bool OnMessage(const std::string& id, wire::Type type, const zmq::message_t& message,
                  Clock::time_point now);
-  /// Ends a worker as faulty (a message it had no business sending).
+  /// Ends a worker as faulty (a message it had no business sending, a
+  /// bound it broke).
   void LoseWorker(const std::string& id, const std::string& why, Clock::time_point now);
+  /// Ends a worker lost for cause: said once as a warning (with the task
+  /// it ran and its retries left) unless it was done anyway, kept in the
+  /// worker set's record (workers()), its tasks to run again or fail.
+  void LoseWorker(const std::string& id, const backend::EndCause& cause, Clock::time_point now);
 
   /// Sends worker id a HEARTBEAT, losing it when that cannot be sent (its
   /// connection closed); false when it is not, or no longer, connected.
@@ -169,8 +177,6 @@ class PoolService {
   /// Its connection closed: it is lost when its backend reports how it
   /// ended (so the report says "killed by SIGSEGV"), or a short wait later.
   void OnConnectionClosed(const std::string& id, Clock::time_point now);
-  /// How a worker's process ended, with what it was running.
-  std::string Ended(const std::string& id, const backend::Exit& exit) const;
   [[nodiscard]] bool SendControl(const std::string& id, wire::Type type, Clock::time_point now);
 
   Options options_;

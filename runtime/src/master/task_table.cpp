@@ -64,6 +64,13 @@ std::string TaskTable::Running(const std::string& worker) const {
   return running;
 }
 
+int TaskTable::RetriesLeft(const std::string& worker) const {
+  int left = max_retries_;
+  if (auto it = leases_.find(worker); it != leases_.end())
+    for (std::uint64_t id : it->second) left = std::min(left, max_retries_ - tasks_.at(id).losses);
+  return std::max(left, 0);
+}
+
 std::string TaskTable::Describe(std::uint64_t id) const {
   const Task& task = tasks_.at(id).task;
   const std::string first = std::to_string(task.first_item);

@@ -46,6 +46,10 @@ class TaskTable {
   /// (item 3)": the result of the first can die unsent with the worker).
   /// Empty when it holds none.
   std::string Running(const std::string& worker) const;
+  /// How many more times the tasks worker holds may be lost and run again
+  /// (a loss now uses one): the fewest of any of them; 0 when losing it now
+  /// fails one, max_retries when it holds none.
+  int RetriesLeft(const std::string& worker) const;
   /// One task for reports: "boom (item 3)", "boom (items 3-5)".
   std::string Describe(std::uint64_t id) const;
   /// How many calls the tasks worker holds make.

@@ -4,7 +4,9 @@
 
 #include "backend/kubernetes/run_templates.hpp"
 #include "backend/labels.hpp"
+#include "backend/line_splitter.hpp"
 #include "backend/worker_output.hpp"
+#include "runs/log_stamps.hpp"
 #include "runs/run_dir.hpp"
 
 namespace fiber::backend {
@@ -137,11 +139,39 @@ bool RunSecretExists(const kube::ApiClient& api, const std::string& run_id, bool
 void SavePodLog(const kube::ApiClient& api, const std::string& pod, const std::string& container,
                 const std::string& worker_id, const std::string& log_file) {
   WorkerOutput file(worker_id, log_file);
-  kube::ApiError e;
-  (void)api.PodLog(pod, container, [&](std::string_view text) {
+  // Saved as its pod goes, long after its lines came: their times are the
+  // API server's, kept as the log's stamps (runs/log_stamps.hpp), written
+  // before the lines so that none stamped later by fiber run goes first.
+  const std::string stamps = log_file.empty() ? "" : runs::StampsPath(log_file);
+  long long end = file.kept();
+  std::string text;
+  std::vector<runs::LogStamp> times;
+  LineSplitter lines([&](std::string_view line) {
+    runs::WallClock::time_point at;
+    const std::size_t space = line.find(' ');
+    const bool timed = space != std::string_view::npos && runs::ParseRfc3339(line.substr(0, space), &at);
+    if (timed) line.remove_prefix(space + 1);
+    text.append(line).append("\n");
+    end += static_cast<long long>(line.size()) + 1;
+    if (!timed) return;
+    if (!times.empty() && times.back().at == at) times.pop_back();  // one stamp for lines of one time
+    times.push_back({end, at});
+  });
+  const auto save = [&] {
+    if (!stamps.empty())
+      for (const runs::LogStamp& stamp : times) runs::AppendStamp(stamps, stamp);
     file.Write(text);
+    text.clear();
+    times.clear();
+  };
+  kube::ApiError e;
+  (void)api.PodLog(pod, container, [&](std::string_view chunk) {
+    lines.Feed(chunk);
+    save();
     return true;
-  }, &e);
+  }, &e, true);
+  lines.Finish();
+  save();
 }
 
 bool RemoveRun(const kube::ApiClient& api, const std::string& run_id, const std::string& run_dir,

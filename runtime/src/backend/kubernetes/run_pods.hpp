@@ -80,8 +80,9 @@ struct PodWatchCursor {
                                    std::string* err);
 
 /// Keeps the output of a pod's container where worker_id's goes
-/// (backend/worker_output.hpp): appended to log_file, or without one, on
-/// stderr, each line headed "[w3] ".
+/// (backend/worker_output.hpp): appended to log_file with the times the
+/// API server gives its lines beside it (runs/log_stamps.hpp), or without
+/// one, on stderr, each line headed "[w3] ".
 void SavePodLog(const kube::ApiClient& api, const std::string& pod, const std::string& container,
                 const std::string& worker_id, const std::string& log_file);
 

@@ -164,7 +164,7 @@ void SlurmBackend::Submitted(const ArraySubmitter::Done& done, std::vector<Exit>
       // cannot start), and so would a later pool asking the same.
       const std::string why = "its job could not be submitted: " + done.error;
       never_.emplace(job.asked, "Slurm refused worker " + id + "'s job: " + done.error);
-      exits->push_back({id, why, ExitStatus::Exited(126)});
+      exits->push_back({id, Because(end_word::kCannotStart, why), ExitStatus::Exited(126)});
       Forget(id, job);
       jobs_.erase(it);
       continue;
@@ -217,7 +217,7 @@ std::vector<Exit> SlurmBackend::Poll() {
   if (jobs_.empty()) return exits;
   for (const std::string& id : std::exchange(killed_, {})) {
     if (const auto it = jobs_.find(id); it != jobs_.end()) {
-      exits.push_back({id, "cancelled before its job was submitted", {}});
+      exits.push_back({id, Because(end_word::kCancelled, "cancelled before its job was submitted"), {}});
       Forget(id, it->second);
       jobs_.erase(it);
     }
@@ -248,7 +248,7 @@ std::vector<Exit> SlurmBackend::Poll() {
       // A listing made after the job was submitted lacks it: Slurm forgot
       // it (MinJobAge after its end) or an administrator removed it.
       state.ended = true;
-      state.how = "Slurm no longer lists its job " + job.job;
+      state.end = Because(end_word::kUnknown, "Slurm no longer lists its job " + job.job);
     }
     if (state.hopeless && !never_.count(job.asked)) {
       never_[job.asked] = "Slurm will never run worker " + id + "'s job " + job.job + " as asked: " + state.waiting;
@@ -264,11 +264,7 @@ std::vector<Exit> SlurmBackend::Poll() {
       ++it;
       continue;
     }
-    // The worker may be lost already, by its closed connection: say what
-    // Slurm did to it (a time limit, a preemption), which nothing else says.
-    if (state.ended_by_slurm && !(job.cancelled && state.state == "CANCELLED"))
-      log::Warning("Slurm ended worker " + id + "'s job " + job.job + ": " + state.how);
-    exits.push_back({id, state.how, state.status});
+    exits.push_back({id, state.end, state.status});
     Forget(id, job);
     it = jobs_.erase(it);
   }
