@@ -137,11 +137,13 @@ bool KubernetesBackend::Start(const Launch& launch, std::string* err) {
   }
   if (!Connect(launch, err)) return false;
   const std::string& worker_id = launch.bootstrap.worker_id;
-  const PodValues v = WorkerPodValues(settings_, launch.bootstrap, launch.resources, CommandLineAtOwnPath(),
-                                            api_->namespace_name(), secret_->uid());
-  nlohmann::json manifest;
-  if (!RenderPod(template_, v, &manifest, err)) return false;
-  requests_->Create(worker_id, std::move(manifest));
+  // Rendered on the requests' threads, not this (the master's I/O) one;
+  // template_ is read only from Connect on, and outlives them.
+  requests_->Create(worker_id, [this, v = WorkerPodValues(settings_, launch.bootstrap, launch.resources,
+                                                          CommandLineAtOwnPath(), api_->namespace_name(),
+                                                          secret_->uid())](nlohmann::json* manifest, std::string* why) {
+    return RenderPod(template_, v, manifest, why);
+  });
   if (creating_++ == 0) {
     wave_ = 0;
     wave_start_ = std::chrono::steady_clock::now();

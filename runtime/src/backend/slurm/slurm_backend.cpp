@@ -13,6 +13,7 @@
 #include "backend/slurm/controller_limits.hpp"
 #include "backend/slurm/partition_nodes.hpp"
 #include "backend/slurm/run_jobs.hpp"
+#include "backend/slurm/shared_squeue.hpp"
 #include "backend/slurm/slurm_command.hpp"
 #include "backend/worker_output.hpp"
 #include "diagnostics/log.hpp"
@@ -65,6 +66,8 @@ bool SlurmBackend::Prepare(const Launch& launch, std::string* err) {
       return false;
     run_dir += "/" + launch.bootstrap.run_id;
   }
+  // Runs beside this one share squeue.
+  const std::string share = SqueueSharePath(run_dir.substr(0, run_dir.rfind('/')));
   dir_ = runs::SlurmDir(run_dir);
   if (!runs::MakePrivateDirs(dir_, err)) return false;
   if (!launch.log_file.empty() && !runs::MakePrivateDirs(runs::WorkersDir(run_dir), err)) return false;
@@ -72,7 +75,7 @@ bool SlurmBackend::Prepare(const Launch& launch, std::string* err) {
   if (!ReadControllerLimits(&limits_, &limits_err))
     log::Warning("cannot read Slurm's limits (" + limits_err + "): job arrays of at most " +
                  std::to_string(limits_.max_array_size) + " workers, Slurm's default");
-  watch_ = WatchRunJobs(launch.bootstrap.run_id);
+  watch_ = WatchRunJobs(launch.bootstrap.run_id, share);
   submitter_ = std::make_unique<ArraySubmitter>(settings_, limits_.max_array_size);
   return true;
 }
