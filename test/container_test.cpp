@@ -1,9 +1,9 @@
 // Workers as containers of the real Docker engine of this machine: a pool's
-// results, a worker container killed mid-map, the run's secret kept out of
-// what the engine shows, one clear error for each way a worker cannot
-// start, and how a worker ended, with its output, once the engine has
-// removed its container. Every test removes the containers of its run, and checks by label
-// that none is left.
+// results, a shared value fetched once per container, a worker container
+// killed mid-map, the run's secret kept out of what the engine shows, one
+// clear error for each way a worker cannot start, and how a worker ended,
+// with its output, once the engine has removed its container. Every test
+// removes the containers of its run, and checks by label that none is left.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -130,6 +130,22 @@ TEST_CASE("a pool map whose workers are containers returns every result in order
   const auto results = pool.map(square, range(200));
   REQUIRE(results.size() == 200);
   for (int i = 0; i < 200; ++i) CHECK(results[i] == i * i);
+  pool.close();
+  pool.join();
+}
+
+TEST_CASE("worker containers fetch a shared value from the master once each, and read it whole") {
+  ContainersRemoved cleanup(Engine(), ContainerRun());
+  fiber::Pool pool(InContainers(2));
+  const std::vector<std::uint32_t> numbers = shared_numbers(1 << 18);
+  auto shared = fiber::share(numbers);
+  std::vector<std::tuple<fiber::Shared<std::vector<std::uint32_t>>, int>> items;
+  for (int i = 0; i < 40; ++i) items.emplace_back(shared, i);
+  for (const auto& [sum, mapped, fetched] : pool.starmap(read_shared, items)) {
+    CHECK(sum == checksum(numbers));
+    CHECK(mapped == 0);  // another PID namespace: the master's memfd is not there to read
+    CHECK(fetched == 1);
+  }
   pool.close();
   pool.join();
 }

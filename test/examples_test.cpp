@@ -70,6 +70,20 @@ TEST_CASE("remote_env steps environments in managers and its policy improves") {
   CHECK(best.back() > 2 * start.front());
 }
 
+TEST_CASE("impala: actors' trajectories through a bounded queue, weights broadcast by share; it learns") {
+  std::string err;
+  const std::string out = run_example({"impala", "100", "1"}, &err);
+  MESSAGE(out);
+  CHECK_MESSAGE(err.empty(), err);
+  const auto returns = numbers_after(out, "mean return");
+  REQUIRE(returns.size() == 100);
+  CHECK(returns.front() < 50);  // the first policy: a coin flip
+  double last = 0;
+  for (std::size_t i = returns.size() - 10; i < returns.size(); ++i) last += returns[i] / 10;
+  CHECK(last > 100);
+  CHECK(numbers_after(out, "frames/s").back() > 0);
+}
+
 TEST_CASE("pool_map: map's sum, then every imap_unordered result once with its progress") {
   const std::string out = run_example({"pool_map"});
   MESSAGE(out);

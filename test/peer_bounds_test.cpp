@@ -17,6 +17,7 @@
 #include "support/scripted_peer.hpp"
 #include "support/stderr_capture.hpp"
 #include "support/test_master.hpp"
+#include "support/told.hpp"
 #include "tasks.hpp"
 #include "wire/codec.hpp"
 #include "wire/credentials.hpp"
@@ -35,14 +36,6 @@ using fiber::wire::Request;
 using fiber::wire::Status;
 
 namespace {
-
-Request Ask(Op op, std::uint64_t object = 0, std::string body = {}) {
-  Request r;
-  r.op = op;
-  r.object = object;
-  r.body = std::move(body);
-  return r;
-}
 
 std::uint64_t IdIn(const fiber::wire::Reply& reply) {
   std::uint64_t id = 0;

@@ -20,14 +20,6 @@ using fiber::wire::Status;
 
 namespace {
 
-Request Ask(Op op, std::uint64_t queue, std::string body = {}) {
-  Request r;
-  r.op = op;
-  r.object = queue;
-  r.body = std::move(body);
-  return r;
-}
-
 const auto t0 = QueueTable::Clock::time_point{};
 
 // Each of who asks q for an item, in turn.

@@ -22,10 +22,9 @@ namespace {
 
 const auto t0 = SyncTable::Clock::time_point{};
 
-Request Ask(Op op, std::uint64_t object, std::optional<std::uint32_t> timeout_ms = std::nullopt) {
-  Request r;
-  r.op = op;
-  r.object = object;
+// A request that waits at most timeout_ms.
+Request AskWithin(Op op, std::uint64_t object, std::uint32_t timeout_ms) {
+  Request r = Ask(op, object);
   r.timeout_ms = timeout_ms;
   return r;
 }
@@ -97,9 +96,9 @@ TEST_CASE("acquires and waits time out; a zero timeout asks only about now") {
   SyncTable table(PeerBudget::Make({}));
   Told master, a("w1");
   const auto s = NewSemaphore(table, master, {0, SemaphoreSpec::kNoBound, false});
-  table.Handle(a.peer, Ask(Op::kSemaphoreAcquire, s, 0), a.answer(), t0);
+  table.Handle(a.peer, AskWithin(Op::kSemaphoreAcquire, s, 0), a.answer(), t0);
   CHECK(a.statuses() == std::vector<Status>{Status::kTimeout});
-  table.Handle(a.peer, Ask(Op::kSemaphoreAcquire, s, 100), a.answer(), t0);
+  table.Handle(a.peer, AskWithin(Op::kSemaphoreAcquire, s, 100), a.answer(), t0);
   table.Tick(t0 + std::chrono::milliseconds(99));
   CHECK(a.answers.size() == 1);
   table.Tick(t0 + std::chrono::milliseconds(100));
@@ -110,8 +109,8 @@ TEST_CASE("acquires and waits time out; a zero timeout asks only about now") {
 
   const auto e = New(table, master, Op::kEventNew);
   Told b("w2");
-  table.Handle(b.peer, Ask(Op::kEventWait, e, 0), b.answer(), t0);
-  table.Handle(b.peer, Ask(Op::kEventWait, e, 50), b.answer(), t0);
+  table.Handle(b.peer, AskWithin(Op::kEventWait, e, 0), b.answer(), t0);
+  table.Handle(b.peer, AskWithin(Op::kEventWait, e, 50), b.answer(), t0);
   table.Tick(t0 + std::chrono::milliseconds(50));
   CHECK(b.statuses() == std::vector<Status>{Status::kTimeout, Status::kTimeout});
 }
@@ -126,10 +125,10 @@ TEST_CASE("setting an event answers every waiter; cleared, it is waited on again
   table.Handle(master.peer, Ask(Op::kEventSet, e), master.answer(), t0);
   CHECK(a.statuses() == std::vector<Status>{Status::kOk});
   CHECK(b.statuses() == std::vector<Status>{Status::kOk});
-  table.Handle(a.peer, Ask(Op::kEventWait, e, 0), a.answer(), t0);
+  table.Handle(a.peer, AskWithin(Op::kEventWait, e, 0), a.answer(), t0);
   CHECK(a.answers.back().first == Status::kOk);
   table.Handle(master.peer, Ask(Op::kEventClear, e), master.answer(), t0);
-  table.Handle(a.peer, Ask(Op::kEventWait, e, 0), a.answer(), t0);
+  table.Handle(a.peer, AskWithin(Op::kEventWait, e, 0), a.answer(), t0);
   CHECK(a.answers.back().first == Status::kTimeout);
 }
 

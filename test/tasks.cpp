@@ -109,3 +109,23 @@ std::string proc_environ_task() {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 FIBER_TASK(proc_environ_task);
+
+std::vector<std::uint32_t> shared_numbers(std::size_t n) {
+  std::vector<std::uint32_t> numbers(n);
+  for (std::size_t i = 0; i < n; ++i) numbers[i] = static_cast<std::uint32_t>(i * 2654435761u);
+  return numbers;
+}
+
+std::uint64_t checksum(const std::vector<std::uint32_t>& numbers) {
+  std::uint64_t sum = numbers.size();
+  for (std::uint32_t n : numbers) sum = sum * 31 + n;
+  return sum;
+}
+
+std::tuple<std::uint64_t, std::uint64_t, std::uint64_t> read_shared(
+    fiber::Shared<std::vector<std::uint32_t>> numbers, int) {
+  const std::uint64_t sum = checksum(numbers.get());
+  const fiber::detail::SharedLoads loads = fiber::detail::shared_loads();
+  return {sum, loads.mapped, loads.fetched};
+}
+FIBER_TASK(read_shared);

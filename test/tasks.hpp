@@ -11,6 +11,8 @@
 #include <tuple>
 #include <vector>
 
+#include <fiber/shared.hpp>
+
 struct Particle {
   std::string name;
   std::vector<double> position;
@@ -58,3 +60,11 @@ std::string getenv_task(std::string name);
 /// The worker's parent: for a local worker, its backend's fork server.
 int parent_pid_task();
 std::string proc_environ_task();  // this worker's /proc/self/environ, NUL-separated
+
+/// n numbers to share, and their checksum.
+std::vector<std::uint32_t> shared_numbers(std::size_t n);
+std::uint64_t checksum(const std::vector<std::uint32_t>& numbers);
+/// What a task read through a shared handle: the value's checksum, and how
+/// many times its process has loaded a shared value (mapped, fetched).
+std::tuple<std::uint64_t, std::uint64_t, std::uint64_t> read_shared(
+    fiber::Shared<std::vector<std::uint32_t>> numbers, int item);

@@ -1,13 +1,24 @@
-// A stand-in for an asker of the master's tables (QueueTable, SyncTable):
-// an Answer that records each status and body it is told, and can play a
-// peer whose connection is gone (the answer cannot be sent).
+// A stand-in for an asker of the master's tables (QueueTable, SyncTable,
+// ShareTable): an Answer that records each status and body it is told, and
+// can play a peer whose connection is gone (the answer cannot be sent); and
+// the request it asks.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "master/queue_table.hpp"
+
+/// A request of op about object.
+inline fiber::wire::Request Ask(fiber::wire::Op op, std::uint64_t object = 0, std::string body = {}) {
+  fiber::wire::Request r;
+  r.op = op;
+  r.object = object;
+  r.body = std::move(body);
+  return r;
+}
 
 struct Told {
   explicit Told(std::string who = "") : peer(std::move(who)) {}

@@ -15,4 +15,5 @@
 #include "fiber/resources.hpp"
 #include "fiber/semaphore.hpp"
 #include "fiber/serialize.hpp"
+#include "fiber/shared.hpp"
 #include "fiber/task.hpp"

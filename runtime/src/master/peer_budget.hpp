@@ -1,5 +1,6 @@
 // What the master holds for each admitted peer (requests waiting for their
-// answer, bytes of queue items and manager-call arguments, queues, locks, events and semaphores it made),
+// answer, bytes of queue items, manager-call arguments and shared values,
+// queues, locks, events, semaphores and shared values it made),
 // kept within wire::PeerLimits so that no worker, buggy or hostile, can make
 // the master grow without bound. A worker and its client connection
 // (ID.client) are one peer; the master's own requests (peer "") are not

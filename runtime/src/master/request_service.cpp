@@ -65,6 +65,7 @@ void RequestService::Handle(const std::string& routing_id, wire::Request request
     return;
   }
   if (SyncTable::Serves(request.op)) return sync_.Handle(peer, request, std::move(answer), now);
+  if (ShareTable::Serves(request.op)) return shares_.Handle(peer, request, answer);
   queues_.Handle(peer, std::move(request), std::move(answer), now);
 }
 
@@ -79,6 +80,8 @@ void RequestService::Tick(Clock::time_point now) {
   // A holder killed: what it held goes to who waits.
   for (const std::string& peer : sync_.Holders())
     if (!connected_(peer)) sync_.ReleaseHeldBy(peer);
+  for (const std::string& peer : shares_.Holders())
+    if (!connected_(peer)) shares_.ReleaseHeldBy(peer);
 }
 
 void RequestService::CallManager(const wire::Request& request, QueueTable::Answer answer,

@@ -1,6 +1,7 @@
 // What the master does with a REQUEST from any process of the run: a queue
 // request goes to the run's QueueTable, a lock's, semaphore's or event's to
-// its SyncTable (which releases what a peer gone held); a call to a manager's object
+// its SyncTable (which releases what a peer gone held), a shared value's to
+// its ShareTable (likewise); a call to a manager's object
 // becomes a task of that manager's pool, answered when its outcome is in
 // (for the master itself, or a worker that cannot reach the manager).
 // Only a worker that has said HELLO (or its client connection) may ask,
@@ -15,6 +16,7 @@
 #include "master/peer_budget.hpp"
 #include "master/pool_service.hpp"
 #include "master/queue_table.hpp"
+#include "master/share_table.hpp"
 #include "master/sync_table.hpp"
 #include "wire/item_files.hpp"
 #include "wire/request.hpp"
@@ -48,6 +50,7 @@ class RequestService {
 
   const QueueTable& queues() const { return queues_; }
   const SyncTable& sync() const { return sync_; }
+  const ShareTable& shares() const { return shares_; }
   /// What the master holds for a worker (and its client connection).
   PeerBudget::Usage HeldFor(const std::string& worker_id) const { return budget_->Of(worker_id); }
   /// Calls on a manager's objects the master forwarded for other processes:
@@ -63,6 +66,7 @@ class RequestService {
   std::shared_ptr<PeerBudget> budget_;
   QueueTable queues_{budget_};
   SyncTable sync_{budget_};
+  ShareTable shares_{budget_};
   log::RateLimit unknown_askers_;
   std::unique_ptr<wire::ItemFiles> item_files_;  // when the run has them
   std::uint64_t manager_calls_forwarded_ = 0;

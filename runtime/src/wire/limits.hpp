@@ -42,11 +42,12 @@ constexpr std::size_t kMaxMessageBytes = std::size_t{1} << 30;
 /// requests are not bounded.
 /// Requests waiting for their answer: gets and polls, manager calls.
 constexpr std::size_t kMaxPeerRequests = 1024;
-/// Bytes of queue items it put that nobody has taken yet, and of the
-/// arguments of its manager calls in flight.
+/// Bytes of queue items it put that nobody has taken yet, of the
+/// arguments of its manager calls in flight, and of values it shared
+/// (fiber::share) that are still held.
 constexpr std::size_t kMaxPeerBytes = std::size_t{256} << 20;
 /// Shared objects it made: queues not yet closed and drained, locks, events
-/// and semaphores (these live as long as the run).
+/// and semaphores (these live as long as the run), shared values held.
 constexpr std::size_t kMaxPeerObjects = 1024;
 
 struct PeerLimits {

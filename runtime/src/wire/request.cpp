@@ -1,6 +1,7 @@
 #include "wire/request.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 namespace fiber::wire {
@@ -95,6 +96,38 @@ std::string EncodeU64(std::uint64_t n) {
 bool DecodeU64(const std::string& body, std::uint64_t* n) {
   if (body.size() != sizeof *n) return false;
   std::memcpy(n, body.data(), sizeof *n);
+  return true;
+}
+
+std::string Encode(const SharedPlace& place) {
+  std::string body;
+  for (std::uint64_t n : {place.id, place.pid, place.fd, place.key}) body += EncodeU64(n);
+  return body;
+}
+
+bool Decode(const std::string& body, SharedPlace* place) {
+  if (body.size() != 4 * sizeof(std::uint64_t)) return false;
+  std::uint64_t* fields[] = {&place->id, &place->pid, &place->fd, &place->key};
+  for (std::size_t i = 0; i < 4; ++i)
+    std::memcpy(fields[i], body.data() + i * sizeof(std::uint64_t), sizeof(std::uint64_t));
+  return true;
+}
+
+std::string SharedMemoryName(std::uint64_t key, std::uint64_t id) {
+  char name[64];
+  std::snprintf(name, sizeof name, "fiber-share-%016llx-%llu", static_cast<unsigned long long>(key),
+                static_cast<unsigned long long>(id));
+  return name;
+}
+
+std::string EncodeClaim(std::uint64_t token, bool hold) {
+  return EncodeU64(token) + std::string(1, hold ? '\1' : '\0');
+}
+
+bool DecodeClaim(const std::string& body, std::uint64_t* token, bool* hold) {
+  if (body.size() != sizeof *token + 1 || static_cast<unsigned char>(body.back()) > 1) return false;
+  std::memcpy(token, body.data(), sizeof *token);
+  *hold = body.back() == '\1';
   return true;
 }
 

@@ -42,8 +42,15 @@ enum class Op : std::uint8_t {
   // To a manager's own endpoint only (worker/direct_calls.hpp), never the
   // master: object, the manager's channel -> OK when this manager is it.
   kManagerHello = 19,
+  // Shared values (master/share_table.hpp), each held while a process
+  // holds a handle to it or one is on its way.
+  kShareNew = 20,      // body: the value's bytes -> SharedPlace
+  kShareSend = 21,     // -> a token (u64) for a handle on its way
+  kShareClaim = 22,    // body: the token (u64), then hold (u8)
+  kShareRelease = 23,  // this process holds no handle any more
+  kShareGet = 24,      // -> the value's bytes
 };
-constexpr std::uint8_t kLastOp = static_cast<std::uint8_t>(Op::kManagerHello);
+constexpr std::uint8_t kLastOp = static_cast<std::uint8_t>(Op::kShareGet);
 
 struct Request {
   std::uint64_t id = 0;  // chosen by the requester, echoed in the REPLY
@@ -91,6 +98,20 @@ std::string EncodeList(const std::vector<std::string>& items);
 /// any other length.
 std::string EncodeU64(std::uint64_t n);
 [[nodiscard]] bool DecodeU64(const std::string& body, std::uint64_t* n);
+
+/// The answer to kShareNew: the value's id, and where a process of the
+/// master's machine reads it: the master's pid, the memfd's number there,
+/// and the key in its name (os/sealed_memfd.hpp).
+struct SharedPlace {
+  std::uint64_t id = 0, pid = 0, fd = 0, key = 0;
+};
+std::string Encode(const SharedPlace& place);
+[[nodiscard]] bool Decode(const std::string& body, SharedPlace* place);
+/// The name of the memfd holding shared value id, under key.
+std::string SharedMemoryName(std::uint64_t key, std::uint64_t id);
+/// The body of a kShareClaim request.
+std::string EncodeClaim(std::uint64_t token, bool hold);
+[[nodiscard]] bool DecodeClaim(const std::string& body, std::uint64_t* token, bool* hold);
 
 /// The body of a kManagerCall request, and of a kRaised reply.
 std::string EncodePair(const std::string& first, const std::string& second);
