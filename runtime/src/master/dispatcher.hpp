@@ -22,6 +22,7 @@
 #include "master/admission.hpp"
 #include "master/connection_backlog.hpp"
 #include "master/control.hpp"
+#include "http/get_server.hpp"
 #include "master/outbox.hpp"
 #include "master/pool_service.hpp"
 #include "master/request_service.hpp"
@@ -97,6 +98,8 @@ class Dispatcher : public Outbox {
   PoolService::Status Totals() const;
   /// The run's numbers for the control socket, as JSON ("status").
   std::string StatusJson() const;
+  /// Listens for /metrics where settings_.metrics says; false with *err.
+  [[nodiscard]] bool ServeMetrics(std::string* err);
   /// The same with every worker's state and task ("detail"), the first
   /// kMostWorkersDetailed of them: the answer stays bounded.
   std::string DetailJson() const;
@@ -108,6 +111,7 @@ class Dispatcher : public Outbox {
   zmq::socket_t router_;
   std::unique_ptr<Admission> admission_;
   std::unique_ptr<ControlSocket> control_;  // when the run has a directory
+  std::unique_ptr<http::GetServer> metrics_;  // when the metrics setting is set
   std::string endpoint_;
   std::thread thread_;
 
