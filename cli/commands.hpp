@@ -23,6 +23,7 @@ int CutRunTail(int argc, char** argv, RunTail* tail);
 
 void AddRunCommand(CLI::App& app, int* status, const RunTail* tail);
 void AddPsCommand(CLI::App& app, int* status);
+void AddTopCommand(CLI::App& app, int* status);
 void AddLogsCommand(CLI::App& app, int* status);
 void AddStopCommand(CLI::App& app, int* status);
 void AddConfigCommand(CLI::App& app, int* status);

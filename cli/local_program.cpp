@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pty.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -29,8 +31,8 @@ int Check(const std::string& path) {
   return 0;
 }
 
-[[noreturn]] void ExecChild(const Program& p, bool detached, pid_t parent, int stderr_fd, int master_log,
-                            int report_fd) {
+[[noreturn]] void ExecChild(const Program& p, bool detached, bool terminal, pid_t parent, int stderr_fd,
+                            int master_log, int report_fd) {
   ::setpgid(0, 0);  // its own group: a terminal's Ctrl-C reaches fiber, which forwards it
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(kFiberError);
@@ -43,6 +45,7 @@ int Check(const std::string& path) {
     ::dup2(master_log, 2);
   } else {
     ::dup2(stderr_fd, 2);
+    if (terminal) ::dup2(stderr_fd, 1);
   }
   std::vector<char*> argv, envp;
   for (const auto& a : p.argv) argv.push_back(const_cast<char*>(a.c_str()));
@@ -55,7 +58,28 @@ int Check(const std::string& path) {
   ::_exit(kNotFound);
 }
 
+// A terminal for the program's output, in the manner of the one it would
+// have had: fiber run's own terminal's settings and size, but its output
+// unprocessed (a newline stays one), as fiber run writes it there.
+bool OpenTerminal(int out[2]) {
+  termios settings{};
+  winsize size{};
+  const bool have_settings = ::tcgetattr(2, &settings) == 0;
+  if (have_settings) settings.c_oflag &= ~static_cast<tcflag_t>(OPOST);
+  const bool have_size = ::ioctl(2, TIOCGWINSZ, &size) == 0;
+  if (::openpty(&out[0], &out[1], nullptr, have_settings ? &settings : nullptr, have_size ? &size : nullptr) != 0)
+    return false;
+  ::fcntl(out[0], F_SETFD, FD_CLOEXEC);
+  ::fcntl(out[1], F_SETFD, FD_CLOEXEC);
+  return true;
+}
+
 }  // namespace
+
+bool LocalProgram::SameTerminal(int a, int b) {
+  struct stat sa{}, sb{};
+  return ::isatty(a) && ::isatty(b) && ::fstat(a, &sa) == 0 && ::fstat(b, &sb) == 0 && sa.st_rdev == sb.st_rdev;
+}
 
 bool FindProgram(const std::string& name, const std::string& search_path, std::string* path, int* status,
                  std::string* err) {
@@ -80,12 +104,12 @@ bool FindProgram(const std::string& name, const std::string& search_path, std::s
 }
 
 std::unique_ptr<LocalProgram> LocalProgram::Start(const Program& p, const std::string& run_dir, bool detached,
-                                                  int* status, std::string* err) {
+                                                  bool terminal, int* status, std::string* err) {
   *status = kFiberError;
   const int master_log = detached ? runs::OpenToAppend(runs::MasterLogPath(run_dir)) : -1;
   int out[2] = {-1, -1}, report[2];
   if ((detached && master_log < 0) || ::pipe2(report, O_CLOEXEC) != 0 ||
-      (!detached && ::pipe2(out, O_CLOEXEC) != 0)) {
+      (!detached && !(terminal ? OpenTerminal(out) : ::pipe2(out, O_CLOEXEC) == 0))) {
     *err = std::string("cannot set up the run: ") + std::strerror(errno);
     return nullptr;
   }
@@ -95,7 +119,7 @@ std::unique_ptr<LocalProgram> LocalProgram::Start(const Program& p, const std::s
     *err = std::string("cannot start the program: ") + std::strerror(errno);
     return nullptr;
   }
-  if (pid == 0) ExecChild(p, detached, parent, out[1], master_log, report[1]);
+  if (pid == 0) ExecChild(p, detached, terminal && !detached, parent, out[1], master_log, report[1]);
   ::setpgid(pid, pid);  // also here, so no signal races the child's own call
   ::close(report[1]);
   if (out[1] >= 0) ::close(out[1]);

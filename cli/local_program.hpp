@@ -32,9 +32,14 @@ class LocalProgram : public backend::RunningMaster {
  public:
   /// Starts program, its output for the run_dir's master log; nullptr with
   /// *status (kCannotExecute, kNotFound, kFiberError) and *err when it
-  /// did not start.
+  /// did not start. With terminal (fiber run's stdout and stderr on one
+  /// terminal, its progress line there), its stdout and stderr are a
+  /// terminal of ours, whose output fiber run writes between redraws of
+  /// that line; otherwise its stdout is fiber run's own.
   static std::unique_ptr<LocalProgram> Start(const Program& program, const std::string& run_dir, bool detached,
-                                             int* status, std::string* err);
+                                             bool terminal, int* status, std::string* err);
+  /// Whether descriptors a and b are one terminal.
+  static bool SameTerminal(int a, int b);
   ~LocalProgram() override;
   pid_t pid() const { return pid_; }
 
@@ -43,7 +48,7 @@ class LocalProgram : public backend::RunningMaster {
   [[nodiscard]] bool Stop(int signal, std::string* err) override;
   [[nodiscard]] bool Kill(std::string* err) override;
   std::string TakeOutput() override;
-  int out_fd() const override { return 2; }  // its stderr's copy: its stdout is its own
+  int out_fd() const override { return 2; }  // its stderr's copy (and its stdout's, on a terminal of ours)
 
  private:
   LocalProgram(pid_t pid, int out) : pid_(pid), out_(out) {}

@@ -1,5 +1,7 @@
-// fiber logs [-f] [--worker ID | --all] RUN: the master's output, one
-// worker's, or all of them prefixed; -f follows until the run ends. A worker
+// fiber logs [-f] [-t] [--worker ID | --all] RUN: the master's output, one
+// worker's, or all of them prefixed and merged in time order; -t shows
+// when each line was written (runs/log_stamps.hpp); -f follows until the
+// run ends, then says how it ended and exits with its exit status. A worker
 // whose container or pod is still there is read from the engine or the
 // API server; one whose container or pod was removed, from the copy its
 // removal left in the run's directory (backend::RunRecords). A Slurm
@@ -23,7 +25,7 @@ namespace {
 
 struct LogsOptions {
   std::string run, worker;
-  bool follow = false, all = false;
+  bool follow = false, all = false, timestamps = false;
 };
 
 // Writes a piece of a worker's log to stdout at once.
@@ -58,38 +60,47 @@ int Logs(const LogsOptions& o) {
     return 1;
   }
   const bool master = o.worker.empty();
-  const std::string prefix_master = o.all ? "[master] " : "";
   // The master's log is one file in the run's directory, the workers' a
-  // directory: one follower reads both the same way.
-  LogFollower master_log(run.dir, [&](const std::string& id, const std::string& line) {
-    if (id == "master") std::printf("%s%s\n", prefix_master.c_str(), line.c_str());
-  }, "master");
-  LogFollower workers(runs::WorkersDir(run.dir), [&](const std::string& id, const std::string& line) {
-    if (o.all) {
-      std::printf("[%s] %s\n", id.c_str(), line.c_str());
-    } else {
-      std::printf("%s\n", line.c_str());
-    }
-  }, o.all ? "" : o.worker);
+  // directory: one follower reads both, merged in time order.
+  std::vector<LogFollower::Source> sources;
+  if (master || o.all) sources.push_back({run.dir, "master"});
+  if (!master || o.all) sources.push_back({runs::WorkersDir(run.dir), o.all ? "" : o.worker});
+  LogFollower logs(std::move(sources), [&](const std::string& id, const std::string& line, runs::WallClock::time_point at) {
+    std::string shown;
+    if (o.timestamps) shown += runs::Rfc3339(at) + " ";
+    if (o.all) shown += "[" + id + "] ";
+    shown += line;
+    shown += '\n';
+    std::fwrite(shown.data(), 1, shown.size(), stdout);
+  });
   int status = 0;
-  if (!master && !o.all && FromEngine(run, o, &status)) return status;
-  if (!master && !o.all && ::access(runs::WorkerLogPath(run.dir, o.worker).c_str(), R_OK) != 0) {
+  const bool in_file = ::access(runs::WorkerLogPath(run.dir, o.worker).c_str(), R_OK) == 0;
+  // The engine's copy, while there is one; the file's when its lines' times
+  // are asked for and it has them.
+  if (!master && !o.all && !(o.timestamps && in_file) && FromEngine(run, o, &status)) return status;
+  if (!master && !o.all && !in_file) {
     Error("run " + run.id + " has no worker '" + o.worker + "'");
     return 1;
   }
   for (;;) {
     const bool running = RunStore::StateOf(run) == RunState::kRunning;
-    if (master || o.all) master_log.Poll();
-    if (!master || o.all) workers.Poll();
+    logs.Poll();
     std::fflush(stdout);
     if (!o.follow || !running) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     std::string unused;
     (void)store.Find(run.id, &run, &unused);  // its status, once it ends
   }
-  if (master || o.all) master_log.Flush();
-  if (!master || o.all) workers.Flush();
-  return 0;
+  logs.Flush();
+  std::fflush(stdout);
+  if (!o.follow) return 0;
+  // Followed to its end, as docker run ends: with the program's status.
+  if (!run.exit_status) {
+    Error("run " + run.id + " ended; how is not known");
+    return 1;
+  }
+  std::fprintf(stderr, "fiber: run %s exited with status %d\n", run.id.c_str(), *run.exit_status);
+  return *run.exit_status;
 }
 
 }  // namespace
@@ -98,9 +109,10 @@ void AddLogsCommand(CLI::App& app, int* status) {
   auto o = std::make_shared<LogsOptions>();
   CLI::App* logs = app.add_subcommand("logs", "show a run's output");
   logs->add_option("RUN", o->run, "run id, unique prefix of one, or name")->required();
-  logs->add_flag("-f,--follow", o->follow, "follow until the run ends");
+  logs->add_flag("-f,--follow", o->follow, "follow until the run ends; exit with its exit status");
   auto* worker = logs->add_option("--worker", o->worker, "one worker's output (e.g. w3)");
-  logs->add_flag("--all", o->all, "the master's and every worker's output, prefixed")->excludes(worker);
+  logs->add_flag("--all", o->all, "the master's and every worker's output, prefixed, in time order")->excludes(worker);
+  logs->add_flag("-t,--timestamps", o->timestamps, "show when each line was written (RFC 3339, UTC)");
   logs->callback([=] { *status = Logs(*o); });
 }
 

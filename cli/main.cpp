@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
   argc = fiber::cli::CutRunTail(argc, argv, &run_tail);
   fiber::cli::AddRunCommand(app, &status, &run_tail);
   fiber::cli::AddPsCommand(app, &status);
+  fiber::cli::AddTopCommand(app, &status);
   fiber::cli::AddLogsCommand(app, &status);
   fiber::cli::AddStopCommand(app, &status);
   fiber::cli::AddConfigCommand(app, &status);

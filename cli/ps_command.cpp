@@ -20,142 +20,14 @@
 #include "commands.hpp"
 #include "control_client.hpp"
 #include "run_store.hpp"
+#include "run_view.hpp"
 #include "runs/control_protocol.hpp"
+#include "top_view.hpp"
 #include "runs/run_dir.hpp"
 
 namespace fiber::cli {
 
 namespace {
-
-// The numbers a running master answers with (master/control.hpp), and
-// writes as it ends (runs::FinalNumbersPath).
-constexpr const char* kMasterNumbers[] = {"workers_ready", "workers_wanted", "workers_started",
-                                          "tasks_running", "tasks_queued",   "tasks_done",
-                                          "tasks_failed"};
-
-long long Now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-std::string Age(long long created) {
-  const long long s = std::max(0LL, Now() - created);
-  if (s < 120) return std::to_string(s) + "s";
-  if (s < 7200) return std::to_string(s / 60) + "m";
-  if (s < 172800) return std::to_string(s / 3600) + "h";
-  return std::to_string(s / 86400) + "d";
-}
-
-// Every run's workers as its engine records them, asking each engine once
-// for all its runs (one squeue per Slurm cluster however many runs).
-backend::RunsWorkers ListWorkers(const std::vector<RunRecord>& runs) {
-  std::map<const backend::RunRecords*, std::vector<backend::RunPlace>> by_engine;
-  for (const RunRecord& r : runs) {
-    backend::RunPlace place = PlaceOf(r);
-    if (const backend::RunRecords* records = backend::RecordsOf(place))
-      by_engine[records].push_back(std::move(place));
-  }
-  backend::RunsWorkers all;
-  for (const auto& [records, places] : by_engine) {
-    backend::RunsWorkers found = records->List(places);
-    all.workers.merge(found.workers);
-    all.errors.merge(found.errors);
-  }
-  return all;
-}
-
-// The master's answer to request (runs::kControlStatus or kControlDetail) while the run
-// runs, or the numbers it wrote as it ended; false with *unknown saying
-// why there are none.
-bool MasterNumbers(ControlClient& control, const RunRecord& r, RunState state,
-                   const std::string& request, nlohmann::json* numbers, std::string* unknown) {
-  if (state == RunState::kRunning) return control.Query(r.dir, request, numbers, unknown);
-  std::ifstream in(runs::FinalNumbersPath(r.dir));
-  *numbers = nlohmann::json::parse(in, nullptr, false);
-  if (numbers->is_object()) return true;
-  // Without status.json the launcher did not see the end: it was killed
-  // (its program dies with it), and no running numbers are the final ones.
-  // A master in a pod (master: cluster) has no run directory to write to.
-  *unknown = state == RunState::kMasterDied ? "the launcher was killed"
-             : MasterInCluster(r) ? "its master ran in the cluster and left none here"
-                 : "the program ended without its master writing them (killed, or it made no pool)";
-  return false;
-}
-
-// placed: the runs' workers as their engines record them (ListWorkers);
-// request: what to ask a running master (runs::kControlDetail adds its workers).
-nlohmann::json Describe(ControlClient& control, const RunRecord& r, const backend::RunsWorkers& placed,
-                        const std::string& request) {
-  const RunState state = RunStore::StateOf(r);
-  nlohmann::json j = {{"id", r.id},       {"name", r.name},   {"backend", r.backend},
-                      {"state", to_string(state)}, {"program", r.program}, {"created", r.created},
-                      {"age", Age(r.created)},     {"exit_status", nullptr},
-                      {"counts_as_of", nullptr},   {"counts_unknown", nullptr},
-                      // A master in the cluster outlived its launcher (killed):
-                      // its engine says how it stands.
-                      {"launcher_gone", r.launcher_gone}};
-  if (state == RunState::kUnknown) j["state_error"] = r.master_unknown;
-  for (const char* key : kMasterNumbers) j[key] = nullptr;
-  if (r.exit_status) j["exit_status"] = *r.exit_status;
-  std::string err;
-  // What a run that no longer runs left, for fiber stop and prune to
-  // remove ("2 pods", "its Secret holding the key"); null when its engine
-  // cannot say, with why in leftovers_error.
-  std::vector<std::string> left;
-  std::string unknown;  // why the engine cannot say what the run left
-  const auto leave = [&](const std::string& what) {
-    if (!what.empty()) left.push_back(what);
-  };
-  // Its containers, pods or Slurm jobs as the engine lists them, under
-  // the engine's own words: [{"worker": "w1", "state": "running", "id":
-  // ...}], [{"worker": "w1", "pod": ..., "phase": "Pending", "waiting":
-  // "not scheduled: ..."}], [{"worker": "w1", "job": "12_1", "state":
-  // "PENDING", "waiting": "Resources (...)"}]; null when the engine cannot
-  // say. A master in the cluster is worker "master".
-  const backend::RunPlace place = PlaceOf(r);
-  if (const backend::RunRecords* records = backend::RecordsOf(place)) {
-    const backend::RecordWords& words = records->words();
-    j[words.list] = nullptr;
-    if (const auto why = placed.errors.find(r.id); why != placed.errors.end()) {
-      unknown = why->second;
-    } else {
-      nlohmann::json& list = j[words.list] = nlohmann::json::array();
-      if (const auto found = placed.workers.find(r.id); found != placed.workers.end())
-        for (const backend::WorkerRecord& w : found->second) {
-          nlohmann::json item = {{"worker", w.worker_id}, {words.where, w.where}, {words.state, w.engine_state}};
-          if (words.waiting) item["waiting"] = w.waiting;
-          list.push_back(std::move(item));
-        }
-      leave(backend::Counted(static_cast<int>(list.size()), words.thing));
-      std::vector<std::string> more;
-      if (state != RunState::kRunning && state != RunState::kUnknown && !records->Leftovers(place, &more, &err))
-        unknown = err;
-      for (const std::string& what : more) leave(what);
-    }
-  }
-  if (state != RunState::kRunning && state != RunState::kUnknown) {
-    j["leftovers"] = unknown.empty() ? nlohmann::json(left) : nlohmann::json();
-    if (!unknown.empty()) j["leftovers_error"] = unknown;
-  }
-  nlohmann::json numbers;
-  std::string counts_unknown;
-  if (!MasterNumbers(control, r, state, request, &numbers, &counts_unknown)) {
-    j["counts_unknown"] = counts_unknown;
-    return j;
-  }
-  for (const char* key : kMasterNumbers)
-    if (numbers.contains(key)) j[key] = numbers[key];
-  // now: the running master's; end: those it wrote as it ended; stop:
-  // those it had when fiber run forwarded the stop that ended it.
-  j["counts_as_of"] = state == RunState::kRunning ? "now" : numbers.value("as_of", "end");
-  if (numbers.contains("workers") && numbers["workers"].is_array()) {
-    // The workers of the same moment as the numbers.
-    j["workers"] = numbers["workers"];
-    j["workers_total"] = numbers.value("workers_total", numbers["workers"].size());
-  }
-  return j;
-}
 
 std::string Cell(const nlohmann::json& a, const nlohmann::json& b) {
   if (a.is_null()) return "-";
@@ -233,7 +105,7 @@ int Ps(bool all, bool json) {
   const std::vector<RunRecord> runs = store.List();
   const backend::RunsWorkers placed = ListWorkers(runs);
   for (const RunRecord& r : runs) {
-    nlohmann::json row = Describe(control, r, placed, runs::kControlStatus);
+    nlohmann::json row = Describe(control, r, placed);
     // A run that left something shows until it is removed, or while its
     // engine cannot say what it left.
     if (all || row["state"] == "running" || row["state"] == "unknown" || Left(row)) rows.push_back(std::move(row));
@@ -261,18 +133,6 @@ int Ps(bool all, bool json) {
   return 0;
 }
 
-// "1h 02m 03s", "4m 05s", "6s".
-std::string Elapsed(long long s) {
-  char text[48];
-  if (s >= 3600)
-    std::snprintf(text, sizeof text, "%lldh %02lldm %02llds", s / 3600, s / 60 % 60, s % 60);
-  else if (s >= 60)
-    std::snprintf(text, sizeof text, "%lldm %02llds", s / 60, s % 60);
-  else
-    std::snprintf(text, sizeof text, "%llds", s);
-  return text;
-}
-
 // One run in detail: the list's fields, its elapsed seconds, and from a
 // running master its workers, each with its state and task. The same
 // fields and layout for a run that ended, with its final numbers.
@@ -285,12 +145,7 @@ int PsOne(const std::string& key, bool json) {
     return 1;
   }
   ControlClient control;
-  nlohmann::json row = Describe(control, r, ListWorkers({r}), runs::kControlDetail);
-  // Until it ended; of a run whose launcher was killed, the end is unknown.
-  row["elapsed"] = nullptr;
-  if (r.ended || row["state"] == "running")
-    row["elapsed"] = std::max(0LL, (r.ended ? r.ended : Now()) - r.created);
-  if (!row.contains("workers")) row["workers"] = nullptr;  // null: no master to ask
+  const nlohmann::json row = DescribeInFull(control, r, ListWorkers({r}));
   if (json) {
     std::printf("%s\n", row.dump(2).c_str());
     return 0;
@@ -310,6 +165,12 @@ int PsOne(const std::string& key, bool json) {
               number("workers_wanted").c_str(), number("workers_started").c_str());
   std::printf("Tasks:    %s done, %s failed, %s running, %s queued\n", number("tasks_done").c_str(),
               number("tasks_failed").c_str(), number("tasks_running").c_str(), number("tasks_queued").c_str());
+  // Workers call managers in one hop; the master forwards only the calls of
+  // those that cannot reach a manager's own endpoint.
+  if (row["manager_calls_via_master"].is_number())
+    std::printf("Managers: %s calls from workers through the master (%s)\n",
+                number("manager_calls_via_master").c_str(),
+                row["manager_calls_via_master"] == 0 ? "any others in one hop" : "a fallback");
   if (row["counts_as_of"] == "stop")
     std::printf("          counts as of the stop, which ended the program before its master wrote its own\n");
   if (row["counts_unknown"].is_string())
@@ -317,17 +178,13 @@ int PsOne(const std::string& key, bool json) {
   PrintWaiting(row);
   PrintLauncherGone(row);
   PrintLeft(row);
-  if (!row["workers"].is_array()) return 0;
-  std::printf("\n%-10s  %-8s  %-8s  %s\n", "WORKER", "PID", "STATE", "TASK");
-  for (const auto& w : row["workers"]) {
-    const std::string task = w.value("task", "");
-    std::printf("%-10s  %-8s  %-8s  %s\n", w.value("id", "").c_str(),
-                w.value("pid", 0L) > 0 ? std::to_string(w.value("pid", 0L)).c_str() : "-",
-                w.value("state", "").c_str(), task.empty() ? "-" : task.c_str());
-  }
-  const std::size_t total = row.value("workers_total", std::size_t{0});
-  if (total > row["workers"].size())
-    std::printf("(and %zu more)\n", total - row["workers"].size());
+  // The same lines as fiber top --once.
+  const std::vector<std::string> pools = PoolLines(row);
+  if (!pools.empty()) std::printf("\n");
+  for (const std::string& line : pools) std::printf("%s\n", line.c_str());
+  const std::vector<std::string> workers = WorkerLines(row, WorkerOrder::kId, runs::kMostWorkersInStatus);
+  if (!workers.empty()) std::printf("\n");
+  for (const std::string& line : workers) std::printf("%s\n", line.c_str());
   return 0;
 }
 

@@ -308,7 +308,10 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
     if (!store.Save(run, &save_err)) Error(save_err);
   };
   StartMaster start = [&](int* start_status, std::string* start_err) -> std::unique_ptr<backend::RunningMaster> {
-    std::unique_ptr<LocalProgram> local = LocalProgram::Start(program, run.dir, o.detach, start_status, start_err);
+    // Its output then goes between redraws of the progress line.
+    const bool terminal = !o.quiet && !o.detach && LocalProgram::SameTerminal(1, 2);
+    std::unique_ptr<LocalProgram> local =
+        LocalProgram::Start(program, run.dir, o.detach, terminal, start_status, start_err);
     if (local) {
       run.master_pid = local->pid();
       run.master_start = ProcessStart(local->pid());

@@ -12,6 +12,7 @@
 #include "log_follower.hpp"
 #include "os/descriptor.hpp"
 #include "os/signal_name.hpp"
+#include "progress_line.hpp"
 #include "runs/control_protocol.hpp"
 #include "runs/run_dir.hpp"
 
@@ -40,41 +41,6 @@ void KeepNumbersAtStop(const std::string& run_dir, nlohmann::json numbers) {
   (void)runs::WriteWhole(path, numbers.dump(), &unused);
 }
 
-// On a terminal, a line "workers ready R/W" while the workers of a master
-// that runs here start, cleared before anything else is written and once
-// all are ready.
-class Progress {
- public:
-  Progress(const SuperviseOptions& o, ControlClient* control)
-      : o_(o), control_(control), on_(o.here && !o.quiet && !o.detached && ::isatty(2)) {}
-  void Show() {
-    if (!on_ || Clock::now() - last_ < std::chrono::milliseconds(250)) return;
-    last_ = Clock::now();
-    nlohmann::json s;
-    std::string unused;
-    if (!control_->Query(o_.run_dir, runs::kControlStatus, &s, &unused)) return;
-    const int ready = s.value("workers_ready", 0), wanted = s.value("workers_wanted", 0);
-    const std::string line =
-        ready < wanted ? "fiber: workers ready " + std::to_string(ready) + "/" + std::to_string(wanted) : "";
-    if (line == shown_) return;
-    Clear();
-    if (!line.empty()) os::WriteAll(2, line);
-    shown_ = line;
-  }
-  void Clear() {
-    if (shown_.empty()) return;
-    os::WriteAll(2, "\r\033[K");
-    shown_.clear();
-  }
-
- private:
-  const SuperviseOptions& o_;
-  ControlClient* control_;
-  const bool on_;
-  std::string shown_;
-  Clock::time_point last_ = Clock::now() - std::chrono::seconds(1);
-};
-
 }  // namespace
 
 int TakeStopSignals() {
@@ -100,24 +66,39 @@ int Supervise(const StartMaster& start, const SuperviseOptions& o, std::string* 
   Say(o, words.started);
 
   ControlClient control;
-  Progress progress(o, &control);
-  LogFollower workers(runs::WorkersDir(o.run_dir), [&](const std::string& id, const std::string& line) {
-    if (o.detached) return;
-    progress.Clear();
-    os::WriteAll(2, backend::HeadedLine(id, line));
+  // Only a master here answers on its control socket.
+  ProgressLine progress(o.here && !o.quiet && !o.detached && ::isatty(2), [&](nlohmann::json* status) {
+    std::string unused;
+    return control.Query(o.run_dir, runs::kControlStatus, status, &unused);
   });
+  // What fiber says takes the progress line off first, as all output does.
+  const auto say = [&](const std::string& line) {
+    progress.Clear();
+    Say(o, line);
+  };
+  const bool output_on_terminal = ::isatty(master->out_fd());
+  // Its logs, stamped as they grow (runs/log_stamps.hpp) for fiber logs to
+  // merge and time; the workers' lines shown on our stderr.
+  LogFollower workers({{o.run_dir, "master"}, {runs::WorkersDir(o.run_dir), ""}},
+                      [&](const std::string& id, const std::string& line, runs::WallClock::time_point) {
+                        if (o.detached || id == "master") return;
+                        progress.Clear();
+                        os::WriteAll(2, backend::HeadedLine(id, line));
+                      },
+                      LogFollower::Stamps::kWrite);
   const auto copy_output = [&] {
     const std::string text = master->TakeOutput();
     if (text.empty()) return;
     if (!o.detached) {
       progress.Clear();
       os::WriteAll(master->out_fd(), text);  // a closed output loses the text, not the run
+      if (output_on_terminal) progress.Wrote(text);
     }
     if (!master->engine_writes_master_log()) os::WriteAll(master_log.get(), text);
   };
   const auto kill = [&] {
     std::string kill_err;
-    if (!master->Kill(&kill_err)) Say(o, kill_err);
+    if (!master->Kill(&kill_err)) say(kill_err);
   };
   // The master's numbers as the first stop reached it: kept as the run's
   // final numbers if the stop ends the program before its master writes its own.
@@ -136,26 +117,26 @@ int Supervise(const StartMaster& start, const SuperviseOptions& o, std::string* 
       if (++stops == 1) {
         std::string unused;
         if (!o.here || !control.Query(o.run_dir, runs::kControlStatus, &at_stop, &unused)) at_stop = nullptr;
-        Say(o, std::string("stopping the run (") + strsignal(sig) + " again to force)");
+        say(std::string("stopping the run (") + strsignal(sig) + " again to force)");
         std::string stop_err;
-        if (!master->Stop(sig, &stop_err)) Say(o, stop_err);
+        if (!master->Stop(sig, &stop_err)) say(stop_err);
         deadline = Clock::now() + o.grace + master->stop_slack();
       } else {
-        Say(o, "ending the run now");
+        say("ending the run now");
         kill();
       }
     }
-    if (state.trouble != trouble && !state.trouble.empty()) Say(o, state.trouble);
+    if (state.trouble != trouble && !state.trouble.empty()) say(state.trouble);
     trouble = state.trouble;
     if (state.waiting != waiting && !state.waiting.empty())
-      Say(o, words.name + " " + words.waits + ": " + state.waiting);
+      say(words.name + " " + words.waits + ": " + state.waiting);
     waiting = state.waiting;
     copy_output();
     workers.Poll();
     if (ended) break;
     progress.Show();
     if (Clock::now() > deadline) {
-      Say(o, "the program did not stop within " + std::to_string(o.grace.count() / 1000.0).substr(0, 4) +
+      say("the program did not stop within " + std::to_string(o.grace.count() / 1000.0).substr(0, 4) +
                  " s; ending it");
       kill();
       deadline = Clock::time_point::max();
@@ -172,7 +153,7 @@ int Supervise(const StartMaster& start, const SuperviseOptions& o, std::string* 
   // program's own last words. SIGPIPE is a reader that stopped early, as
   // shells take it too.
   if (o.here && state.exit->killed() && state.exit->signal() != SIGPIPE && stops == 0)
-    Say(o, o.program + " was killed by " + SignalName(state.exit->signal()));
+    say(o.program + " was killed by " + SignalName(state.exit->signal()));
   return state.exit->code();
 }
 

@@ -134,7 +134,7 @@ _fiber() {
     [[ $split == true ]] && return
 
     if ((cword == 1)); then
-        mapfile -t COMPREPLY < <(compgen -W 'run ps logs stop rm prune config image init help version -h --help --version' -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W 'run ps top logs stop rm prune config image init help version -h --help --version' -- "$cur")
         return
     fi
 
@@ -175,6 +175,15 @@ _fiber() {
         ps)
             if [[ $cur == -* ]]; then
                 mapfile -t COMPREPLY < <(compgen -W '-a --all --json -h --help' -- "$cur")
+            else
+                _fiber_runs
+            fi
+            ;;
+        top)
+            if [[ $prev == --sort ]]; then
+                mapfile -t COMPREPLY < <(compgen -W 'state id task-time done' -- "$cur")
+            elif [[ $cur == -* ]]; then
+                mapfile -t COMPREPLY < <(compgen -W '--once --json --sort -h --help' -- "$cur")
             else
                 _fiber_runs
             fi

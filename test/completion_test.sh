@@ -67,7 +67,9 @@ expect "fiber run --engine " auto docker podman
 expect "fiber run --log " debug info warning
 expect "fiber config show --host-network " true false
 expect "fiber run --master " local cluster
-expect "fiber " run ps logs stop config image init help version
+expect "fiber " run ps top logs stop config image init help version
+expect "fiber top --" --once --json --sort
+expect "fiber top --sort " state id task-time done
 refuse "fiber " __complete
 
 # Profiles: those the settings file here defines.

@@ -138,6 +138,16 @@ TEST_CASE("fiber ps lists a container run's containers, found by label") {
   const auto run = fiber.Ps()[0];
   REQUIRE(run["containers"].size() == 2);
   for (const auto& c : run["containers"]) CHECK(c["state"] == "running");
+  // fiber top shows where each worker runs: its container.
+  auto [top_status, top_out, top_err] = fiber.Run({"top", "--once", "--json", id});
+  REQUIRE_MESSAGE(top_status == 0, top_err);
+  const nlohmann::json top = nlohmann::json::parse(top_out);
+  REQUIRE(top["workers"].size() == 2);
+  for (const auto& w : top["workers"]) {
+    bool listed = false;
+    for (const auto& c : run["containers"]) listed |= c["worker"] == w["id"] && c["id"] == w["where"];
+    CHECK_MESSAGE(listed, w.dump());
+  }
   auto [stopped, out, err] = fiber.Run({"stop", id});
   CHECK(stopped == 0);
 }
@@ -211,6 +221,13 @@ TEST_CASE("leftovers after kill -9 of a container run: ps names them; stop and p
   fiber.KillRun(lost);
   REQUIRE(eventually([&] { return fiber.PsOf(lost)["state"] == "master died"; }));
   CHECK(fiber.PsOf(lost)["leftovers"] == nlohmann::json::array({"3 containers"}));
+  // fiber top, with no master to ask, shows the engine's records and says so.
+  auto [top_status, top_out, top_err] = fiber.Run({"top", "--once", lost});
+  CHECK_MESSAGE(top_status == 0, top_err);
+  CHECK_MESSAGE(top_out.find("note: its master does not answer (the launcher was killed): its workers as its "
+                             "engine records them") != std::string::npos,
+                top_out);
+  for (const char* worker : {"w0", "w1", "w2"}) CHECK_MESSAGE(top_out.find(worker) != std::string::npos, top_out);
   auto [listed, table, table_err] = fiber.Run({"ps"});
   CHECK_MESSAGE(table.find("left behind: 3 containers; fiber stop " + lost) != std::string::npos, table);
 

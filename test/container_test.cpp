@@ -159,6 +159,20 @@ TEST_CASE("a worker container killed mid-map has its tasks run again; every resu
   CHECK(seen == expected);
 }
 
+TEST_CASE("a task running past task_timeout in a container fails with TimeoutError; a new container replaces it") {
+  ContainersRemoved cleanup(Engine(), ContainerRun());
+  fiber::PoolOptions options = InContainers(1);
+  options.task_timeout = std::chrono::milliseconds(500);
+  fiber::Pool pool(options);
+  WaitReady(pool, 1);
+  const std::string first = pool.workers().at(0).id;
+  CHECK_THROWS_AS(pool.apply(sleep_ms, 600000), fiber::TimeoutError);
+  CHECK(pool.apply(square, 7) == 49);  // on its replacement
+  CHECK(pool.workers().at(0).id != first);
+  pool.close();
+  pool.join();
+}
+
 TEST_CASE("the run's secret is in neither a worker container's inspect output nor its log") {
   ContainersRemoved cleanup(Engine(), ContainerRun());
   fiber::Pool pool(InContainers(1));
@@ -233,8 +247,8 @@ TEST_CASE("a library missing from its image is named by the worker's last output
   const auto exit = FirstExit(backend);
   CHECK(exit.worker_id == "w1");
   CHECK(exit.status == fiber::ExitStatus::Exited(127));
-  CHECK_MESSAGE(exit.how.find("exit status 127") != std::string::npos, exit.how);
-  CHECK_MESSAGE(exit.how.find("libzmq.so.5") != std::string::npos, exit.how);
+  CHECK_MESSAGE(exit.cause.text.find("exit status 127") != std::string::npos, exit.cause.text);
+  CHECK_MESSAGE(exit.cause.text.find("libzmq.so.5") != std::string::npos, exit.cause.text);
 }
 
 TEST_CASE("a worker container that exits at once shows its last output, which its log file keeps") {
@@ -249,9 +263,9 @@ TEST_CASE("a worker container that exits at once shows its last output, which it
   REQUIRE_MESSAGE(backend.Start(launch, &err), err);
   const auto exit = FirstExit(backend);
   CHECK(exit.status == fiber::ExitStatus::Exited(2));
-  CHECK_MESSAGE(exit.how.find("exit status 2") != std::string::npos, exit.how);
+  CHECK_MESSAGE(exit.cause.text.find("exit status 2") != std::string::npos, exit.cause.text);
   const std::string said = "FIBER_CLIENT_KEY_FILE names a file without a 40-character Z85 CURVE key";
-  CHECK_MESSAGE(exit.how.find(said) != std::string::npos, exit.how);
+  CHECK_MESSAGE(exit.cause.text.find(said) != std::string::npos, exit.cause.text);
   // The engine removes the container as it ends; its output was kept as it came.
   CHECK(eventually([&] { return ContainersOf(run_id).empty(); }));
   std::ifstream in(launch.log_file);
@@ -267,7 +281,7 @@ TEST_CASE("a worker container whose master never answers ends, and is removed") 
   REQUIRE_MESSAGE(backend.Start(TestLaunch(run_id), &err), err);
   const auto exit = FirstExit(backend);
   CHECK(exit.status == fiber::ExitStatus::Exited(1));
-  CHECK_MESSAGE(exit.how.find("exit status 1") != std::string::npos, exit.how);
+  CHECK_MESSAGE(exit.cause.text.find("exit status 1") != std::string::npos, exit.cause.text);
   CHECK(eventually([&] { return ContainersOf(run_id).empty(); }));
 }
 

@@ -143,3 +143,37 @@ TEST_CASE("elastic_pool: grows past its minimum under a burst, within its maximu
   CHECK(has(out, " workers, sum 1240\n"));  // 0..15
   CHECK(has(out, "back to 1 worker\n"));
 }
+
+TEST_CASE("central_inference: every actor gets the right action for every step, in order, from "
+          "batches of several observations") {
+  const int actors = 6, steps = 300;
+  const std::string out =
+      run_example({"central_inference", std::to_string(actors), std::to_string(steps)});
+  MESSAGE(out);
+  const auto reports = lines_with(out, "actor ");
+  REQUIRE(reports.size() == actors);
+  std::set<std::string> seen;
+  for (const auto& line : reports) {
+    seen.insert(line.substr(0, line.find(':')));
+    CHECK(line.substr(line.find(':')) ==
+          ": 300 steps, 300 answered, 300 in order, 300 right");  // each checks its own policy
+  }
+  CHECK(seen.size() == actors);
+  const auto largest = numbers_after(out, ", largest ");
+  REQUIRE(largest.size() == 1);
+  CHECK(largest[0] > 1);  // the master served several actors with one get_many
+  CHECK(largest[0] <= actors);
+  CHECK(numbers_after(out, "steps per second ").size() == 1);
+}
+
+TEST_CASE("task_timeout: the stuck episode is abandoned, every other one done, workers replaced") {
+  const std::string out = run_example({"task_timeout"});
+  MESSAGE(out);
+  CHECK(lines_with(out, " (item 0) ran longer than its pool's task_timeout of 2.0 s on "
+                        "worker w").size() == 1);
+  CHECK(has(out, "abandoned: task episode@task_timeout.cpp:"));
+  CHECK(has(out, "39 episodes done, 1 abandoned, on "));
+  const auto processes = numbers_after(out, "abandoned, on ");
+  REQUIRE(processes.size() == 1);
+  CHECK(processes[0] >= 4);  // 39 episodes, at most 10 per worker process
+}

@@ -86,7 +86,7 @@ TEST_CASE("a lost job loses each of its workers once; a worker killed alone ends
   ScriptedBackend::Crash(*state, "w4", "its pod was deleted");
   const auto lost = packed.Poll();
   CHECK(Ids(lost) == std::vector<std::string>{"w4", "w5", "w6", "w7"});
-  CHECK(lost[0].how == "its job w4 ended: its pod was deleted");
+  CHECK(lost[0].cause.text == "its job w4 ended: its pod was deleted");
   CHECK(packed.Poll().empty());
 
   // Killing w1 leaves w0's job running; killing its last worker ends it.

@@ -46,21 +46,34 @@ TEST_CASE("an ended job's exit code is a wait status: exit status or signal") {
   const JobState failed = One("2_0|2|0|FAILED|NonZeroExitCode|768|fiber.run=r fiber.first=0|");
   CHECK(failed.ended);
   CHECK(failed.status == ExitStatus::Exited(3));
-  CHECK(failed.how == "exit status 3");
+  CHECK(failed.end.text == "exit status 3");
   const JobState killed = One("3_0|3|0|FAILED|JobLaunchFailure|9|fiber.run=r fiber.first=0|");
   CHECK(killed.status == ExitStatus::Killed(9));
-  CHECK(killed.how == "killed by SIGKILL");
+  CHECK(killed.end.text == "killed by SIGKILL");
   const JobState done = One("4_0|4|0|COMPLETED|None|0|fiber.run=r fiber.first=0|");
   CHECK(done.ended);
   CHECK(done.status == ExitStatus::Exited(0));
-  CHECK(done.how == "exit status 0");
+  CHECK(done.end.text == "exit status 0");
 }
 
-TEST_CASE("cancelled, timed out and preempted jobs say so") {
-  CHECK(One("1_0|1|0|CANCELLED|None|15|fiber.run=r fiber.first=0|").how == "its job was cancelled");
-  CHECK(One("1_0|1|0|TIMEOUT|TimeLimit|0|fiber.run=r fiber.first=0|").how == "its job reached its time limit");
-  CHECK(One("1_0|1|0|PREEMPTED|None|0|fiber.run=r fiber.first=0|").how == "its job was preempted");
-  CHECK(One("1_0|1|0|NODE_FAIL|None|0|fiber.run=r fiber.first=0|").how == "its node failed");
+TEST_CASE("cancelled, timed out, preempted and out-of-memory jobs say so, in words and as a word") {
+  using fiber::backend::EndCause;
+  namespace word = fiber::backend::end_word;
+  CHECK(One("1_0|1|0|CANCELLED|None|15|fiber.run=r fiber.first=0|").end ==
+        EndCause{word::kCancelled, "its Slurm job was cancelled"});
+  CHECK(One("1_0|1|0|TIMEOUT|TimeLimit|0|fiber.run=r fiber.first=0|").end ==
+        EndCause{word::kTimeLimit, "its Slurm job reached its time limit"});
+  CHECK(One("1_0|1|0|PREEMPTED|None|0|fiber.run=r fiber.first=0|").end ==
+        EndCause{word::kPreempted, "its Slurm job was preempted"});
+  CHECK(One("1_0|1|0|NODE_FAIL|None|0|fiber.run=r fiber.first=0|").end == EndCause{word::kNodeFailed, "its node failed"});
+  // The kernel's OOM killer in the job's cgroup (task/cgroup): squeue's
+  // state, exit code 0:125 as a wait status.
+  CHECK(One("1_0|1|0|OUT_OF_MEMORY|OutOfMemory|32000|fiber.run=r fiber.first=0|").end ==
+        EndCause{word::kOom, "killed for using more than its memory limit (OOM)"});
+  CHECK(One("2_0|2|0|FAILED|NonZeroExitCode|11|fiber.run=r fiber.first=0|").end ==
+        EndCause{word::kSignal, "killed by SIGSEGV"});
+  CHECK(One("2_0|2|0|COMPLETED|None|0|fiber.run=r fiber.first=0|").end.word == std::string(word::kExited));
+  CHECK(One("2_0|2|0|SPECIAL_EXIT|None|0|fiber.run=r fiber.first=0|").end.word == std::string(word::kUnknown));
 }
 
 TEST_CASE("a job ended by Slurm is told apart from one whose program ended") {
@@ -84,7 +97,8 @@ TEST_CASE("a job Slurm will never run as asked has ended, with the reason") {
   const JobState s = One("7_0|7|0|PENDING|PartitionConfig|0|fiber.run=r fiber.first=0|");
   CHECK(s.hopeless);
   CHECK(s.ended);
-  CHECK(s.how.find("PartitionConfig") != std::string::npos);
+  CHECK(s.end.text.find("PartitionConfig") != std::string::npos);
+  CHECK(s.end.word == std::string(fiber::backend::end_word::kCannotStart));
   CHECK(fiber::backend::HopelessReason("QOSMaxCpuPerJobLimit"));
   CHECK(fiber::backend::HopelessReason("BadConstraints"));
   CHECK_FALSE(fiber::backend::HopelessReason("Priority"));

@@ -4,7 +4,8 @@
 // pods on simulated nodes that kwok marks Running (nothing runs in them, so
 // no worker ever connects: the pool waits, and the test reads the API
 // server). Every pod is created and Running, fiber ps lists them, fiber
-// stop deletes them, nothing is left; and the same through a storm of 429s
+// stop deletes them (with one deletecollection, or one by one for an
+// account without that verb), nothing is left; and the same through a storm of 429s
 // from API Priority and Fairness, no request of fiber's asked more than a
 // few times. FIBER_KWOK_TEST_WORKERS sets the size (300); bench/kwok_pods
 // measures 256 to 2,048.
@@ -142,6 +143,29 @@ struct Throttle {
   }
 };
 
+// The verbs fiber's test account has on pods (the Role "fiber" of
+// test/cluster/up) while it lives; as they were after.
+struct PodVerbs {
+  const fiber::kube::ApiResource roles{"rbac.authorization.k8s.io/v1", "roles"};
+  json rules;
+  explicit PodVerbs(const std::vector<std::string>& verbs) {
+    json role;
+    fiber::kube::ApiError err;
+    REQUIRE_MESSAGE(fiber::testing::NamespaceAdmin().Get(roles, "fiber", &role, &err), err.message);
+    rules = role["rules"];
+    json changed = rules;
+    for (json& rule : changed)
+      if (rule["resources"] == json::array({"pods"})) rule["verbs"] = verbs;
+    Set(changed);
+  }
+  ~PodVerbs() { Set(rules); }
+  void Set(const json& to) {
+    json role;
+    fiber::kube::ApiError err;
+    CHECK_MESSAGE(fiber::testing::NamespaceAdmin().Patch(roles, "fiber", {{"rules", to}}, &role, &err), err.message);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("hundreds of workers' pods on kwok: all created and Running, listed by ps, deleted by stop") {
@@ -156,4 +180,15 @@ TEST_CASE("the same run through a storm of 429s from API Priority and Fairness s
   const Requests r = RunOnKwok(Workers(), {"--kube-qps", "100000", "--kube-burst", "100000"});
   CHECK(r.throttled > 0);
   CHECK(r.most_tries <= 4);
+}
+
+TEST_CASE("fiber stop deletes a run's pods with one request: an account that may not delete pods one by one still "
+          "has them all deleted") {
+  PodVerbs verbs({"get", "list", "watch", "create", "deletecollection"});
+  (void)RunOnKwok(30, {});
+}
+
+TEST_CASE("fiber stop with an account that may not deletecollection deletes the pods one by one, every one") {
+  PodVerbs verbs({"get", "list", "watch", "create", "delete"});
+  (void)RunOnKwok(30, {});
 }

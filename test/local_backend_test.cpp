@@ -75,10 +75,10 @@ TEST_CASE("many ends reported while the master kills and starts others: each onc
   REQUIRE(exits.size() == 92);
   for (const auto& [id, e] : exits) {
     if (id[0] == 'a') {
-      CHECK_MESSAGE(e.status == fiber::ExitStatus::Killed(SIGKILL), id << ": " << e.how);
-      CHECK(e.how == "killed by SIGKILL");
+      CHECK_MESSAGE(e.status == fiber::ExitStatus::Killed(SIGKILL), id << ": " << e.cause.text);
+      CHECK(e.cause == fiber::backend::EndCause{fiber::backend::end_word::kSignal, "killed by SIGKILL"});
     } else {
-      CHECK_MESSAGE(e.status == fiber::ExitStatus::Exited(fiber::worker::kBadBootstrap), id << ": " << e.how);
+      CHECK_MESSAGE(e.status == fiber::ExitStatus::Exited(fiber::worker::kBadBootstrap), id << ": " << e.cause.text);
     }
   }
 }

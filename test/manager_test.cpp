@@ -1,6 +1,9 @@
 // fiber::Manager across real processes: a shared dict used from the master,
 // a Process and Pool tasks; remote objects called in order; several
-// managers; a killed manager; and the errors of misuse.
+// managers; a killed manager; and the errors of misuse. Calls in one hop:
+// a worker calls a manager's own endpoint, not through the master, in
+// order, failing fast when the manager dies, falling back to the master
+// where it cannot reach that endpoint, which admits only the run's peers.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -9,9 +12,23 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <future>
+#include <zmq.hpp>
+
+#include "master/run.hpp"
+#include "wire/credentials.hpp"
+#include "wire/frames.hpp"
+#include "wire/request.hpp"
+#include "wire/socket_monitor.hpp"
 #include <stdexcept>
 #include <thread>
 #include <vector>
+
+namespace fiber::detail {
+// The built-in a manager runs for a method call (api/manager.cpp).
+std::string fiber_manager_call(std::uint64_t object, std::string method, std::string args);
+}  // namespace fiber::detail
 
 namespace {
 
@@ -46,6 +63,54 @@ FIBER_TASK(add_remote);
 
 void set_square(fiber::Dict<int, int> d, int x) { d.set(x, x * x); }
 FIBER_TASK(set_square);
+
+// n calls made at once from this worker, then their results in order.
+std::vector<int> add_many(fiber::RemoteObject<Counter> c, int n) {
+  std::vector<fiber::AsyncResult<int>> pending;
+  for (int i = 0; i < n; ++i) pending.push_back(c.call(&Counter::add, 1));
+  std::vector<int> out;
+  for (auto& r : pending) out.push_back(r.get());
+  return out;
+}
+FIBER_TASK(add_many);
+
+void add_in_process(fiber::RemoteObject<Counter> c, int n) {
+  for (int i = 0; i < n; ++i) c.call(&Counter::add, 1).get();
+}
+FIBER_TASK(add_in_process);
+
+// A call in flight when the manager is killed, and one after: how many
+// failed with WorkerLost.
+int calls_lost(fiber::RemoteObject<Counter> c, fiber::Queue<int> started) {
+  auto pending = c.call(&Counter::slow, 600000);
+  started.put(1);
+  int lost = 0;
+  try {
+    pending.get();
+  } catch (const fiber::WorkerLost&) {
+    ++lost;
+  }
+  try {
+    c.call(&Counter::value).get();
+  } catch (const fiber::WorkerLost&) {
+    ++lost;
+  }
+  return lost;
+}
+FIBER_TASK(calls_lost);
+
+// The calls on managers' objects the master forwarded for workers.
+std::uint64_t ForwardedCalls() {
+  fiber::master::Dispatcher& d = fiber::master::Run::Get().dispatcher();
+  std::promise<std::uint64_t> count;
+  auto got = count.get_future();
+  REQUIRE(d.Post([&] { count.set_value(d.requests().manager_calls_forwarded()); }));
+  return got.get();
+}
+
+bool Increasing(const std::vector<int>& v) {
+  return std::adjacent_find(v.begin(), v.end(), [](int a, int b) { return b <= a; }) == v.end();
+}
 
 }  // namespace
 
@@ -127,10 +192,151 @@ TEST_CASE("misuse is a clear error") {
   auto c = m.make<Counter>(1);
   CHECK_THROWS_WITH_AS(c.call(&Counter::secret), doctest::Contains("not registered"),
                        fiber::NotRegistered);
-  fiber::RemoteObject<Counter> foreign(fiber::detail::ObjectRef{"another-run", 1, 1});
+  fiber::RemoteObject<Counter> foreign(fiber::detail::ObjectRef{"another-run", 1, 1, {}});
   CHECK_THROWS_WITH_AS(foreign.call(&Counter::value), doctest::Contains("belongs to run another-run"),
                        fiber::Error);
   m.shutdown();
   CHECK_THROWS_AS(c.call(&Counter::value).get(), fiber::WorkerLost);
   CHECK_THROWS_AS((m.dict<int, int>()), fiber::Error);
+}
+
+TEST_CASE("a Process's and Pool tasks' calls go to the manager in one hop, not through the master") {
+  fiber::Manager m;
+  auto c = m.make<Counter>(0);
+  CHECK(c.ref().endpoint.rfind("tcp://", 0) == 0);
+  const std::uint64_t forwarded = ForwardedCalls();
+  fiber::Process p(add_in_process, c, 50);
+  p.start();
+  p.join();
+  CHECK(p.exitcode() == 0);
+  fiber::Pool pool(2);
+  std::vector<std::tuple<fiber::RemoteObject<Counter>, int>> items(4, {c, 1});
+  CHECK(pool.starmap(add_remote, items).size() == 4);
+  CHECK(c.call(&Counter::value).get() == 54);
+  CHECK(ForwardedCalls() == forwarded);
+}
+
+TEST_CASE("calls in one hop stay in order per caller, with several callers at once") {
+  fiber::Manager m;
+  auto c = m.make<Counter>(0);
+  fiber::Pool pool(2);
+  auto a = pool.apply_async(add_many, c, 300);
+  auto b = pool.apply_async(add_many, c, 300);
+  const std::vector<int> from_a = a.get(), from_b = b.get();
+  CHECK(Increasing(from_a));
+  CHECK(Increasing(from_b));
+  CHECK(c.call(&Counter::value).get() == 600);
+}
+
+TEST_CASE("a killed manager fails a worker's call in flight, and its later ones, with WorkerLost") {
+  fiber::Manager m;
+  auto c = m.make<Counter>(0);
+  const long pid = c.call(&Counter::pid).get();
+  fiber::Queue<int> started;
+  fiber::Pool pool(1);
+  auto lost = pool.apply_async(calls_lost, c, started);
+  started.get();
+  ::kill(static_cast<pid_t>(pid), SIGKILL);
+  CHECK(lost.get() == 2);
+}
+
+TEST_CASE("a worker that cannot reach the manager's own endpoint calls it through the master") {
+  // The manager listens on 127.0.0.1 and tells callers 127.0.0.2, where
+  // nothing listens: their connections are refused.
+  REQUIRE(::setenv("FIBER_MANAGER_HOST", "127.0.0.2", 1) == 0);
+  fiber::Manager m;
+  auto c = m.make<Counter>(0);
+  ::unsetenv("FIBER_MANAGER_HOST");
+  CHECK(c.ref().endpoint.rfind("tcp://127.0.0.2:", 0) == 0);
+  const std::uint64_t forwarded = ForwardedCalls();
+  fiber::Pool pool(1);
+  const std::vector<int> got = pool.apply(add_many, c, 20);
+  CHECK(got == std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20});
+  CHECK(ForwardedCalls() == forwarded + 20);
+}
+
+TEST_CASE("a peer without the run's keys cannot call a manager's own endpoint") {
+  fiber::Manager m;
+  auto c = m.make<Counter>(7);
+  REQUIRE(!c.ref().endpoint.empty());
+  fiber::wire::Credentials other;
+  std::string err;
+  REQUIRE(fiber::wire::Credentials::Generate(&other, &err));
+  for (const bool curve : {true, false}) {
+    CAPTURE(curve);
+    zmq::context_t context(1);
+    zmq::socket_t dealer(context, zmq::socket_type::dealer);
+    dealer.set(zmq::sockopt::linger, 0);
+    if (curve) fiber::wire::MakeCurveClient(dealer, other.client_secret);  // another run's keys
+    fiber::wire::SocketMonitor events(context, dealer,
+                                      ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED |
+                                          ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                                          ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                                          ZMQ_EVENT_HANDSHAKE_FAILED_AUTH);
+    dealer.connect(c.ref().endpoint);
+    fiber::wire::Request call;
+    call.id = 1;
+    call.op = fiber::wire::Op::kManagerCall;
+    call.object = c.ref().manager;
+    call.body = fiber::wire::EncodePair(
+        fiber::detail::task_name(fiber::detail::key_of(&fiber::detail::fiber_manager_call), "test"),
+        fiber::detail::encode_args(&fiber::detail::fiber_manager_call, c.ref().object,
+                                   std::string("Counter::add"), fiber::detail::to_bytes(std::tuple<int>(1000))));
+    REQUIRE(fiber::wire::SendMessage(dealer, {}, fiber::wire::Encode(call)));
+    // The connection ends in its handshake, never admitted.
+    fiber::wire::SocketEvent event;
+    for (bool ended = false; !ended;) {
+      zmq::pollitem_t item{events.handle(), 0, ZMQ_POLLIN, 0};
+      REQUIRE(zmq::poll(&item, 1, std::chrono::seconds(30)) == 1);
+      while (!ended && events.Next(&event)) {
+        REQUIRE(event.id != ZMQ_EVENT_HANDSHAKE_SUCCEEDED);
+        ended = true;
+      }
+    }
+  }
+  CHECK(c.call(&Counter::value).get() == 7);  // the call never ran
+}
+
+TEST_CASE("a manager's own endpoint answers the run's peers its hello and method calls, nothing else") {
+  fiber::Manager m;
+  auto c = m.make<Counter>(7);
+  zmq::context_t context(1);
+  zmq::socket_t dealer(context, zmq::socket_type::dealer);
+  dealer.set(zmq::sockopt::linger, 0);
+  dealer.set(zmq::sockopt::rcvtimeo, 60000);
+  fiber::wire::MakeCurveClient(dealer, fiber::master::Run::Get().bootstrap().client_secret);
+  dealer.connect(c.ref().endpoint);
+  auto ask = [&](fiber::wire::Op op, std::uint64_t channel, std::string function, std::string args) {
+    fiber::wire::Request request;
+    request.id = 9;
+    request.op = op;
+    request.object = channel;
+    request.body = fiber::wire::EncodePair(function, args);
+    REQUIRE(fiber::wire::SendMessage(dealer, {}, fiber::wire::Encode(request)));
+    zmq::message_t message;
+    std::string err;
+    REQUIRE(fiber::wire::ReceiveMessage(dealer, false, nullptr, &message, &err) == fiber::wire::Receipt::kMessage);
+    fiber::wire::Reply reply;
+    REQUIRE(fiber::wire::Decode(message, &reply, &err));
+    CHECK(reply.id == 9);
+    return reply;
+  };
+  const std::uint64_t channel = c.ref().manager;
+  CHECK(ask(fiber::wire::Op::kManagerHello, channel, {}, {}).status == fiber::wire::Status::kOk);
+  CHECK(ask(fiber::wire::Op::kManagerHello, channel + 1, {}, {}).status == fiber::wire::Status::kRefused);
+  const std::string call =
+      fiber::detail::task_name(fiber::detail::key_of(&fiber::detail::fiber_manager_call), "test");
+  const std::string add = fiber::detail::encode_args(&fiber::detail::fiber_manager_call, c.ref().object,
+                                                     std::string("Counter::add"),
+                                                     fiber::detail::to_bytes(std::tuple<int>(1)));
+  const fiber::wire::Reply added = ask(fiber::wire::Op::kManagerCall, channel, call, add);
+  REQUIRE(added.status == fiber::wire::Status::kOk);
+  // The built-in's result: the method's, encoded.
+  CHECK(fiber::detail::from_bytes<int>(fiber::detail::from_bytes<std::string>(added.body)) == 8);
+  // Not another manager's call, nor any other task of the program, nor a queue's request.
+  CHECK(ask(fiber::wire::Op::kManagerCall, channel + 1, call, add).status == fiber::wire::Status::kRefused);
+  const std::string other = fiber::detail::task_name(fiber::detail::key_of(&add_remote), "test");
+  CHECK(ask(fiber::wire::Op::kManagerCall, channel, other, add).status == fiber::wire::Status::kRefused);
+  CHECK(ask(fiber::wire::Op::kQueueGet, channel, {}, {}).status == fiber::wire::Status::kRefused);
+  CHECK(c.call(&Counter::value).get() == 8);
 }

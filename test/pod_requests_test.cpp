@@ -1,6 +1,7 @@
 // The Kubernetes backend's pod requests on their threads, against a
 // scripted API server: every creation made once, a refused one reported
-// once, a deletion whose creation still waits drops it (no pod is made),
+// once, one whose manifest cannot be made reported with why, a deletion
+// whose creation still waits drops it (no pod is made),
 // and a deletion saves the pod's log first.
 #include "backend/kubernetes/pod_requests.hpp"
 
@@ -22,6 +23,14 @@ namespace {
 
 const std::string kPods = fiber::testing::kScriptedPods;
 
+// A pod's manifest as the backend hands it over: made on a request thread.
+PodRequests::Manifest Made(const std::string& name) {
+  return [name](json* manifest, std::string*) {
+    *manifest = Pod(name, "");
+    return true;
+  };
+}
+
 std::chrono::steady_clock::time_point In(int seconds) {
   return std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
 }
@@ -31,7 +40,7 @@ std::chrono::steady_clock::time_point In(int seconds) {
 TEST_CASE("a pool's pods are each created once, on a few threads; the creations are reported") {
   ScriptedApi api({{kPods, Answer(201, {Pod("p", "1")})}});
   PodRequests requests(api.client(), 4);
-  for (int i = 0; i < 40; ++i) requests.Create("w" + std::to_string(i), Pod("fiber-r-w" + std::to_string(i), ""));
+  for (int i = 0; i < 40; ++i) requests.Create("w" + std::to_string(i), Made("fiber-r-w" + std::to_string(i)));
   REQUIRE(requests.WaitIdle(In(60)));
   std::vector<std::string> created = requests.TakeCreated();
   CHECK(created.size() == 40);
@@ -46,7 +55,7 @@ TEST_CASE("a creation the API server refuses is reported once, with its words") 
   ScriptedApi api({{kPods, Answer(403, {json{{"kind", "Status"}, {"reason", "Forbidden"},
                                               {"message", "pods is forbidden: exceeded quota"}}})}});
   PodRequests requests(api.client(), 2);
-  requests.Create("w0", Pod("fiber-r-w0", ""));
+  requests.Create("w0", Made("fiber-r-w0"));
   REQUIRE(requests.WaitIdle(In(60)));
   const std::vector<PodRequests::Failure> failed = requests.TakeFailed();
   REQUIRE(failed.size() == 1);
@@ -56,10 +65,24 @@ TEST_CASE("a creation the API server refuses is reported once, with its words") 
   CHECK(requests.TakeCreated().empty());
 }
 
+TEST_CASE("a manifest that cannot be made fails its creation with why, and nothing is asked of the server") {
+  ScriptedApi api({});
+  PodRequests requests(api.client(), 2);
+  requests.Create("w0", [](json*, std::string* why) {
+    *why = "worker-pod.yaml: no container named worker";
+    return false;
+  });
+  REQUIRE(requests.WaitIdle(In(60)));
+  const std::vector<PodRequests::Failure> failed = requests.TakeFailed();
+  REQUIRE(failed.size() == 1);
+  CHECK(failed[0].error == "worker-pod.yaml: no container named worker");
+  CHECK(api.requests().empty());
+}
+
 TEST_CASE("a pod deleted while its creation waits is never created, and nothing is asked of the server") {
   ScriptedApi api({});
   PodRequests requests(api.client(), 0);  // no thread: every creation waits
-  requests.Create("w0", Pod("fiber-r-w0", ""));
+  requests.Create("w0", Made("fiber-r-w0"));
   CHECK_FALSE(requests.Delete("w0", {"fiber-r-w0", 1, false, ""}));
   CHECK(requests.WaitIdle(In(1)));
   CHECK(requests.TakeDeleted().empty());

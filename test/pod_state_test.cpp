@@ -6,6 +6,8 @@
 #include "backend/kubernetes/pod_state.hpp"
 
 using fiber::ExitStatus;
+using fiber::backend::EndCause;
+namespace word = fiber::backend::end_word;
 using fiber::backend::PodState;
 using fiber::backend::ReadPodState;
 using nlohmann::json;
@@ -53,20 +55,25 @@ TEST_CASE("an image that cannot be pulled ends the worker, naming the image and 
   const PodState s = ReadPodState(Pod("Pending", Container({{"waiting", {{"reason", "ImagePullBackOff"},
       {"message", "Back-off pulling image \"reg/prog:1\""}}}})));
   CHECK(s.ended);
-  CHECK(s.how == "its image reg/prog:1 cannot be pulled (ImagePullBackOff: Back-off pulling image \"reg/prog:1\")");
+  CHECK(s.end.word == std::string(fiber::backend::end_word::kCannotStart));
+  CHECK(s.end.text == "its image reg/prog:1 cannot be pulled (ImagePullBackOff: Back-off pulling image \"reg/prog:1\")");
   CHECK(s.waiting.empty());
 }
 
 TEST_CASE("an ended container says how, as the other backends do") {
   PodState s = ReadPodState(Pod("Failed", Container({{"terminated", {{"exitCode", 3}, {"reason", "Error"}}}})));
   CHECK(s.ended);
-  CHECK(s.how == "exit status 3");
+  CHECK(s.end == EndCause{word::kExited, "exit status 3"});
   CHECK(s.exit == ExitStatus::Exited(3));
   s = ReadPodState(Pod("Failed", Container({{"terminated", {{"exitCode", 137}, {"reason", "Error"}}}})));
-  CHECK(s.how == "killed by SIGKILL");
+  CHECK(s.end == EndCause{word::kSignal, "killed by SIGKILL"});
   CHECK(s.exit == ExitStatus::Killed(9));
   s = ReadPodState(Pod("Failed", Container({{"terminated", {{"exitCode", 137}, {"reason", "OOMKilled"}}}})));
-  CHECK(s.how == "its pod was killed for using more than its memory limit");
+  CHECK(s.end == EndCause{word::kOom, "killed for using more than its memory limit (OOM)"});
+  // With the limit its container was given, said.
+  json pod = Pod("Failed", Container({{"terminated", {{"exitCode", 137}, {"reason", "OOMKilled"}}}}));
+  pod["spec"] = {{"containers", json::array({{{"name", "worker"}, {"resources", {{"limits", {{"memory", "64Mi"}}}}}}})}};
+  CHECK(ReadPodState(pod).end == EndCause{word::kOom, "killed for using more than its memory limit of 64Mi (OOM)"});
 }
 
 TEST_CASE("a sidecar's state is not the worker's") {
@@ -77,7 +84,35 @@ TEST_CASE("a sidecar's state is not the worker's") {
 TEST_CASE("a pod that failed before its container said anything (evicted) has ended with the pod's reason") {
   const PodState s = ReadPodState(Pod("Failed", {{"reason", "Evicted"}, {"message", "The node was low on resource: memory."}}));
   CHECK(s.ended);
-  CHECK(s.how == "its pod failed (Evicted: The node was low on resource: memory.)");
+  CHECK(s.end == EndCause{word::kEvicted, "its pod was evicted by its node (Evicted: The node was low on resource: memory.)"});
+}
+
+// The conditions kube-apiserver, the scheduler and the taint manager add
+// to a pod as they delete it (the DisruptionTarget condition of v1.26 on),
+// as the DELETED event of a watch carries them.
+namespace {
+
+json Deleted(const std::string& disruption, const std::string& message) {
+  return Pod("Running", {{"conditions", json::array({{{"type", "DisruptionTarget"}, {"status", "True"},
+                                                       {"reason", disruption}, {"message", message}}})}});
+}
+
+}  // namespace
+
+TEST_CASE("a deleted pod says whether it was preempted, evicted, lost with its node, or deleted by someone") {
+  CHECK(ReadPodState(Deleted("PreemptionByScheduler", "default-scheduler: preempting to accommodate a higher priority pod"), true).end.word ==
+        std::string(word::kPreempted));
+  CHECK(ReadPodState(Deleted("EvictionByEvictionAPI", "Eviction API: evicting"), true).end ==
+        EndCause{word::kEvicted, "its pod was evicted (a node drain or the Eviction API)"});
+  CHECK(ReadPodState(Deleted("DeletionByTaintManager", "Taint manager: deleting due to NoExecute taint"), true).end.word ==
+        std::string(word::kEvicted));
+  CHECK(ReadPodState(Deleted("DeletionByPodGC", "PodGC: node no longer exists"), true).end.word ==
+        std::string(word::kNodeFailed));
+  const PodState deleted = ReadPodState(Pod("Running"), true);
+  CHECK(deleted.ended);
+  CHECK(deleted.end == EndCause{word::kDeleted, "its pod was deleted"});
+  // A DisruptionTarget the pod is not (yet) ended by says nothing.
+  CHECK_FALSE(ReadPodState(Deleted("PreemptionByScheduler", "preempting")).ended);
 }
 
 TEST_CASE("malformed status fields are read as absent, never thrown on") {

@@ -360,3 +360,183 @@ TEST_CASE("a pool finishes only once its backend has seen a lost worker's proces
   h.Advance(milliseconds(100));  // the scripted backend reports the kill
   CHECK(h.finished == 1);
 }
+
+namespace {
+fiber::master::PoolService::Options Options(int processes) {
+  fiber::master::PoolService::Options o;
+  o.processes = processes;
+  return o;
+}
+
+// What the WELCOME to worker asked of its results.
+bool ResultsAtOnce(const PoolHarness& h, const std::string& worker) {
+  fiber::wire::Welcome welcome;
+  std::string err;
+  REQUIRE(fiber::wire::Decode(h.outbox.sent.at(worker).at(0), &welcome, &err));
+  return welcome.results_at_once;
+}
+}  // namespace
+
+TEST_CASE("a task running longer than task_timeout fails with TimeoutError and its worker is replaced") {
+  auto o = Options(1);
+  o.task_timeout = milliseconds(1000);
+  o.max_task_retries = 0;  // the task queued behind it is not lost: it runs
+  PoolHarness h(std::move(o));
+  h.Connect("w0", 2);
+  CHECK(ResultsAtOnce(h, "w0"));  // so the master knows which task runs
+  auto batch = h.SubmitSquares(3);
+  CHECK(h.outbox.TaskIds("w0") == std::vector<std::uint64_t>{1, 2});
+  // Timed from when the worker could start it: task 2 from task 1's result.
+  h.Advance(milliseconds(600));
+  h.Answer("w0", 1, {0}, 2);
+  h.Advance(milliseconds(600));
+  CHECK(h.pool->Owns("w0"));
+  h.Advance(milliseconds(500));
+  CHECK_FALSE(h.pool->Owns("w0"));
+  CHECK(h.backend->killed == std::vector<std::string>{"w0"});
+  CHECK(h.Launched().back() == "w1");
+  REQUIRE(batch->wait_slot(1));
+  CHECK_THROWS_WITH_AS(fiber::detail::decode<int>(batch->at(1)),
+                       "task square (item 1) ran longer than its pool's task_timeout of 1.0 s "
+                       "on worker w0, which was killed",
+                       fiber::TimeoutError);
+  CHECK(h.pool->status().tasks_failed == 1);
+  h.Connect("w1", 2);
+  CHECK(h.outbox.TaskIds("w1") == std::vector<std::uint64_t>{3});  // not 2: no retry
+  h.Answer("w1", 3, {4}, 2);
+  REQUIRE(batch->ready());
+  CHECK(PoolHarness::Slot(*batch, 2) == "4");
+}
+
+TEST_CASE("without a task timeout, workers batch their results") {
+  PoolHarness h(1);
+  h.Connect("w0", 2);
+  CHECK_FALSE(ResultsAtOnce(h, "w0"));
+}
+
+TEST_CASE("max_tasks_per_child: a worker dealt that many tasks retires once they are done") {
+  auto o = Options(1);
+  o.max_tasks_per_child = 2;
+  PoolHarness h(std::move(o));
+  h.Connect("w0", 4);
+  auto batch = h.SubmitSquares(5);
+  CHECK(h.outbox.TaskIds("w0") == std::vector<std::uint64_t>{1, 2});  // not 4, its credit
+  h.Answer("w0", 1, {0}, 4);
+  CHECK(h.outbox.TaskIds("w0") == std::vector<std::uint64_t>{1, 2});
+  CHECK(h.Launched().size() == 1);
+  h.Answer("w0", 2, {1}, 4);
+  CHECK(h.outbox.Types("w0").back() == Type::kStop);  // it exits gracefully
+  CHECK(h.Launched() == std::vector<std::string>{"w0", "w1"});
+  CHECK(h.backend->killed.empty());
+  h.Connect("w1", 4);
+  CHECK(h.outbox.TaskIds("w1") == std::vector<std::uint64_t>{3, 4});
+  h.Answer("w1", 3, {4}, 4);
+  h.Answer("w1", 4, {9}, 4);
+  h.Connect("w2", 4);
+  CHECK(h.outbox.TaskIds("w2") == std::vector<std::uint64_t>{5});
+  h.Answer("w2", 5, {16}, 4);
+  REQUIRE(batch->ready());
+  for (std::size_t i = 0; i < 5; ++i) CHECK(PoolHarness::Slot(*batch, i) == std::to_string(i * i));
+}
+
+TEST_CASE("a task queued behind a slow one is taken back for an idle worker, and skipped by the busy one") {
+  PoolHarness h(2);
+  h.Connect("w0", 2);
+  h.Connect("w1", 2);
+  auto batch = h.SubmitSquares(4);
+  CHECK(h.outbox.TaskIds("w0") == std::vector<std::uint64_t>{1, 3});
+  CHECK(h.outbox.TaskIds("w1") == std::vector<std::uint64_t>{2, 4});
+  h.Answer("w1", 2, {1}, 2);
+  h.Answer("w1", 4, {9}, 2);  // w1 is idle; w0 still runs task 1
+  h.Advance(milliseconds(50));
+  CHECK(h.outbox.Revoked("w0").empty());  // a short wait is no reason
+  h.Advance(milliseconds(100));
+  CHECK(h.outbox.Revoked("w0") == std::vector<std::uint64_t>{3});
+  CHECK(h.outbox.TaskIds("w1") == std::vector<std::uint64_t>{2, 4, 3});
+  h.Answer("w1", 3, {4}, 2);
+  REQUIRE(batch->wait_slot(2));
+  CHECK(PoolHarness::Slot(*batch, 2) == "4");
+  h.Answer("w0", 1, {0}, 2);
+  h.Answer("w0", 3, {}, 2);  // skipped: no outcome
+  CHECK(h.pool->Owns("w0"));
+  REQUIRE(batch->ready());
+  for (std::size_t i = 0; i < 4; ++i) CHECK(PoolHarness::Slot(*batch, i) == std::to_string(i * i));
+  CHECK(h.pool->status().tasks_done == 4);
+}
+
+TEST_CASE("a stolen task that its first worker had started counts once: that worker's result is dropped") {
+  PoolHarness h(2);
+  h.Connect("w0", 2);
+  h.Connect("w1", 2);
+  auto batch = h.SubmitSquares(4);
+  h.Answer("w1", 2, {1}, 2);
+  h.Answer("w1", 4, {9}, 2);
+  h.Advance(milliseconds(150));
+  REQUIRE(h.outbox.Revoked("w0") == std::vector<std::uint64_t>{3});
+  h.Answer("w0", 1, {0}, 2);
+  h.Answer("w0", 3, {99}, 2);  // it ran task 3 before the REVOKE came
+  CHECK(h.pool->Owns("w0"));
+  CHECK_FALSE(batch->wait_slot(2, std::chrono::steady_clock::now()));
+  h.Answer("w1", 3, {4}, 2);
+  REQUIRE(batch->ready());
+  CHECK(PoolHarness::Slot(*batch, 2) == "4");
+  h.Answer("w0", 3, {}, 2);  // nothing revoked is left: a fault
+  CHECK_FALSE(h.pool->Owns("w0"));
+}
+
+TEST_CASE("a closed pool still replaces a spent or lost worker while tasks remain") {
+  auto o = Options(1);
+  o.max_tasks_per_child = 1;
+  PoolHarness h(std::move(o));
+  h.Connect("w0", 2);
+  auto batch = h.SubmitSquares(3);
+  h.pool->Close(h.now);
+  h.Answer("w0", 1, {0}, 2);
+  CHECK(h.Launched() == std::vector<std::string>{"w0", "w1"});
+  h.Connect("w1", 2);
+  ScriptedBackend::Crash(*h.backend, "w1", "killed by SIGKILL");
+  h.Advance(milliseconds(100));
+  CHECK(h.Launched().back() == "w2");
+  h.Connect("w2", 2);
+  h.Answer("w2", 2, {1}, 2);
+  h.Connect("w3", 2);
+  h.Answer("w3", 3, {4}, 2);
+  REQUIRE(batch->ready());
+  CHECK(h.Launched().size() == 4);  // none once every task is done
+  h.Advance(milliseconds(100));
+  CHECK(h.Launched().size() == 4);
+}
+
+TEST_CASE("a pool's snapshot counts tasks submitted, done and retried, and shows busy and lost workers") {
+  PoolHarness h(2);
+  h.Connect("w0", 1);
+  h.Connect("w1", 1);
+  auto batch = h.SubmitSquares(4);
+  h.now += milliseconds(300);
+  h.Answer("w0", 1, {0}, 1);  // w0 then takes task 3
+  auto s = h.pool->TakeSnapshot(h.now);
+  CHECK(s.counters.tasks_submitted == 4);
+  CHECK(s.counters.items_submitted == 4);
+  CHECK(s.counters.tasks_done == 1);
+  CHECK(s.counters.items_done == 1);
+  CHECK(s.counters.durations.count == 1);
+  CHECK(s.counters.durations.sum_seconds == doctest::Approx(0.3));
+  CHECK(s.status.tasks_queued == 1);
+  REQUIRE(s.workers.size() == 2);
+  CHECK(s.workers[0].state == "busy");
+  CHECK(s.workers[0].tasks_done == 1);
+  CHECK(s.workers[1].task == "square (item 1)");
+  CHECK(s.workers[1].task_seconds == doctest::Approx(0.3));
+  CHECK(s.eta_seconds.has_value());
+  // w1 dies holding task 2: it is retried, and w1 shows as lost, with why.
+  ScriptedBackend::Crash(*h.backend, "w1", "killed by SIGSEGV");
+  h.Advance(milliseconds(100));
+  s = h.pool->TakeSnapshot(h.now);
+  CHECK(s.counters.tasks_retried == 1);
+  CHECK(s.counters.workers_lost == 1);
+  CHECK(s.counters.workers_started == 3);  // w1's replacement
+  const auto lost = std::find_if(s.workers.begin(), s.workers.end(), [](const auto& w) { return w.id == "w1"; });
+  REQUIRE(lost != s.workers.end());
+  CHECK(lost->state == "lost");
+  CHECK(lost->ended == "killed by SIGSEGV while running square (item 1)");
+}

@@ -302,3 +302,45 @@ TEST_CASE("a batch whose answer cannot be sent stays, in order, for the next in 
   CHECK(Items(alive.answers.at(0).second) == std::vector<std::string>{"1", "2", "3"});
   CHECK(table.items() == 0);
 }
+
+TEST_CASE("the master's own get takes items already there at once, in order, and a worker's "
+          "charge returns at the next tick") {
+  auto budget = PeerBudget::Make({});
+  QueueTable table(budget);
+  const auto q = New(table);
+  Told worker("w0");
+  Put(table, q, {"1", "2", "3", "4"}, worker);
+  std::string body;
+  REQUIRE(table.TakeNow(Ask(Op::kQueueGet, q), &body));
+  CHECK(body == "1");
+  REQUIRE(table.TakeNow(GetMany(q, 2), &body));
+  CHECK(Items(body) == std::vector<std::string>{"2", "3"});
+  CHECK(table.items() == 1);
+  CHECK(budget->Of("w0").bytes == 4);  // returned on the I/O thread, not the taker's
+  table.Tick(t0);
+  CHECK(budget->Of("w0").bytes == 1);
+  REQUIRE(table.TakeNow(GetMany(q, 5), &body));
+  CHECK(Items(body) == std::vector<std::string>{"4"});
+  // Nothing there, or not a get: asked the usual way, answered later.
+  CHECK_FALSE(table.TakeNow(Ask(Op::kQueueGet, q), &body));
+  CHECK_FALSE(table.TakeNow(Ask(Op::kQueuePoll, q), &body));
+  CHECK_FALSE(table.TakeNow(Ask(Op::kQueueGet, q + 1), &body));
+  CHECK_FALSE(table.TakeNow(GetMany(q, 0), &body));
+}
+
+TEST_CASE("the master's own get leaves to the I/O thread what would answer another: a put "
+          "waiting for room, a closed queue") {
+  QueueTable table(PeerBudget::Make({}));
+  const auto q = NewBounded(table, 1);
+  Told producer, consumer, closer;
+  Put(table, q, {"1", "2"}, producer);
+  std::string body;
+  CHECK_FALSE(table.TakeNow(Ask(Op::kQueueGet, q), &body));  // "2" waits for room
+  Get(table, q, {&consumer});
+  CHECK(producer.statuses() == std::vector<Status>{Status::kOk, Status::kOk});
+  table.Handle("", Ask(Op::kQueueClose, q), closer.answer(), t0);
+  CHECK_FALSE(table.TakeNow(Ask(Op::kQueueGet, q), &body));  // its last item frees it
+  Get(table, q, {&consumer, &consumer});
+  CHECK(consumer.statuses() == std::vector<Status>{Status::kOk, Status::kOk, Status::kClosed});
+  CHECK(table.queues() == 0);
+}

@@ -4,10 +4,12 @@
 // errors of misuse.
 #include <doctest/doctest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <fiber/fiber.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <utility>
 #include <set>
@@ -15,6 +17,8 @@
 #include <tuple>
 #include <vector>
 
+#include "master/run.hpp"
+#include "wire/item_files.hpp"
 #include "support/connected_pid.hpp"
 
 namespace {
@@ -42,6 +46,9 @@ FIBER_TASK(consume);
 
 void get_one(fiber::Queue<int> q) { q.get(); }
 FIBER_TASK(get_one);
+
+void get_big(fiber::Queue<std::string> q) { q.get(); }
+FIBER_TASK(get_big);
 
 void put_big(fiber::Queue<std::string> q, int mb) {
   std::string big(static_cast<std::size_t>(mb) << 20, '\0');
@@ -77,6 +84,15 @@ void put_then_die(fiber::Queue<std::pair<int, int>> q, int who, int n) {
   ::raise(SIGKILL);
 }
 FIBER_TASK(put_then_die);
+
+// Puts n items of 100 KB or more, each of its index's bytes, flushes,
+// and dies without exiting.
+void put_big_then_die(fiber::Queue<std::string> q, int n) {
+  for (int i = 0; i < n; ++i) q.put(std::string((100 << 10) + i, static_cast<char>(i)));
+  q.flush();
+  ::raise(SIGKILL);
+}
+FIBER_TASK(put_big_then_die);
 
 // Puts n pairs (who, i) and returns: its exit must wait for them.
 void put_pairs(fiber::Queue<std::pair<int, int>> q, int who, int n) {
@@ -228,6 +244,43 @@ TEST_CASE("a producer killed right after flush() has put every item, in order") 
   CHECK(q.qsize() == static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) REQUIRE(q.get(std::chrono::seconds(60)) == std::pair<int, int>{1, i});
   CHECK(q.empty());
+}
+
+TEST_CASE("large items from a producer killed right after flush() are all in, in order, and "
+          "their files on this machine are gone but a few kept for reuse") {
+  fiber::Queue<std::string> q;
+  const int n = 40;  // 4 MB: more than one window of unanswered puts
+  fiber::Process producer(put_big_then_die, q, n);
+  producer.start();
+  producer.join();
+  CHECK(producer.exitcode() == -SIGKILL);
+  for (int i = 0; i < n; ++i) {
+    const std::string item = q.get(std::chrono::seconds(60));
+    REQUIRE(item == std::string((100 << 10) + i, static_cast<char>(i)));
+  }
+  CHECK(q.empty());
+  // The master read each item file and removed it, but for a few kept for reuse.
+  const std::string dir = "/dev/shm/fiber-" + fiber::master::Run::Get().id() + ".items";
+  REQUIRE(::access(dir.c_str(), F_OK) == 0);
+  int kept = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    CHECK(entry.path().filename().string().rfind("free-", 0) == 0);
+    ++kept;
+  }
+  CHECK(kept >= 1);
+  CHECK(kept <= fiber::wire::ItemFiles::kRecycled);
+}
+
+TEST_CASE("a consumer killed while it waits for a large item loses nothing") {
+  fiber::Queue<std::string> q;
+  fiber::Process consumer(get_big, q);
+  consumer.start();
+  ::kill(static_cast<pid_t>(connected_pid(consumer)), SIGKILL);
+  consumer.join();
+  fiber::Process producer(put_big, q, 2);
+  producer.start();
+  producer.join();
+  CHECK(q.get(std::chrono::seconds(60)).size() == (2u << 20));
 }
 
 TEST_CASE("items from several producers arrive in order per producer, none lost") {

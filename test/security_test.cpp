@@ -140,7 +140,8 @@ TEST_CASE("a worker of another protocol version is refused with a clear message"
   ScriptedPeer old(ctx, master.dispatcher->endpoint(), "w0", &master.keys);
   old.Send(hello(9));
   CHECK(RefusalIn(old.Receive(10000))
-            .find("speaks fiber protocol version 9 but this master speaks version 4") !=
+            .find("speaks fiber protocol version 9 but this master speaks version " +
+                  std::to_string(fiber::wire::kProtocolVersion)) !=
         std::string::npos);
 }
 

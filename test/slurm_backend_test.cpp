@@ -155,7 +155,7 @@ TEST_CASE("worker jobs preempted by a job of a more urgent partition: their task
   const std::string errors = read_all(child.stderr_fd, 30);
   CHECK_MESSAGE(wait_exit(child, 30) == 0, errors);
   CHECK(out == SlowSquaresOutput(60));
-  CHECK_MESSAGE(errors.find(": its job was preempted") != std::string::npos, errors);
+  CHECK_MESSAGE(errors.find(": its Slurm job was preempted") != std::string::npos, errors);
   // Preempted and cancelled, not requeued (fiber submits --no-requeue),
   // and replaced by new jobs.
   CHECK(JobsIn(check.run_id, "PREEMPTED") == 2);
@@ -172,7 +172,7 @@ TEST_CASE("a worker job killed by its time limit: its tasks are recovered and ev
   const std::string errors = read_all(child.stderr_fd, 30);
   CHECK_MESSAGE(wait_exit(child, 30) == 0, errors);
   CHECK(out == SlowSquaresOutput(400));
-  CHECK_MESSAGE(errors.find(": its job reached its time limit") != std::string::npos, errors);
+  CHECK_MESSAGE(errors.find(": its Slurm job reached its time limit") != std::string::npos, errors);
   check.run_id = fiber.Ps()[0]["id"];
   CHECK(JobsIn(check.run_id, "TIMEOUT") >= 1);
 }

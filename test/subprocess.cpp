@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <thread>
 
 extern char** environ;
@@ -103,4 +104,13 @@ int wait_exit(const Child& child, int timeout_s) {
   kill(child.pid, SIGKILL);
   waitpid(child.pid, &status, 0);
   return -1;
+}
+
+std::string on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':'))
+    if (::access((dir + "/" + name).c_str(), X_OK) == 0) return dir + "/" + name;
+  return "/usr/bin/" + name;
 }

@@ -15,6 +15,9 @@ struct Child {
 /// Path of a program built beside the running test executable.
 std::string built_program(const std::string& name);
 
+/// The path of command name as PATH finds it; /usr/bin/NAME when it does not.
+std::string on_path(const std::string& name);
+
 /// Starts argv[0] with the environment of this process plus env (a value of
 /// "" removes the variable), in directory cwd if one is given.
 Child spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,

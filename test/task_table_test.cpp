@@ -49,10 +49,13 @@ TEST_CASE("a task fails with WorkerLost once lost more than the retry limit") {
   auto batch = std::make_shared<Batch>(1);
   TaskTable table(1);
   table.Add(MakeTask(batch, 0));
+  CHECK(table.RetriesLeft("w0") == 1);  // holding nothing: the limit
   table.LeaseNext("w0");
+  CHECK(table.RetriesLeft("w0") == 1);  // lost now, it runs again once more
   table.Lose("w0", "first");
   CHECK_FALSE(batch->ready());
   table.LeaseNext("w1");
+  CHECK(table.RetriesLeft("w1") == 0);  // lost now, it fails
   table.Lose("w1", "exit status 1");
   REQUIRE(batch->ready());
   CHECK(batch->at(0).kind == Outcome::Kind::kWorkerLost);
@@ -92,4 +95,33 @@ TEST_CASE("the table counts tasks done and failed, and names the function a work
   table.FailAll({Outcome::Kind::kPoolClosed, "pool terminated", {}});
   CHECK(table.failed() == 3);
   CHECK(table.done() == 1);
+}
+
+TEST_CASE("TakeBack returns the last task dealt to a worker to the front; it keeps the oldest") {
+  auto batch = std::make_shared<Batch>(4);
+  TaskTable table(3);
+  for (std::size_t i = 0; i < 4; ++i) table.Add(MakeTask(batch, i));
+  const auto first = table.LeaseNext("w0");
+  const auto second = table.LeaseNext("w0");
+  CHECK(table.Oldest("w0") == first);
+  CHECK(table.TakeBack("w0") == second);
+  CHECK(table.Leases("w0") == 1);
+  CHECK(table.Oldest("w0") == first);
+  CHECK(table.LeaseNext("w1") == second);  // ahead of those never dealt
+  CHECK(table.Oldest("w2") == 0);
+}
+
+TEST_CASE("GiveBack returns a worker's tasks in order without counting a loss") {
+  auto batch = std::make_shared<Batch>(2);
+  TaskTable table(0);  // a single loss would fail them
+  table.Add(MakeTask(batch, 0));
+  table.Add(MakeTask(batch, 1));
+  const auto a = table.LeaseNext("w0");
+  const auto b = table.LeaseNext("w0");
+  table.GiveBack("w0");
+  CHECK(table.Leases("w0") == 0);
+  CHECK(table.pending() == 2);
+  CHECK(table.failed() == 0);
+  CHECK(table.LeaseNext("w1") == a);
+  CHECK(table.LeaseNext("w1") == b);
 }

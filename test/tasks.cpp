@@ -74,6 +74,16 @@ int sleep_ms(int ms) {
 }
 FIBER_TASK(sleep_ms);
 
+std::pair<long, int> pid_and_square(int x) { return {static_cast<long>(::getpid()), x * x}; }
+FIBER_TASK(pid_and_square);
+
+long sleep_and_mark(std::string file, int ms) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  std::ofstream(file, std::ios::app) << ::getpid() << "\n";
+  return static_cast<long>(::getpid());
+}
+FIBER_TASK(sleep_and_mark);
+
 namespace {
 int seed = -1;
 }

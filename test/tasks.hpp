@@ -47,6 +47,10 @@ std::unordered_map<std::string, double> summarize(std::pair<std::string, std::ar
                                                   std::tuple<int, bool> flags);
 int slow_square(int x);        // sleeps 2 ms
 int sleep_ms(int ms);          // returns ms
+std::pair<long, int> pid_and_square(int x);  // this worker's pid and x * x
+/// Sleeps ms, then appends a line to file (one per run to completion);
+/// returns this worker's pid.
+long sleep_and_mark(std::string file, int ms);
 int seeded_value(int ignored);  // what init_seed set in this worker
 void init_seed(int seed);
 void init_throws(int ignored);

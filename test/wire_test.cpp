@@ -43,7 +43,9 @@ TEST_CASE("malformed headers are refused with the fault named") {
   CHECK_FALSE(ParseHeader(bytes(std::string("F\x01", 2)), &h, &err));
   CHECK_FALSE(ParseHeader(bytes(std::string("F\x03\x00\0\0\0\0", 7)), &h, &err));
   CHECK(err == "unknown message type 0");
-  CHECK_FALSE(ParseHeader(bytes(std::string("F\x03\x0c\0\0\0\0", 7)), &h, &err));
+  std::string past_last("F\x03\0\0\0\0\0", 7);
+  past_last[2] = static_cast<char>(kLastType + 1);
+  CHECK_FALSE(ParseHeader(bytes(past_last), &h, &err));
   CHECK_FALSE(ParseHeader(bytes(std::string("F\x03\x01\0\0\0", 6)), &h, &err));
 }
 
@@ -174,6 +176,12 @@ TEST_CASE("every small message round-trips through the one codec") {
   CHECK(welcome.prefetch == 7);
   CHECK(welcome.init_function == "init");
   CHECK(welcome.init_args == "args");
+  CHECK_FALSE(welcome.results_at_once);
+  REQUIRE(Decode(Encode(Welcome{5, 7, "", "", true}), &welcome, &err));
+  CHECK(welcome.results_at_once);
+  Revoke revoke;
+  REQUIRE(Decode(Encode(Revoke{{3, 1ull << 40}}, 5), &revoke, &err));
+  CHECK(revoke.ids == std::vector<std::uint64_t>{3, 1ull << 40});
   const auto refuse_message = Encode(Refuse{"go away"}, 9);
   Refuse refuse;
   REQUIRE(Decode(refuse_message, &refuse, &err));
@@ -205,6 +213,9 @@ TEST_CASE("the codec refuses a wrong type, a short or long body, and credits out
   CHECK_FALSE(Decode(Encode(Welcome{kRunChannel, 1, "", ""}), &welcome, &err));
   InitFailed failed;
   CHECK_FALSE(Decode(Writer(Type::kInitFailed, 5).Bytes("only a type").Finish(), &failed, &err));
+  Revoke revoke;
+  CHECK_FALSE(Decode(Writer(Type::kRevoke, 5).U64(1).U32(2).Finish(), &revoke, &err));
+  CHECK(err == "a malformed REVOKE");
 }
 
 TEST_CASE("a message larger than a frame crosses a socket in pieces and arrives whole") {

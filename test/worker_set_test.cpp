@@ -66,5 +66,47 @@ TEST_CASE("deadlines: no connection in time, a stop not obeyed, a heartbeat due"
   CHECK(due.kill == std::vector<std::string>{"stubborn"});
   due = set.Due(t0 + milliseconds(61000), kDeadlines);
   CHECK(due.lost.at(0).first == "late");
-  CHECK(due.lost.at(0).second == "it did not connect within 60.0 s");
+  CHECK(due.lost.at(0).second.text == "it did not connect within 60.0 s");
+}
+
+TEST_CASE("a worker that ends leaves the set, its cause kept for views; losses counted by cause") {
+  namespace word = fiber::backend::end_word;
+  WorkerSet set;
+  set.Add("w0", t0);
+  set.Add("w1", t0);
+  set.End({"w0", fiber::backend::Because(word::kSignal, "killed by SIGSEGV"), "boom (item 3)", 2, true, t0});
+  set.End({"w1", fiber::backend::Because(word::kExited, "exit status 0"), "", 0, false, t0});
+  set.End({"w7", fiber::backend::Because(word::kExited, "exit status 0"), "", 0, true, t0});  // not in it: nothing
+  CHECK(set.empty());
+  REQUIRE(set.ended().size() == 2);
+  CHECK(set.ended()[0].id == "w0");
+  CHECK(set.ended()[0].cause.text == "killed by SIGSEGV");
+  CHECK(set.ended()[0].task == "boom (item 3)");
+  CHECK(set.ended()[0].retries_left == 2);
+  // Retired as asked is no loss.
+  CHECK(set.lost_by_cause() == std::map<std::string, std::uint64_t>{{word::kSignal, 1}});
+  // However many workers a long run loses, the record stays bounded.
+  for (std::size_t i = 0; i < fiber::master::kMostEndedKept + 10; ++i) {
+    const std::string id = "x" + std::to_string(i);
+    set.Add(id, t0);
+    set.End({id, fiber::backend::OutOfMemory(), "", 0, true, t0});
+  }
+  CHECK(set.ended().size() == fiber::master::kMostEndedKept);
+  CHECK(set.ended().back().id == "x" + std::to_string(fiber::master::kMostEndedKept + 9));
+  CHECK(set.lost_by_cause().at(word::kOom) == fiber::master::kMostEndedKept + 10);
+}
+
+TEST_CASE("a worker lost with its connection takes the cause its engine tells later; no other loss does") {
+  namespace word = fiber::backend::end_word;
+  WorkerSet set;
+  set.Add("w0", t0);
+  set.Add("w1", t0);
+  set.End({"w0", fiber::backend::Because(word::kConnectionLost, "its connection was lost"), "", 0, true, t0});
+  set.End({"w1", fiber::backend::Because(word::kSignal, "killed by SIGSEGV"), "", 0, true, t0});
+  const auto preempted = fiber::backend::Because(word::kPreempted, "its Slurm job was preempted");
+  CHECK(set.Amend("w0", preempted));
+  CHECK(set.ended()[0].cause == preempted);
+  CHECK_FALSE(set.Amend("w0", preempted));  // told once
+  CHECK_FALSE(set.Amend("w1", preempted));  // its own end said already
+  CHECK_FALSE(set.Amend("w9", preempted));
 }

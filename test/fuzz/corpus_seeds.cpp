@@ -58,10 +58,14 @@ void WireSeeds() {
 
   Frame("init_failed", "raised", Writer(Type::kInitFailed, 3).Bytes("std::runtime_error").Bytes("no seed"));
   Frame("init_failed", "type_only", Writer(Type::kInitFailed, 3).Bytes("std::runtime_error"));
-  Frame("welcome", "initializer", Writer(Type::kWelcome).U32(3).U32(8).Bytes("init_seed").Bytes(to_bytes(std::tuple<int>(7))));
-  Frame("welcome", "no_initializer", Writer(Type::kWelcome).U32(3).U32(1).Bytes("").Bytes(""));
-  Frame("welcome", "lying_length", Writer(Type::kWelcome).U32(3).U32(1).U32(1000).Rest("abc"));
-  Frame("welcome", "trailing_byte", Writer(Type::kWelcome).U32(3).U32(1).Bytes("").Bytes("").U8(0));
+  Frame("welcome", "initializer", Writer(Type::kWelcome).U32(3).U32(8).U8(0).Bytes("init_seed").Bytes(to_bytes(std::tuple<int>(7))));
+  Frame("welcome", "no_initializer", Writer(Type::kWelcome).U32(3).U32(1).U8(1).Bytes("").Bytes(""));
+  Frame("welcome", "lying_length", Writer(Type::kWelcome).U32(3).U32(1).U8(0).U32(1000).Rest("abc"));
+  Frame("welcome", "trailing_byte", Writer(Type::kWelcome).U32(3).U32(1).U8(0).Bytes("").Bytes("").U8(0));
+  Frame("welcome", "results_at_once_2", Writer(Type::kWelcome).U32(3).U32(1).U8(2).Bytes("").Bytes(""));
+  Frame("revoke", "two_ids", Writer(Type::kRevoke, 3).U64(4).U64(9));
+  Frame("revoke", "none", Writer(Type::kRevoke, 3));
+  Frame("revoke", "short_id", Writer(Type::kRevoke, 3).U64(4).U32(9));
 
   Frame("request", "put", Writer(Type::kRequest).U64(1).U8(2).U64(3).U32(0xFFFFFFFF).Rest("item"));
   Frame("request", "get_timeout", Writer(Type::kRequest).U64(2).U8(3).U64(3).U32(250));

@@ -3,7 +3,8 @@
 file mapping a request's path and query (the longest key that starts it
 wins) to {"status": N, "lines": [...], "headers": {...}} or to a list of
 those, the n-th for the key's n-th request (the last one repeated); the
-answer is those lines, each sent in small pieces with a pause, and the
+answer is those lines (each as JSON, or a {"raw": TEXT} as its text, as
+a pod's log comes), each sent in small pieces with a pause, and the
 connection closed after them. Each request's method and path are appended
 to argv[1] + ".requests" (GET left unsaid). Listens on a free loopback
 port; prints "ready PORT" once up."""
@@ -35,7 +36,8 @@ class Scripted(http.server.BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         for line in answer["lines"]:
-            data = (json.dumps(line) + "\n").encode()
+            raw = isinstance(line, dict) and "raw" in line
+            data = (line["raw"] if raw else json.dumps(line) + "\n").encode()
             for i in range(0, len(data), 7):  # events split across chunks
                 self.wfile.write(data[i:i + 7])
                 self.wfile.flush()

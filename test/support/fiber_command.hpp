@@ -103,6 +103,13 @@ struct Fiber {
     ::close(terminal);
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, printed, shown};
   }
+  /// fiber run --detach args...: the run's id (its output's first line).
+  std::string Detached(std::vector<std::string> args) {
+    args.insert(args.begin(), {"run", "--detach"});
+    auto [status, out, err] = Run(args);
+    REQUIRE_MESSAGE(status == 0, err);
+    return out.substr(0, out.find('\n'));
+  }
   nlohmann::json Ps() {
     auto [status, out, err] = Run({"ps", "-a", "--json"});
     REQUIRE_MESSAGE(status == 0, err);

@@ -19,6 +19,8 @@ struct PoolHarness {
   explicit PoolHarness(int processes, int max_task_retries = 3, Call initializer = {});
   /// An elastic pool of min to max workers.
   PoolHarness(master::PoolService::Options::Elastic elastic);
+  /// A pool of these options (channel, ids and callbacks are the harness's).
+  explicit PoolHarness(master::PoolService::Options options) { Make(std::move(options)); }
 
   /// HELLO, then READY with credit, then a deal, as a worker's first words.
   void Connect(const std::string& id, std::uint32_t credit = 1);

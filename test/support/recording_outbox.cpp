@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "wire/codec.hpp"
+
 namespace fiber::testing {
 
 std::vector<wire::Type> RecordingOutbox::Types(const std::string& worker) const {
@@ -33,6 +35,19 @@ std::vector<wire::TaskView> RecordingOutbox::Tasks(const std::string& worker) co
 std::vector<std::uint64_t> RecordingOutbox::TaskIds(const std::string& worker) const {
   std::vector<std::uint64_t> ids;
   for (const auto& t : Tasks(worker)) ids.push_back(t.id);
+  return ids;
+}
+
+std::vector<std::uint64_t> RecordingOutbox::Revoked(const std::string& worker) const {
+  std::vector<std::uint64_t> ids;
+  const std::vector<wire::Type> types = Types(worker);
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    if (types[i] != wire::Type::kRevoke) continue;
+    wire::Revoke revoke;
+    std::string err;
+    REQUIRE(wire::Decode(sent.at(worker)[i], &revoke, &err));
+    ids.insert(ids.end(), revoke.ids.begin(), revoke.ids.end());
+  }
   return ids;
 }
 

@@ -27,6 +27,8 @@ class RecordingOutbox : public master::Outbox {
   std::vector<std::uint64_t> TaskIds(const std::string& worker) const;
   /// The calls of every task sent to worker, in order.
   std::vector<wire::TaskView> Tasks(const std::string& worker) const;
+  /// Ids of the tasks in every REVOKE sent to worker, in order.
+  std::vector<std::uint64_t> Revoked(const std::string& worker) const;
 
   std::map<std::string, std::vector<zmq::message_t>> sent;
   std::set<std::string> unreachable;

@@ -23,7 +23,7 @@ bool ScriptedBackend::Start(const backend::Launch& launch, std::string* err) {
 void ScriptedBackend::Kill(const std::string& id) {
   std::lock_guard<std::mutex> lock(state_->mu);
   state_->killed.push_back(id);
-  state_->exits.push_back({id, "killed by SIGKILL", ExitStatus::Killed(9)});
+  state_->exits.push_back({id, backend::EndedWith(ExitStatus::Killed(9)), ExitStatus::Killed(9)});
 }
 
 std::vector<backend::Exit> ScriptedBackend::Poll() {
@@ -36,7 +36,9 @@ std::vector<backend::Exit> ScriptedBackend::Poll() {
 void ScriptedBackend::Crash(State& state, const std::string& id, const std::string& how,
                             int status) {
   std::lock_guard<std::mutex> lock(state.mu);
-  state.exits.push_back({id, how, ExitStatus::FromSigned(status)});
+  backend::EndCause cause = backend::EndedWith(ExitStatus::FromSigned(status));
+  cause.text = how;
+  state.exits.push_back({id, std::move(cause), ExitStatus::FromSigned(status)});
 }
 
 backend::Launch ScriptedBackend::WaitForLaunch(State& state, std::size_t n) {

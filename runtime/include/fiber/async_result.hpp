@@ -22,7 +22,7 @@ namespace fiber::detail {
 
 /// What became of one call.
 struct Outcome {
-  enum class Kind { kValue, kRemoteError, kWorkerLost, kNotRegistered, kPoolClosed };
+  enum class Kind { kValue, kRemoteError, kWorkerLost, kNotRegistered, kPoolClosed, kTimeout };
   Kind kind = Kind::kValue;
   std::string data;        // the encoded value, or the error's message
   std::string error_type;  // kRemoteError: the type of the exception

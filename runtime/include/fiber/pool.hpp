@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -49,6 +50,14 @@ struct PoolOptions {
   int min_processes = 0;
   int max_processes = 0;
   std::chrono::milliseconds idle_timeout{std::chrono::seconds(30)};
+  /// A task (a call of apply_async, imap or imap_unordered; a chunk of map
+  /// or starmap) that runs longer is abandoned: its worker is killed and
+  /// replaced, and its calls fail with TimeoutError, not retried. Timed by
+  /// the master from when the worker could start it. Unset: no limit.
+  std::optional<std::chrono::milliseconds> task_timeout{};
+  /// multiprocessing's maxtasksperchild: a worker that has run this many
+  /// tasks finishes, exits and is replaced by a new one. Unset: no limit.
+  std::optional<int> max_tasks_per_child{};
 };
 
 /// Where a worker is in its life, as the master sees it.

@@ -5,7 +5,9 @@
 //   FIBER_CLASS(CartPole, &CartPole::reset, &CartPole::step);
 //   auto env = manager.make<CartPole>(seed);          // built in the manager
 //   State s = env.call(&CartPole::step, 1).get();     // AsyncResult<State>
-// Calls on one object run in the order they were made.
+// Calls on one object run in the order they were made. A worker's calls go
+// to the manager directly, the master's path its fallback (PROTOCOL.md,
+// "Calls in one hop").
 #pragma once
 
 #include <any>
@@ -115,9 +117,12 @@ struct ObjectRef {
   std::string run_id;
   std::uint32_t manager = 0;  // the manager's channel within the run
   std::uint64_t object = 0;
+  /// The manager's own endpoint, which a worker calls in one hop; "": go
+  /// through the master.
+  std::string endpoint;
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(run_id, manager, object);
+    ar(run_id, manager, object, endpoint);
   }
 };
 

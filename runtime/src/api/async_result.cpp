@@ -15,6 +15,7 @@ void throw_outcome(const Outcome& outcome) {
     case Outcome::Kind::kWorkerLost: throw WorkerLost(outcome.data);
     case Outcome::Kind::kNotRegistered: throw NotRegistered(outcome.data);
     case Outcome::Kind::kPoolClosed: throw PoolClosed(outcome.data);
+    case Outcome::Kind::kTimeout: throw TimeoutError(outcome.data);
     case Outcome::Kind::kValue: break;
   }
   throw Error("internal error: a successful outcome was thrown");

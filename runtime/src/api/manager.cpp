@@ -5,8 +5,10 @@
 // at a time in the order they were dealt, which is what orders the calls on
 // one object; the master's pool service already reports a lost worker to
 // every pending call and breaks the pool for later ones. Calls reach the
-// manager's pool through the run's master from any process (a REQUEST of
-// kind kManagerCall, master/request_service.cpp).
+// manager's pool through the run's master (a REQUEST of kind kManagerCall,
+// master/request_service.cpp) from the master itself, and from a worker
+// that cannot reach the manager's own endpoint; other workers call that
+// endpoint in one hop (worker/direct_calls.hpp, client/direct_link.hpp).
 #include "fiber/manager.hpp"
 
 #include <map>
@@ -19,6 +21,7 @@
 #include "diagnostics/demangle.hpp"
 #include "master/pool_handle.hpp"
 #include "master/run.hpp"
+#include "worker/serve_loop.hpp"
 #include "worker/this_worker.hpp"
 
 namespace fiber::detail {
@@ -126,8 +129,11 @@ void throw_method_not_registered(std::type_index type, const char* where) {
                       " is not registered; list it in FIBER_CLASS(" + name + ", ...)");
 }
 
-// The built-in tasks a manager runs.
-std::uint64_t fiber_manager_make(std::string constructor, std::string args) {
+std::string fiber_manager_call(std::uint64_t object, std::string method, std::string args);
+
+// The built-in tasks a manager runs. Making an object also opens the
+// manager's own endpoint (once), which the object's handles carry.
+std::pair<std::uint64_t, std::string> fiber_manager_make(std::string constructor, std::string args) {
   Constructor make = nullptr;
   const ClassEntry* cls = nullptr;
   {
@@ -149,7 +155,7 @@ std::uint64_t fiber_manager_make(std::string constructor, std::string args) {
   std::lock_guard<std::mutex> lock(held_mu);
   const std::uint64_t id = next_object++;
   held[id] = {std::move(object), cls};
-  return id;
+  return {id, worker::ServeDirectCalls(task_name(key_of(&fiber_manager_call), "Manager"))};
 }
 FIBER_TASK(fiber_manager_make);
 
@@ -177,11 +183,12 @@ FIBER_TASK(fiber_manager_call);
 
 namespace {
 
-// Sends a call of fn (a built-in task) to the manager; the batch's one
-// slot gets its outcome.
+// Sends a call of fn (a built-in task) to the manager, at endpoint in one
+// hop when it has one; the batch's one slot gets its outcome.
 template <class Fn, class... Args>
-std::shared_ptr<Batch> CallManager(const std::string& run_id, std::uint32_t manager, Fn fn,
-                                   const char* where, Args&&... args) {
+std::shared_ptr<Batch> CallManager(const std::string& run_id, std::uint32_t manager,
+                                   const std::string& endpoint, Fn fn, const char* where,
+                                   Args&&... args) {
   client::RunClient& c = client::RunClient::Get();
   if (run_id != c.run_id())
     throw Error(std::string(where) + ": this object belongs to run " + run_id +
@@ -193,7 +200,7 @@ std::shared_ptr<Batch> CallManager(const std::string& run_id, std::uint32_t mana
   request.body = wire::EncodePair(task_name(key_of(fn), where),
                                   encode_args(fn, std::forward<Args>(args)...));
   auto batch = std::make_shared<Batch>(1);
-  c.Send(std::move(request), [batch](wire::Reply reply) {
+  c.SendToManager(endpoint, std::move(request), [batch](wire::Reply reply) {
     batch->complete(0, {client::OutcomeOf(reply)});
   });
   return batch;
@@ -204,8 +211,8 @@ std::shared_ptr<Batch> CallManager(const std::string& run_id, std::uint32_t mana
 std::shared_ptr<Batch> call_method(const ObjectRef& ref, const std::string& method,
                                    std::string args, const char* where) {
   if (ref.run_id.empty()) throw Error(std::string(where) + ": this handle names no object");
-  return CallManager(ref.run_id, ref.manager, &fiber_manager_call, where, ref.object, method,
-                     std::move(args));
+  return CallManager(ref.run_id, ref.manager, ref.endpoint, &fiber_manager_call, where, ref.object,
+                     method, std::move(args));
 }
 
 // The dictionary a Dict stands for.
@@ -268,10 +275,11 @@ void Manager::shutdown() { state_->handle.reset(); }
 
 detail::ObjectRef Manager::make_object(const std::string& constructor, std::string args) {
   if (!state_ || !state_->handle) throw Error("Manager::make: the manager has shut down");
-  auto batch = detail::CallManager(state_->run_id, state_->channel, &detail::fiber_manager_make,
+  auto batch = detail::CallManager(state_->run_id, state_->channel, {}, &detail::fiber_manager_make,
                                    "Manager::make", constructor, std::move(args));
   batch->wait_all();
-  return {state_->run_id, state_->channel, detail::decode<std::uint64_t>(batch->at(0))};
+  auto [object, endpoint] = detail::decode<std::pair<std::uint64_t, std::string>>(batch->at(0));
+  return {state_->run_id, state_->channel, object, std::move(endpoint)};
 }
 
 }  // namespace fiber

@@ -28,6 +28,12 @@ Pool::Pool(PoolOptions options) : options_(std::move(options)) {
                       " and " + std::to_string(options_.max_processes));
   if (options_.max_processes > 0 && options_.idle_timeout <= std::chrono::milliseconds(0))
     throw ConfigError("PoolOptions.idle_timeout must be positive");
+  if (options_.task_timeout && *options_.task_timeout <= std::chrono::milliseconds(0))
+    throw ConfigError("PoolOptions.task_timeout must be positive (leave it unset for no limit), "
+                      "not " + std::to_string(options_.task_timeout->count()) + " ms");
+  if (options_.max_tasks_per_child && *options_.max_tasks_per_child < 1)
+    throw ConfigError("PoolOptions.max_tasks_per_child must be 1 or more (leave it unset for no "
+                      "limit), not " + std::to_string(*options_.max_tasks_per_child));
   if (options_.processes == 0)
     options_.processes = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   size_ = options_.max_processes > 0 ? options_.max_processes : options_.processes;

@@ -67,7 +67,8 @@ int ExitCodeOf(ProcessState& s) {
       return 1;
     case detail::Outcome::Kind::kNotRegistered: log::Error(who + ": " + outcome.data); return 1;
     case detail::Outcome::Kind::kWorkerLost:
-    case detail::Outcome::Kind::kPoolClosed: break;
+    case detail::Outcome::Kind::kPoolClosed:
+    case detail::Outcome::Kind::kTimeout: break;
   }
   if (s.exit_status && *s.exit_status != 0) return *s.exit_status;
   log::Error(who + " ended without running its function: " + outcome.data);

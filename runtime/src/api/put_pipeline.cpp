@@ -2,12 +2,26 @@
 
 #include "api/run_object.hpp"
 #include "client/run_client.hpp"
+#include "wire/item_files.hpp"
+#include "worker/this_worker.hpp"
 
 namespace fiber::detail {
 
 namespace {
 const wire::Reply kNone{0, wire::Status::kLost, {}};
 }  // namespace
+
+wire::Op PutOp(std::string* item) {
+  if (item->size() < wire::ItemFiles::kSmallest) return wire::Op::kQueuePut;
+  const worker::Bootstrap* b = worker::ThisWorker();
+  if (!b) return wire::Op::kQueuePut;  // the master: no socket to skip
+  static const std::unique_ptr<wire::ItemFiles> files = wire::ItemFiles::Open(b->run_id);
+  if (!files) return wire::Op::kQueuePut;
+  std::string name = files->Write(b->worker_id, *item);
+  if (name.empty()) return wire::Op::kQueuePut;
+  *item = std::move(name);
+  return wire::Op::kQueuePutFile;
+}
 
 PutPipeline& PutPipeline::Get() {
   static PutPipeline* pipeline = new PutPipeline;  // used until the process ends
@@ -27,13 +41,17 @@ void PutPipeline::Put(const RunObjectRef& object, std::string item, const char* 
     unanswered_bytes_ += bytes;
   }
   // Not under mu_: the answer may come at once, on this thread.
-  c.Send(request_for(object, wire::Op::kQueuePut, std::move(item), std::nullopt),
-         [this, id = object.id, bytes](wire::Reply reply) {
-           std::lock_guard<std::mutex> lock(mu_);
-           if (reply.status != wire::Status::kOk) errors_.try_emplace(id, std::move(reply));
-           --unanswered_;
-           unanswered_bytes_ -= bytes;
-           answered_.notify_all();
+  const wire::Op op = PutOp(&item);
+  // Two words of state (this is Get()): std::function keeps them without
+  // an allocation.
+  c.Send(request_for(object, op, std::move(item), std::nullopt),
+         [id = object.id, bytes](wire::Reply reply) {
+           PutPipeline& p = Get();
+           std::lock_guard<std::mutex> lock(p.mu_);
+           if (reply.status != wire::Status::kOk) p.errors_.try_emplace(id, std::move(reply));
+           --p.unanswered_;
+           p.unanswered_bytes_ -= bytes;
+           p.answered_.notify_all();
          });
 }
 

@@ -17,6 +17,11 @@
 
 namespace fiber::detail {
 
+/// The op of a put of *item: QUEUE_PUT_FILE, *item then the file's name,
+/// for a large item of a worker on the master's machine
+/// (wire/item_files.hpp); else QUEUE_PUT, *item untouched.
+wire::Op PutOp(std::string* item);
+
 class PutPipeline {
  public:
   static constexpr std::size_t kWindow = 256;

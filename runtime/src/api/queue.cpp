@@ -32,13 +32,22 @@ void RaisePutError(const wire::Reply& error, const char* where) {
   Raise(error, (std::string(where) + ": an earlier put").c_str());
 }
 
-wire::Reply Ask(const QueueRef& q, Op op, std::string body, const Timeout& timeout,
-                const char* where) {
-  // The puts sent before come back first: their error is this call's.
+// The puts sent before come back first: their error is this call's.
+void Settle(const QueueRef& q, const char* where) {
   PutPipeline& pipeline = PutPipeline::Get();
   pipeline.Drain();
   RaisePutError(pipeline.TakeError(q.id), where);
-  wire::Reply reply = ask_master(q, op, std::move(body), timeout, where);
+}
+
+wire::Reply Ask(const QueueRef& q, Op op, std::string body, const Timeout& timeout,
+                const char* where) {
+  Settle(q, where);
+  // In the master a get of items already there needs no hand-off.
+  wire::Reply reply{0, Status::kOk, {}};
+  const bool get = op == Op::kQueueGet || op == Op::kQueueGetMany;
+  if (get && client_for(q, where).TakeNow(request_for(q, op, body, timeout), &reply.body))
+    return reply;
+  reply = ask_master(q, op, std::move(body), timeout, where);
   if (reply.status != Status::kOk) Raise(reply, where);
   return reply;
 }
@@ -46,7 +55,9 @@ wire::Reply Ask(const QueueRef& q, Op op, std::string body, const Timeout& timeo
 }  // namespace
 
 void queue_put(const QueueRef& q, std::string item, const Timeout& timeout, const char* where) {
-  Ask(q, Op::kQueuePut, std::move(item), timeout, where);
+  Settle(q, where);  // before an item file is written: it is sent
+  const Op op = PutOp(&item);
+  Ask(q, op, std::move(item), timeout, where);
 }
 
 void queue_send(const QueueRef& q, std::string item, const char* where) {
@@ -104,11 +115,7 @@ void queue_close(const QueueRef& q, const char* where) {
   Ask(q, Op::kQueueClose, {}, std::nullopt, where);
 }
 
-void queue_flush(const QueueRef& q, const char* where) {
-  PutPipeline& pipeline = PutPipeline::Get();
-  pipeline.Drain();
-  RaisePutError(pipeline.TakeError(q.id), where);
-}
+void queue_flush(const QueueRef& q, const char* where) { Settle(q, where); }
 
 void queue_flush_all(const char* where) { RaisePutError(PutPipeline::Get().DrainAll(), where); }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/end_cause.hpp"
 #include "config/settings.hpp"
 #include "os/exit_status.hpp"
 #include "fiber/resources.hpp"
@@ -27,9 +28,9 @@ struct Launch {
 /// A worker the backend saw end.
 struct Exit {
   std::string worker_id;
-  /// "exit status 3" (ExitStatus::Describe), or what the engine said of
-  /// its end: "its container was killed for using more than its memory limit".
-  std::string how;
+  /// Why it ended: its exit status or signal, or what the engine said of
+  /// its end (killed for its memory limit, its pod evicted, ...).
+  EndCause cause;
   ExitStatus status = {};
 };
 

@@ -70,8 +70,9 @@ void PackedBackend::Kill(const std::string& worker_id) {
     jobs_->Kill(job);
     return;
   }
-  ended_.push_back({worker_id, "killed by the master; its job " + job + " goes on with its " +
-                                   std::to_string(live.size()) + " other workers",
+  ended_.push_back({worker_id,
+                    Because(end_word::kSignal, "killed by the master; its job " + job + " goes on with its " +
+                                                   std::to_string(live.size()) + " other workers"),
                     ExitStatus::Killed(SIGKILL)});
 }
 
@@ -83,8 +84,9 @@ std::vector<Exit> PackedBackend::Poll() {
     if (it == live_.end()) continue;
     for (const std::string& id : it->second) {
       job_of_.erase(id);
-      exits.push_back({id, it->second.size() > 1 ? "its job " + job.worker_id + " ended: " + job.how : job.how,
-                       job.status});
+      EndCause cause = job.cause;
+      if (it->second.size() > 1) cause.text = "its job " + job.worker_id + " ended: " + cause.text;
+      exits.push_back({id, std::move(cause), job.status});
     }
     live_.erase(it);
   }

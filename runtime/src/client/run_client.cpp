@@ -1,6 +1,9 @@
 #include "client/run_client.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <deque>
+#include <set>
 #include <future>
 #include <map>
 #include <memory>
@@ -10,6 +13,7 @@
 #include <zmq.hpp>
 
 #include "api/init_state.hpp"
+#include "client/direct_link.hpp"
 #include "diagnostics/log.hpp"
 #include "fiber/errors.hpp"
 #include "master/run.hpp"
@@ -44,6 +48,9 @@ class LocalClient : public RunClient {
     });
     if (!posted) on_reply(Reply{0, Status::kLost, "the run's master has stopped"});
   }
+  bool TakeNow(const Request& request, std::string* body) override {
+    return run_.dispatcher().TakeNow(request, body);
+  }
 
  private:
   master::Run& run_;
@@ -54,7 +61,11 @@ class LocalClient : public RunClient {
 class RemoteClient : public RunClient {
  public:
   explicit RemoteClient(const worker::Bootstrap& b)
-      : run_id_(b.run_id), context_(1), dealer_(context_, zmq::socket_type::dealer) {
+      : run_id_(b.run_id),
+        client_secret_(b.client_secret),
+        heartbeat_timeout_(b.heartbeat_timeout),
+        context_(1),
+        dealer_(context_, zmq::socket_type::dealer) {
     if (std::string err; !outbox_.Open(&err)) throw Error(err + " for the run's client connection");
     dealer_.set(zmq::sockopt::routing_id, b.worker_id + ".client");
     dealer_.set(zmq::sockopt::linger, 0);  // every request waits for its answer
@@ -74,8 +85,12 @@ class RemoteClient : public RunClient {
   const std::string& run_id() const override { return run_id_; }
 
   void Send(Request request, std::function<void(Reply)> on_reply) override {
+    SendToManager({}, std::move(request), std::move(on_reply));
+  }
+  void SendToManager(const std::string& endpoint, Request request,
+                     std::function<void(Reply)> on_reply) override {
     request.id = next_id_++;
-    Outgoing o{std::move(request), on_reply};
+    Outgoing o{std::move(request), on_reply, endpoint};
     if (std::string why; !outbox_.Post(std::move(o), &why)) on_reply(Reply{0, Status::kLost, why});
   }
 
@@ -83,28 +98,113 @@ class RemoteClient : public RunClient {
   struct Outgoing {
     Request request;
     std::function<void(Reply)> on_reply;
+    std::string endpoint;  // a manager's own, for a call in one hop
   };
+
+  // The calls to one manager's own endpoint: held while its hello is out
+  // (or while kMaxDirectInFlight are unanswered), then sent in order.
+  struct Link {
+    std::unique_ptr<DirectLink> link;
+    std::deque<Outgoing> held;
+    std::set<std::uint64_t> in_flight;
+  };
+  // Unanswered calls on one link; more wait their turn in this process.
+  static constexpr std::size_t kMaxDirectInFlight = 1024;
 
   void Run() {
     for (;;) {
-      zmq::pollitem_t items[] = {{dealer_.handle(), 0, ZMQ_POLLIN, 0},
-                                 {nullptr, outbox_.fd(), ZMQ_POLLIN, 0}};
-      wire::Poll(items, 2, std::chrono::milliseconds(-1));
+      std::vector<zmq::pollitem_t> items = {{dealer_.handle(), 0, ZMQ_POLLIN, 0},
+                                            {nullptr, outbox_.fd(), ZMQ_POLLIN, 0}};
+      auto wait = std::chrono::milliseconds(-1);
+      const auto now = DirectLink::Clock::now();
+      for (auto& [key, l] : links_) {
+        if (l.link->state() == DirectLink::State::kClosed) continue;
+        items.push_back({l.link->socket(), 0, ZMQ_POLLIN, 0});
+        items.push_back({l.link->events(), 0, ZMQ_POLLIN, 0});
+        if (const auto deadline = l.link->deadline()) {
+          const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - now);
+          wait = std::max(std::chrono::milliseconds(0), wait.count() < 0 ? left : std::min(wait, left));
+        }
+      }
+      wire::Poll(items.data(), items.size(), wait);
       if (items[1].revents & ZMQ_POLLIN) {
         std::vector<Outgoing> out = Coalesced(outbox_.Take());
         if (outbox_.closed()) return;  // the client is going
-        for (auto& o : out) {
-          pending_[o.request.id] = std::move(o.on_reply);
-          zmq::message_t message = wire::Encode(o.request);
-          // The master would drop it unanswered.
-          if (const std::string fault = wire::MessageSizeFault(message.size()); !fault.empty())
-            Answer(Reply{o.request.id, Status::kRefused, "cannot send " + fault});
-          else if (!wire::SendMessage(dealer_, {}, std::move(message)))
-            Answer(Reply{o.request.id, Status::kLost, "cannot reach the run's master"});
-        }
+        for (auto& o : out) Route(std::move(o));
       }
       if (items[0].revents & ZMQ_POLLIN) ReceiveAll();
+      if (!links_.empty()) ServeLinks();
     }
+  }
+
+  // A manager call with an endpoint goes to its link, made on first use;
+  // everything else, and calls on a link closed, through the master.
+  void Route(Outgoing o) {
+    if (o.endpoint.empty() || o.request.op != wire::Op::kManagerCall) return ToMaster(std::move(o));
+    const auto key = std::pair(o.request.object, o.endpoint);
+    auto it = links_.find(key);
+    if (it == links_.end()) {
+      Link l;
+      l.link = std::make_unique<DirectLink>(context_, client_secret_, heartbeat_timeout_, o.endpoint,
+                                            static_cast<wire::Channel>(o.request.object), next_id_++,
+                                            DirectLink::Clock::now());
+      it = links_.emplace(key, std::move(l)).first;
+    }
+    Link& l = it->second;
+    if (l.link->state() == DirectLink::State::kClosed) return ToMaster(std::move(o));
+    l.held.push_back(std::move(o));
+    SendHeld(l);
+  }
+
+  void SendHeld(Link& l) {
+    while (!l.held.empty() && l.link->state() == DirectLink::State::kDirect &&
+           l.in_flight.size() < kMaxDirectInFlight) {
+      Outgoing o = std::move(l.held.front());
+      l.held.pop_front();
+      if (!l.link->Send(o.request)) {
+        l.held.push_front(std::move(o));
+        break;
+      }
+      l.in_flight.insert(o.request.id);
+      pending_[o.request.id] = std::move(o.on_reply);
+    }
+    if (l.link->state() == DirectLink::State::kClosed) Fallback(l);
+  }
+
+  // Answers on every link; a link closed fails its calls in flight (the
+  // manager may have run them: they are lost with its connection) and
+  // sends those it held through the master, in order.
+  void ServeLinks() {
+    const auto now = DirectLink::Clock::now();
+    for (auto& [key, l] : links_) {
+      Reply reply;
+      while (l.link->Receive(&reply)) {
+        l.in_flight.erase(reply.id);
+        Answer(std::move(reply));
+      }
+      l.link->Check(now);
+      SendHeld(l);
+    }
+  }
+
+  void Fallback(Link& l) {
+    const std::string why = "lost the manager at " + l.link->endpoint() + ": " + l.link->why();
+    for (std::uint64_t id : l.in_flight) Answer(Reply{id, Status::kLost, why});
+    l.in_flight.clear();
+    while (!l.held.empty()) {
+      ToMaster(std::move(l.held.front()));
+      l.held.pop_front();
+    }
+  }
+
+  void ToMaster(Outgoing o) {
+    pending_[o.request.id] = std::move(o.on_reply);
+    zmq::message_t message = wire::Encode(o.request);
+    // The master would drop it unanswered.
+    if (const std::string fault = wire::MessageSizeFault(message.size()); !fault.empty())
+      Answer(Reply{o.request.id, Status::kRefused, "cannot send " + fault});
+    else if (!wire::SendMessage(dealer_, {}, std::move(message)))
+      Answer(Reply{o.request.id, Status::kLost, "cannot reach the run's master"});
   }
 
   // Puts of small items waiting together for one queue (pipelined puts pile
@@ -133,7 +233,7 @@ class RemoteClient : public RunClient {
         items.push_back(std::move(in[i].request.body));
         each.emplace_back(in[i].request.id, std::move(in[i].on_reply));
       }
-      Outgoing many{std::move(in[end - items.size()].request), {}};
+      Outgoing many{std::move(in[end - items.size()].request), {}, {}};
       many.request.op = wire::Op::kQueuePutMany;
       many.request.body = wire::EncodeList(items);
       many.on_reply = [each = std::move(each)](Reply reply) {
@@ -168,6 +268,9 @@ class RemoteClient : public RunClient {
     log::Error(why);
     for (auto& [id, on_reply] : pending_) on_reply(Reply{id, Status::kLost, why});
     pending_.clear();
+    for (auto& [key, l] : links_)
+      for (auto& o : l.held) out.push_back(std::move(o));
+    links_.clear();
     for (auto& o : out) o.on_reply(Reply{o.request.id, Status::kLost, why});
   }
 
@@ -180,6 +283,8 @@ class RemoteClient : public RunClient {
   }
 
   std::string run_id_;
+  std::string client_secret_;
+  std::chrono::milliseconds heartbeat_timeout_;
   zmq::context_t context_;
   zmq::socket_t dealer_;  // the thread's only
   std::thread thread_;
@@ -190,11 +295,16 @@ class RemoteClient : public RunClient {
   std::atomic<std::uint64_t> next_id_{1};
 
   std::map<std::uint64_t, std::function<void(Reply)>> pending_;  // the thread's only
+  // By the manager's channel and endpoint; the thread's only.
+  std::map<std::pair<std::uint64_t, std::string>, Link> links_;
 };
 
 }  // namespace
 
 RunClient& RunClient::Get() {
+  // Made once: every later call (one per queue put) reads it without a lock.
+  static std::atomic<RunClient*> made{nullptr};
+  if (RunClient* c = made.load(std::memory_order_acquire)) return *c;
   static std::mutex mu;
   static std::unique_ptr<RunClient> client;
   std::lock_guard<std::mutex> lock(mu);
@@ -207,6 +317,7 @@ RunClient& RunClient::Get() {
                           "Queue, Pipe or Manager");
       client = std::make_unique<LocalClient>(master::Run::Get());
     }
+    made.store(client.get(), std::memory_order_release);
   }
   return *client;
 }

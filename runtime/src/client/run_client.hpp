@@ -1,5 +1,6 @@
 // This process's way to its run's master for the run's shared objects:
-// queues, pipes and calls to a manager's objects. In the master it hands
+// queues, pipes and calls to a manager's objects (in a worker, those go to
+// the manager itself where it can be reached: client/direct_link.hpp). In the master it hands
 // each request to the dispatcher's I/O thread. In a worker it is a second
 // connection to the master, with the run's keys, owned by a thread of its
 // own: the serve loop's socket belongs to the serve loop's thread, and user
@@ -26,8 +27,23 @@ class RunClient {
   /// Sends request (its id is set here); on_reply runs once, on the
   /// client's I/O thread (or the master's): it must not block.
   virtual void Send(wire::Request request, std::function<void(wire::Reply)> on_reply) = 0;
+  /// Send for a manager call: to the manager's own endpoint in one hop
+  /// when endpoint is not "" and this process reaches it (a worker; the
+  /// master's own path is one hop already), else through the master.
+  virtual void SendToManager(const std::string& endpoint, wire::Request request,
+                             std::function<void(wire::Reply)> on_reply) {
+    (void)endpoint;
+    Send(std::move(request), std::move(on_reply));
+  }
   /// Send, and wait for the reply.
   wire::Reply Call(wire::Request request);
+  /// A queue get answered at once, on this thread, with the kOk reply's
+  /// body, when the master can (only in the master, when items are
+  /// there); false: Send it.
+  virtual bool TakeNow(const wire::Request& request, std::string* body) {
+    (void)request, (void)body;
+    return false;
+  }
 };
 
 /// What a manager call's reply means to its caller (the reverse of the

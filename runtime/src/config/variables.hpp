@@ -38,6 +38,12 @@ inline constexpr const char* kParentPidVariable = "FIBER_PARENT_PID";
 /// it was given, wN (worker/job_supervisor.hpp).
 inline constexpr const char* kJobWorkersVariable = "FIBER_JOB_WORKERS";
 
+/// A host name or address a manager gives its callers for its own
+/// endpoint in place of its address toward the master, where that is not
+/// how they reach it (a NAT); it still listens on that address
+/// (worker/direct_calls.hpp). Optional, read by a worker; a backend never sets it.
+inline constexpr const char* kManagerHostVariable = "FIBER_MANAGER_HOST";
+
 /// Set in a local fork server's environment: the descriptor of its end.
 inline constexpr const char* kForkServerFdVariable = "FIBER_FORK_SERVER_FD";
 
@@ -45,6 +51,6 @@ inline constexpr const char* kForkServerFdVariable = "FIBER_FORK_SERVER_FD";
 inline constexpr const char* kNonSettingVariables[] = {
     kRunIdVariable,   kRunDirVariable,     kRunKeyFileVariable, kRoleVariable,
     kMasterEndpointVariable, kWorkerIdVariable, kSecretVariable, kSecretFileVariable,
-    kParentPidVariable, kJobWorkersVariable, kForkServerFdVariable};
+    kParentPidVariable, kJobWorkersVariable, kManagerHostVariable, kForkServerFdVariable};
 
 }  // namespace fiber::config

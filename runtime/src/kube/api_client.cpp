@@ -59,6 +59,14 @@ std::string Query(std::initializer_list<std::pair<const char*, std::string>> par
 
 json Parsed(const std::string& body) { return json::parse(body, nullptr, false); }
 
+// A delete's body: propagation "Background" (owned objects go after it)
+// and, when grace_seconds >= 0, that grace period.
+std::string DeleteOptions(int grace_seconds) {
+  json options = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}, {"propagationPolicy", "Background"}};
+  if (grace_seconds >= 0) options["gracePeriodSeconds"] = grace_seconds;
+  return options.dump();
+}
+
 std::string ResourceVersion(const json& object) {
   if (!object.is_object() || !object.contains("metadata")) return "";
   const json& metadata = object["metadata"];
@@ -196,31 +204,39 @@ bool ApiClient::Patch(const ApiResource& resource, std::string_view name, const 
 
 bool ApiClient::Delete(const ApiResource& resource, std::string_view name, ApiError* err,
                        int grace_seconds) const {
-  json options = {{"kind", "DeleteOptions"},
-                  {"apiVersion", "v1"},
-                  {"propagationPolicy", "Background"}};
-  if (grace_seconds >= 0) options["gracePeriodSeconds"] = grace_seconds;
-  return Call("DELETE", Url(resource, name), "application/json", options.dump(),
+  return Call("DELETE", Url(resource, name), "application/json", DeleteOptions(grace_seconds),
               Subject("delete", resource, name), nullptr, err);
 }
 
+bool ApiClient::DeleteCollection(const ApiResource& resource, std::string_view label_selector, ApiError* err,
+                                 int grace_seconds) const {
+  if (label_selector.empty()) {
+    *err = {ApiErrorKind::kOther, 0, "refusing to delete every " + std::string(resource.plural) + ": no selector"};
+    return false;
+  }
+  return Call("DELETE", Url(resource, "", Query({{"labelSelector", std::string(label_selector)}})),
+              "application/json", DeleteOptions(grace_seconds), Subject("deletecollection", resource, ""), nullptr,
+              err);
+}
+
 bool ApiClient::PodLog(std::string_view pod, std::string_view container,
-                       const std::function<bool(std::string_view)>& on_chunk, ApiError* err) const {
-  return ReadPodLog(pod, container, false, on_chunk, nullptr, err);
+                       const std::function<bool(std::string_view)>& on_chunk, ApiError* err,
+                       bool timestamps) const {
+  return ReadPodLog(pod, container, false, timestamps, on_chunk, nullptr, err);
 }
 
 bool ApiClient::FollowPodLog(std::string_view pod, std::string_view container,
                              const std::function<bool(std::string_view)>& on_chunk,
                              const std::atomic<bool>* cancel, ApiError* err) const {
-  return ReadPodLog(pod, container, true, on_chunk, cancel, err);
+  return ReadPodLog(pod, container, true, false, on_chunk, cancel, err);
 }
 
-bool ApiClient::ReadPodLog(std::string_view pod, std::string_view container, bool follow,
+bool ApiClient::ReadPodLog(std::string_view pod, std::string_view container, bool follow, bool timestamps,
                            const std::function<bool(std::string_view)>& on_chunk,
                            const std::atomic<bool>* cancel, ApiError* err) const {
   http::Request request;
   request.url = Url(kPods, pod, "") + "/log?" + (follow ? "follow=true&" : "") +
-                "container=" + http::Escape(container);
+                (timestamps ? "timestamps=true&" : "") + "container=" + http::Escape(container);
   request.connect_timeout_ms = kApiConnectTimeoutMs;
   request.timeout_ms = follow ? 0 : kApiRequestTimeoutMs;  // followed: as long as the container runs
   request.cancel = cancel;

@@ -101,6 +101,10 @@ class ApiClient {
   /// when grace_seconds >= 0, that grace period.
   [[nodiscard]] bool Delete(const ApiResource& resource, std::string_view name, ApiError* err,
                             int grace_seconds = -1) const;
+  /// Deletes every object matching the selector (not "": never all) with
+  /// one request (the verb "deletecollection"), as Delete does each.
+  [[nodiscard]] bool DeleteCollection(const ApiResource& resource, std::string_view label_selector,
+                                      ApiError* err, int grace_seconds = -1) const;
   /// Every object matching the selector ("" for all), read page by page;
   /// *list is the API's list: items and metadata.resourceVersion.
   [[nodiscard]] bool List(const ApiResource& resource, std::string_view label_selector,
@@ -116,9 +120,12 @@ class ApiClient {
   /// A pod's container's output (the pods/log subresource), handed over
   /// to on_chunk as it is read (a long log is never held whole): so far;
   /// followed, as it comes until the container ends, on_chunk returns false
-  /// or *cancel is set.
+  /// or *cancel is set. With timestamps, each line starts with when the
+  /// container wrote it (RFC 3339 in UTC) and a space, as kubectl logs
+  /// --timestamps shows it.
   [[nodiscard]] bool PodLog(std::string_view pod, std::string_view container,
-                            const std::function<bool(std::string_view)>& on_chunk, ApiError* err) const;
+                            const std::function<bool(std::string_view)>& on_chunk, ApiError* err,
+                            bool timestamps = false) const;
   [[nodiscard]] bool FollowPodLog(std::string_view pod, std::string_view container,
                                   const std::function<bool(std::string_view)>& on_chunk,
                                   const std::atomic<bool>* cancel, ApiError* err) const;
@@ -143,7 +150,7 @@ class ApiClient {
                           nlohmann::json* object, ApiError* err) const;
   // PodLog and FollowPodLog.
   [[nodiscard]] bool ReadPodLog(std::string_view pod, std::string_view container, bool follow,
-                                const std::function<bool(std::string_view)>& on_chunk,
+                                bool timestamps, const std::function<bool(std::string_view)>& on_chunk,
                                 const std::atomic<bool>* cancel, ApiError* err) const;
   ApiRequestSubject Subject(const char* verb, const ApiResource& resource,
                             std::string_view name) const;

@@ -6,8 +6,8 @@
 
 namespace fiber::master {
 
-ControlSocket::ControlSocket(zmq::context_t& context, Status status, Status detail)
-    : socket_(context, zmq::socket_type::rep), status_(std::move(status)), detail_(std::move(detail)) {
+ControlSocket::ControlSocket(zmq::context_t& context, Status status, Status run_status)
+    : socket_(context, zmq::socket_type::rep), status_(std::move(status)), run_status_(std::move(run_status)) {
   socket_.set(zmq::sockopt::linger, 0);
   socket_.set(zmq::sockopt::maxmsgsize, runs::kControlMaxRequestBytes);
 }
@@ -29,9 +29,9 @@ void ControlSocket::Answer() {
     zmq::message_t request;
     if (!socket_.recv(request, zmq::recv_flags::dontwait)) return;
     const std::string what = request.to_string();
-    const std::string reply = what == runs::kControlStatus   ? status_()
-                              : what == runs::kControlDetail ? detail_()
-                                                             : std::string(runs::kControlUnknownAnswer);
+    const std::string reply = what == runs::kControlStatus      ? status_()
+                              : what == runs::kControlRunStatus ? run_status_()
+                                                                : std::string(runs::kControlUnknownAnswer);
     (void)socket_.send(zmq::buffer(reply), zmq::send_flags::dontwait);
   }
 }

@@ -1,15 +1,19 @@
 #include "master/dispatcher.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <utility>
 
 #include "config/host_port.hpp"
 #include "diagnostics/demangle.hpp"
-#include "master/run_metrics.hpp"
 #include "master/peer_budget.hpp"
+#include "master/run_metrics.hpp"
+#include "master/run_status.hpp"
 #include "metrics/text_format.hpp"
 #include "os/background_thread.hpp"
+#include "runs/control_protocol.hpp"
 #include "runs/run_dir.hpp"
 #include "wire/codec.hpp"
 #include "wire/frames.hpp"
@@ -47,12 +51,17 @@ Dispatcher::~Dispatcher() {
     // Once the I/O thread is gone the numbers are final. Only a master that
     // ends normally gets here; fiber run writes the file only when it did not.
     std::string err;
-    if (!runs::WriteWhole(runs::FinalNumbersPath(settings_.run_dir), StatusJson(), &err))
+    if (!runs::WriteWhole(runs::FinalNumbersPath(settings_.run_dir), RunStatusJson(), &err))
       log::Warning(err + "; fiber ps will not show this run's final numbers");
   }
   pools_.clear();  // each kills its workers
   control_.reset();
   admission_.reset();
+}
+
+void Dispatcher::UseItemFiles(const std::string& run_id) {
+  std::string err;  // when they cannot be made, items travel on the socket
+  if (auto files = wire::ItemFiles::Create(run_id, &err)) requests_.UseItemFiles(std::move(files));
 }
 
 bool Dispatcher::Start(std::string* err) {
@@ -87,7 +96,7 @@ bool Dispatcher::Start(std::string* err) {
   }
   if (!settings_.run_dir.empty()) {
     control_ = std::make_unique<ControlSocket>(context_, [this] { return StatusJson(); },
-                                               [this] { return DetailJson(); });
+                                               [this] { return RunStatusJson(); });
     std::string control_err;
     if (!control_->Bind(settings_.run_dir, &control_err)) {
       log::Warning(control_err + "; fiber ps will not show this run's numbers");
@@ -107,16 +116,16 @@ bool Dispatcher::Start(std::string* err) {
 void Dispatcher::RemovePool(wire::Channel channel) {
   const auto it = pools_.find(channel);
   if (it == pools_.end()) return;
-  const PoolService::Status s = it->second->status();
-  gone_tasks_done_ += s.tasks_done;
-  gone_tasks_failed_ += s.tasks_failed;
+  gone_.Add(it->second->Counters());
+  finished_.emplace_back(channel, it->second->TakeSnapshot(Clock::now()));
+  if (finished_.size() > runs::kMostPoolsInStatus) finished_.pop_front();
   pools_.erase(it);
 }
 
 PoolService::Status Dispatcher::Totals() const {
   PoolService::Status total;
-  total.tasks_done = gone_tasks_done_;
-  total.tasks_failed = gone_tasks_failed_;
+  total.tasks_done = gone_.tasks_done;
+  total.tasks_failed = gone_.tasks_failed;
   for (const auto& [channel, pool] : pools_) {
     const PoolService::Status s = pool->status();
     total.workers_wanted += s.workers_wanted;
@@ -132,8 +141,9 @@ PoolService::Status Dispatcher::Totals() const {
 namespace {
 
 nlohmann::json StatusOf(const PoolService::Status& total, std::size_t pools,
-                        std::uint64_t workers_started) {
+                        std::uint64_t workers_started, std::uint64_t manager_calls_forwarded) {
   return {{"pid", ::getpid()},
+          {"manager_calls_via_master", manager_calls_forwarded},
           {"pools", pools},
           {"workers_started", workers_started},
           {"workers_wanted", total.workers_wanted},
@@ -147,25 +157,25 @@ nlohmann::json StatusOf(const PoolService::Status& total, std::size_t pools,
 }  // namespace
 
 std::string Dispatcher::StatusJson() const {
-  return StatusOf(Totals(), pools_.size(), next_worker_).dump();
+  return StatusOf(Totals(), pools_.size(), next_worker_, requests_.manager_calls_forwarded()).dump();
 }
 
-std::string Dispatcher::DetailJson() const {
-  nlohmann::json j = StatusOf(Totals(), pools_.size(), next_worker_);
-  nlohmann::json workers = nlohmann::json::array();
-  std::size_t total = 0;
-  for (const auto& [channel, pool] : pools_)
-    for (const PoolService::WorkerTask& w : pool->WorkerTasks())
-      if (++total <= kMostWorkersDetailed)
-        workers.push_back({{"id", w.worker.id},
-                           {"pool", channel},
-                           {"pid", w.worker.pid},
-                           {"state", to_string(w.worker.state)},
-                           {"running", w.worker.running},
-                           {"task", w.task}});
-  j["workers"] = std::move(workers);
-  j["workers_total"] = total;
-  return j.dump();
+std::string Dispatcher::RunStatusJson() const {
+  const auto now = Clock::now();
+  RunStatus status;
+  status.pid = ::getpid();
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0) status.host = host;
+  status.elapsed_seconds = std::chrono::duration<double>(now - started_).count();
+  if (os::ReadProcessUsage(&status.master)) status.master_cpu_percent = cpu_.Percent(now, status.master);
+  status.workers_started = next_worker_;
+  status.manager_calls_forwarded = requests_.manager_calls_forwarded();
+  status.totals = Totals();
+  status.gone = gone_;
+  status.pools.reserve(pools_.size());
+  for (const auto& [channel, pool] : pools_) status.pools.emplace_back(channel, pool->TakeSnapshot(now));
+  status.finished.assign(finished_.begin(), finished_.end());
+  return master::RunStatusJson(status);
 }
 
 bool Dispatcher::ServeMetrics(std::string* err) {
@@ -174,7 +184,14 @@ bool Dispatcher::ServeMetrics(std::string* err) {
   if (!config::ParseHostPort(settings_.metrics, &host, &port, err)) return false;
   metrics_ = std::make_unique<http::GetServer>(
       context_, "/metrics",
-      http::GetServer::Page{metrics::kTextContentType, [this] { return RunMetricsText(pools_, next_worker_); }});
+      http::GetServer::Page{metrics::kTextContentType, [this] {
+                                    RunStatus::Pools pools;
+                                    const auto now = Clock::now();
+                                    for (const auto& [channel, pool] : pools_)
+                                      pools.emplace_back(channel, pool->TakeSnapshot(now));
+                                    pools.insert(pools.end(), finished_.begin(), finished_.end());
+                                    return RunMetricsText(pools, next_worker_);
+                                  }});
   if (!metrics_->Listen(host, port, err)) {
     *err = "metrics: " + *err;
     metrics_.reset();
@@ -279,6 +296,10 @@ void Dispatcher::Loop() {
       ProbeSuspects(last_tick);
       requests_.Tick(last_tick);
       SweepBacklogs(last_tick);
+      if (control_ && last_tick - last_cpu_sample_ >= std::chrono::seconds(1)) {
+        last_cpu_sample_ = last_tick;
+        cpu_.Sample(last_tick);
+      }
       if (metrics_) metrics_->Sweep(last_tick);
     }
     for (int fd : std::exchange(due_backlogs_, {})) MeasureBacklog(fd, Clock::now());

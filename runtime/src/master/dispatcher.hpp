@@ -1,12 +1,13 @@
 // The run's I/O thread: it owns the one ROUTER socket every worker of the
 // run connects to, routes each message to the pool it is for, drives the
-// pools' timers, and runs work that user threads Post to it. Post, Start
-// and the destructor are thread-safe; everything else runs on the I/O
-// thread.
+// pools' timers, and runs work that user threads Post to it. Post,
+// TakeNow, Start and the destructor are thread-safe; everything else runs
+// on the I/O thread.
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -27,6 +28,7 @@
 #include "master/pool_service.hpp"
 #include "master/request_service.hpp"
 #include "os/inbox.hpp"
+#include "os/process_usage.hpp"
 #include "wire/credentials.hpp"
 #include "wire/message.hpp"
 #include "worker/worker_id.hpp"
@@ -44,6 +46,10 @@ class Dispatcher : public Outbox {
   Dispatcher(const Dispatcher&) = delete;
   Dispatcher& operator=(const Dispatcher&) = delete;
 
+  /// Lets workers on this machine hand large queue items through the
+  /// run's item files (wire/item_files.hpp), when they can be made.
+  /// Before Start.
+  void UseItemFiles(const std::string& run_id);
   /// Binds the socket on the settings' host and port and starts the thread.
   [[nodiscard]] bool Start(std::string* err);
   /// tcp://host:port workers connect to.
@@ -68,6 +74,11 @@ class Dispatcher : public Outbox {
   /// calls), answered as a peer's REQUEST would be.
   void Handle(wire::Request request, QueueTable::Answer answer) {
     requests_.Handle("", std::move(request), std::move(answer), Clock::now());
+  }
+  /// The master's own get answered on the caller's thread, without a
+  /// hand-off, when items are there (QueueTable::TakeNow). Thread-safe.
+  bool TakeNow(const wire::Request& request, std::string* body) {
+    return requests_.TakeNow(request, body);
   }
   const RequestService& requests() const { return requests_; }
   const ConnectionBacklog& backlog() const { return backlog_; }
@@ -98,12 +109,11 @@ class Dispatcher : public Outbox {
   PoolService::Status Totals() const;
   /// The run's numbers for the control socket, as JSON ("status").
   std::string StatusJson() const;
+  /// The run's status in full, with every pool's and worker's
+  /// ("run-status", master/run_status.hpp).
+  std::string RunStatusJson() const;
   /// Listens for /metrics where settings_.metrics says; false with *err.
   [[nodiscard]] bool ServeMetrics(std::string* err);
-  /// The same with every worker's state and task ("detail"), the first
-  /// kMostWorkersDetailed of them: the answer stays bounded.
-  std::string DetailJson() const;
-  static constexpr std::size_t kMostWorkersDetailed = 256;
 
   config::Settings settings_;
   wire::Credentials credentials_;
@@ -120,7 +130,11 @@ class Dispatcher : public Outbox {
 
   // I/O thread only.
   std::map<wire::Channel, std::unique_ptr<PoolService>> pools_;
-  std::size_t gone_tasks_done_ = 0, gone_tasks_failed_ = 0;  // of removed pools
+  PoolCounters gone_;  // of removed pools
+  std::deque<std::pair<wire::Channel, PoolService::Snapshot>> finished_;  // the last removed, as they ended
+  Clock::time_point started_ = Clock::now();
+  os::CpuMeter cpu_;  // the master's own, sampled each second
+  Clock::time_point last_cpu_sample_;
   RequestService requests_;
   ConnectionBacklog backlog_;
   std::vector<int> due_backlogs_;  // connections sent enough to be measured

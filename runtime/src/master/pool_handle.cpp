@@ -29,6 +29,8 @@ PoolHandle::PoolHandle(Run& run, const PoolOptions& options,
     o.elastic = PoolService::Options::Elastic{options.min_processes, options.max_processes,
                                      options.idle_timeout};
   o.max_task_retries = options.max_task_retries;
+  o.task_timeout = options.task_timeout;
+  o.max_tasks_per_child = options.max_tasks_per_child;
   o.initializer = options.initializer;
   o.settings = run.settings();
   if (!options.backend.empty()) o.settings.backend = options.backend;

@@ -31,6 +31,11 @@ Outcome ToOutcome(const wire::OutcomeView& view) {
   return {Outcome::Kind::kWorkerLost, "an outcome of unknown kind", {}};
 }
 
+// A task queued behind one running this long on a busy worker is taken back
+// for an idle worker; well above a round trip, so the stealing costs little
+// next to what it saves.
+constexpr std::chrono::milliseconds kStealAfter{100};
+
 // How long a worker whose connection closed waits for its backend to say
 // how it ended; a local worker's exit shows within a tick.
 constexpr std::chrono::milliseconds kExitReportWait{2000};
@@ -40,6 +45,23 @@ constexpr std::chrono::milliseconds kExitReportWait{2000};
 // end the same way.
 bool CannotStart(const backend::Exit& exit) {
   return exit.status == ExitStatus::Exited(126) || exit.status == ExitStatus::Exited(127);
+}
+
+// A cause only the engine knows, which neither the program's own end nor
+// the master's kill of a lost worker (its pod deleted, its job cancelled)
+// gives.
+bool EngineEnded(const backend::EndCause& cause) {
+  using namespace backend::end_word;
+  for (const char* engine : {kOom, kEvicted, kPreempted, kTimeLimit, kNodeFailed})
+    if (std::string_view(cause.word) == engine) return true;
+  return false;
+}
+
+// "; 2 retries left" after what a lost worker ran: whether it runs again
+// (using one of them).
+std::string RetriesSaid(int left) {
+  if (left <= 0) return "; no retries left, so it fails";
+  return "; " + std::to_string(left) + (left == 1 ? " retry" : " retries") + " left";
 }
 
 // The last line a worker wrote to its log file, if it has one: why it could
@@ -79,7 +101,10 @@ PoolService::PoolService(Options options, std::unique_ptr<backend::Backend> back
 
 PoolService::~PoolService() { backend_->KillAll(); }
 
-void PoolService::Start(Clock::time_point now) { StartWorkers(now); }
+void PoolService::Start(Clock::time_point now) {
+  stats_ = PoolStats(now);
+  StartWorkers(now);
+}
 
 PoolService::Status PoolService::status() const {
   Status s;
@@ -92,13 +117,56 @@ PoolService::Status PoolService::status() const {
   return s;
 }
 
-std::vector<PoolService::WorkerTask> PoolService::WorkerTasks() const {
-  std::vector<WorkerTask> out;
-  for (WorkerInfo& w : workers_.Describe(tasks_)) {
-    std::string task = tasks_.Running(w.id);
-    out.push_back({std::move(w), std::move(task)});
+PoolCounters PoolService::Counters() const {
+  PoolCounters c = stats_.counters();
+  c.tasks_done = tasks_.done();
+  c.tasks_failed = tasks_.failed();
+  c.workers_lost = 0;
+  for (const auto& [word, n] : workers_.lost_by_cause()) c.workers_lost += n;
+  return c;
+}
+
+PoolService::Snapshot PoolService::TakeSnapshot(Clock::time_point now) const {
+  Snapshot s;
+  s.counters = Counters();
+  s.status = status();
+  s.elapsed_seconds = std::chrono::duration<double>(now - stats_.started()).count();
+  s.rate_now = stats_.RateNow(now);
+  const std::uint64_t finished = s.counters.tasks_done + s.counters.tasks_failed;
+  if (s.elapsed_seconds > 0) s.rate_average = static_cast<double>(finished) / s.elapsed_seconds;
+  const double rate = s.rate_now > 0 ? s.rate_now : s.rate_average;
+  const std::uint64_t left = tasks_.size();
+  if (left == 0) {
+    s.eta_seconds = 0.0;
+  } else if (rate > 0) {
+    s.eta_seconds = static_cast<double>(left) / rate;
   }
-  return out;
+  std::vector<std::string> queued = backend_->Queued();
+  std::sort(queued.begin(), queued.end());  // searched once per worker
+  s.workers.reserve(workers_.all().size() + kEndedWorkersKept);
+  for (const auto& [id, w] : workers_.all()) {
+    WorkerSnapshot ws{id, w.pid, to_string(w.state), {}, 0, w.tasks_done, {}};
+    if (const std::uint64_t task = tasks_.Oldest(id)) {
+      ws.task = tasks_.Describe(task);
+      ws.task_seconds = std::chrono::duration<double>(now - w.busy_since).count();
+      if (w.state == WorkerState::kReady) ws.state = kWorkerBusy;
+    }
+    if (!w.connected && w.state == WorkerState::kStarting &&
+        std::binary_search(queued.begin(), queued.end(), id))
+      ws.state = kWorkerPending;
+    s.workers.push_back(std::move(ws));
+  }
+  s.lost_by_cause = workers_.lost_by_cause();
+  // The last lost ones, oldest first.
+  std::vector<const WorkerEnd*> lost;
+  for (auto it = workers_.ended().rbegin(); it != workers_.ended().rend() && lost.size() < kEndedWorkersKept; ++it)
+    if (it->lost) lost.push_back(&*it);
+  for (auto it = lost.rbegin(); it != lost.rend(); ++it) {
+    const WorkerEnd& e = **it;
+    s.workers.push_back({e.id, e.pid, kWorkerLost, "", 0, e.tasks_done,
+                         e.cause.text + (e.task.empty() ? "" : " while running " + e.task)});
+  }
+  return s;
 }
 
 void PoolService::Submit(std::string function, std::vector<std::string> calls,
@@ -121,6 +189,7 @@ void PoolService::Submit(std::string function, std::vector<std::string> calls,
     for (std::size_t i = first; i < end; ++i)
       task.items += form == wire::TaskForm::kChunk ? ItemsOfChunk(calls[i]) : 1;
     item += task.items;
+    stats_.Submitted(1, task.items);
     task.calls.assign(std::make_move_iterator(calls.begin() + static_cast<std::ptrdiff_t>(first)),
                       std::make_move_iterator(calls.begin() + static_cast<std::ptrdiff_t>(end)));
     tasks_.Add(std::move(task));
@@ -161,8 +230,9 @@ bool PoolService::OnHello(const std::string& id, const wire::Hello& hello, Clock
   if (!outbox_.Send(id, wire::Encode(wire::Welcome{options_.channel,
                                                    static_cast<std::uint32_t>(options_.settings.prefetch),
                                                    options_.initializer.function,
-                                                   options_.initializer.args}))) {
-    LoseWorker(id, "it left before its WELCOME", now);
+                                                   options_.initializer.args,
+                                                   options_.task_timeout.has_value()}))) {
+    LoseWorker(id, backend::Because(backend::end_word::kConnectionLost, "it left before its WELCOME"), now);
     return true;
   }
   workers_.Find(id)->last_sent = now;
@@ -215,9 +285,14 @@ void PoolService::OnResult(const std::string& id, Worker& worker, const zmq::mes
   if (!wire::ReadResults(message, &credit, &results, &err))
     return LoseWorker(id, "it sent " + err, now);
   // Checked whole before any of it counts: a faulty worker's message is
-  // dropped with the worker, and its tasks run again elsewhere.
+  // dropped with the worker, and its tasks run again elsewhere. A task
+  // taken back from it (Steal) is answered with no outcome when it was
+  // skipped, or with outcomes that are dropped when it had started.
   std::set<std::uint64_t> seen;
   for (const auto& result : results) {
+    const bool revoked = worker.revoked.count(result.id) != 0;
+    if (result.outcomes.empty() && revoked) continue;
+    if (!tasks_.HeldBy(result.id, id) && revoked) continue;
     if (!tasks_.HeldBy(result.id, id) || !seen.insert(result.id).second)
       return LoseWorker(id, "it sent a result for task " + std::to_string(result.id) +
                                 ", which it does not hold",
@@ -230,13 +305,31 @@ void PoolService::OnResult(const std::string& id, Worker& worker, const zmq::mes
                         now);
   }
   workers_.SetCredit(worker, static_cast<int>(credit));
+  // A task runs from when it was dealt, or from the result before it,
+  // whichever came later: as far as the master can tell.
+  Clock::time_point since = worker.busy_since;
   for (const auto& result : results) {
+    if (result.outcomes.empty() || !tasks_.HeldBy(result.id, id)) {
+      if (auto it = worker.revoked.find(result.id); it != worker.revoked.end())
+        worker.revoked.erase(it);
+      continue;
+    }
     std::vector<Outcome> outcomes;
     outcomes.reserve(result.outcomes.size());
     for (const auto& view : result.outcomes) outcomes.push_back(ToOutcome(view));
-    tasks_.Finish(result.id, std::move(outcomes));
+    const Clock::time_point began = std::max(tasks_.LeasedAt(result.id), since);
+    since = now;
+    const std::size_t items = tasks_.Find(result.id)->items;
+    const bool done = tasks_.Finish(result.id, std::move(outcomes));
+    stats_.Finished(now, now - began, items, done);
+    ++worker.tasks_done;
   }
-  if (tasks_.Leases(id) == 0) worker.idle_since = now;
+  if (tasks_.Leases(id) == 0) {
+    worker.idle_since = now;
+    RetireIfSpent(id, worker, now);
+  } else {
+    worker.busy_since = now;  // the next task it holds has begun
+  }
   if (worker.state == WorkerState::kRetiring && tasks_.Leases(id) == 0 && !worker.stop_sent)
     (void)SendControl(id, Type::kStop, now);
   CheckFinished(now);
@@ -266,9 +359,11 @@ void PoolService::Deal(Clock::time_point now) {
     dealt = false;
     for (std::size_t i = 0; i < free.size() && tasks_.HasPending(); ++i) {
       const auto& [id, w] = free[i];
-      if (tasks_.Leases(*id) >= static_cast<std::size_t>(w->credit)) continue;
+      if (!HasRoom(*id, *w)) continue;
       if (messages[i] && messages[i]->size() >= wire::kMaxTaskMessageBytes) continue;
-      const std::uint64_t task_id = tasks_.LeaseNext(*id);
+      if (tasks_.Leases(*id) == 0) w->busy_since = now;
+      ++w->dealt;
+      const std::uint64_t task_id = tasks_.LeaseNext(*id, now);
       const Task& task = *tasks_.Find(task_id);
       if (!messages[i]) messages[i].emplace(Type::kTask, options_.channel);
       wire::AppendTask(*messages[i], task_id, task.function, task.form, task.calls);
@@ -289,6 +384,80 @@ void PoolService::Deal(Clock::time_point now) {
   Grow(now);  // for what is still waiting
 }
 
+bool PoolService::HasRoom(const std::string& id, const Worker& w) const {
+  if (tasks_.Leases(id) >= static_cast<std::size_t>(w.credit)) return false;
+  return !options_.max_tasks_per_child || w.dealt < *options_.max_tasks_per_child;
+}
+
+void PoolService::RetireIfSpent(const std::string& id, Worker& w, Clock::time_point now) {
+  if (!options_.max_tasks_per_child || w.dealt < *options_.max_tasks_per_child ||
+      w.state == WorkerState::kRetiring)
+    return;
+  log::Info("worker " + id + " ran its " + std::to_string(w.dealt) +
+            " tasks (max_tasks_per_child); a new worker replaces it");
+  workers_.Retire(w);
+  (void)SendControl(id, Type::kStop, now);
+  StartWorkers(now);
+}
+
+void PoolService::TimeOut(Clock::time_point now) {
+  if (!options_.task_timeout || terminating_ || broken_) return;
+  std::vector<std::string> late;
+  for (const auto& [id, w] : workers_.all())
+    if (w.connected && tasks_.Leases(id) > 0 && now - w.busy_since > *options_.task_timeout)
+      late.push_back(id);
+  for (const std::string& id : late) {
+    const std::uint64_t task = tasks_.Oldest(id);
+    const std::string what = "task " + tasks_.Describe(task) + " ran longer than its pool's " +
+                             "task_timeout of " + log::Seconds(*options_.task_timeout);
+    tasks_.Finish(task, std::vector<Outcome>(
+                            tasks_.Find(task)->calls.size(),
+                            Outcome{Outcome::Kind::kTimeout,
+                                    what + " on worker " + id + ", which was killed", {}}));
+    tasks_.GiveBack(id);  // those queued behind it did not run: no loss
+    LoseWorker(id, backend::Because(backend::end_word::kTaskTimeout, "killed, its " + what), now);
+  }
+}
+
+void PoolService::Steal(Clock::time_point now) {
+  if (tasks_.HasPending() || terminating_ || broken_) return;
+  std::size_t thieves = 0;
+  // Busy workers holding two or more, by how many they hold.
+  std::vector<std::pair<std::size_t, const std::string*>> victims;
+  for (const auto& [id, w] : workers_.all()) {
+    const std::size_t held = tasks_.Leases(id);
+    if (held == 0 && w.state == WorkerState::kReady && !w.closed_at && HasRoom(id, w)) ++thieves;
+    if (held > 1 && w.connected && !w.closed_at && now - w.busy_since >= kStealAfter)
+      victims.emplace_back(held, &id);
+  }
+  const auto fewer = [](const auto& a, const auto& b) { return a.first < b.first; };
+  std::make_heap(victims.begin(), victims.end(), fewer);
+  std::map<std::string, wire::Revoke> revokes;
+  // One task for each worker holding none, from the busy one holding most.
+  for (; thieves > 0 && !victims.empty(); --thieves) {
+    std::pop_heap(victims.begin(), victims.end(), fewer);
+    auto& [held, victim] = victims.back();
+    const std::uint64_t task = tasks_.TakeBack(*victim);
+    Worker& w = *workers_.Find(*victim);
+    --w.dealt;
+    w.revoked.insert(task);
+    revokes[*victim].ids.push_back(task);
+    if (--held > 1) {
+      std::push_heap(victims.begin(), victims.end(), fewer);
+    } else {
+      victims.pop_back();
+    }
+  }
+  for (auto& [victim, revoke] : revokes) {
+    if (outbox_.Send(victim, wire::Encode(revoke, options_.channel))) {
+      workers_.Find(victim)->last_sent = now;
+    } else {
+      OnConnectionClosed(victim, now);
+    }
+  }
+  if (!revokes.empty()) Deal(now);  // idle workers, holding fewest, are dealt first
+}
+
 bool PoolService::SendControl(const std::string& id, Type type, Clock::time_point now) {
   const bool sent = outbox_.Send(id, wire::EncodeControl(type, options_.channel));
   if (Worker* w = workers_.Find(id)) {
@@ -299,7 +468,8 @@ bool PoolService::SendControl(const std::string& id, Type type, Clock::time_poin
 }
 
 void PoolService::StartWorkers(Clock::time_point now) {
-  if (closing_ || broken_) return;
+  // A closed pool still replaces workers while its queued tasks need them.
+  if (terminating_ || broken_ || (closing_ && tasks_.size() == 0)) return;
   // The rest start as these connect (OnHello) or are lost.
   const int count = sizer_.ToStart(workers_.Live(), workers_.Starting(), backend_->MaxStarting());
   std::vector<backend::Launch> launches;
@@ -321,6 +491,7 @@ void PoolService::StartWorkers(Clock::time_point now) {
     return;
   }
   for (const backend::Launch& launch : launches) workers_.Add(launch.bootstrap.worker_id, now);
+  stats_.WorkersStarted(launches.size());
 }
 
 void PoolService::Grow(Clock::time_point now) {
@@ -351,15 +522,10 @@ void PoolService::OnConnectionClosed(const std::string& id, Clock::time_point no
   if (!w) return;
   // One asked to stop with nothing left to do is simply gone.
   if (terminating_ || (w->state == WorkerState::kRetiring && tasks_.Leases(id) == 0))
-    return LoseWorker(id, "its connection closed", now);
+    return LoseWorker(id, backend::Because(backend::end_word::kConnectionLost, "its connection closed"), now);
   if (w->closed_at) return;
   w->closed_at = now;
   w->credit = 0;  // nothing more is dealt to it
-}
-
-std::string PoolService::Ended(const std::string& id, const backend::Exit& exit) const {
-  const std::string running = tasks_.Running(id);
-  return exit.how + (running.empty() ? "" : " while running " + running);
 }
 
 void PoolService::Retire(Clock::time_point now) {
@@ -375,18 +541,27 @@ void PoolService::Retire(Clock::time_point now) {
 }
 
 void PoolService::LoseWorker(const std::string& id, const std::string& why, Clock::time_point now) {
+  LoseWorker(id, backend::Because(backend::end_word::kProtocol, why), now);
+}
+
+void PoolService::LoseWorker(const std::string& id, const backend::EndCause& cause, Clock::time_point now) {
   const Worker* found = workers_.Find(id);
   if (!found) return;
   const Worker worker = *found;
-  workers_.Remove(id);
-  backend_->Kill(id);
   const bool retiring = worker.state == WorkerState::kRetiring;
   // A worker asked to stop with nothing left to do that goes is no loss,
   // however its going shows first (its connection closing, its exit).
   const bool done = terminating_ || (retiring && tasks_.Leases(id) == 0);
+  const std::string running = tasks_.Running(id);
+  const int retries_left = tasks_.RetriesLeft(id);
+  workers_.End({id, cause, running, retries_left, !done, now, worker.pid, worker.tasks_done});
+  backend_->Kill(id);
+  const std::string why = cause.text + (running.empty() ? "" : " while running " + running);
   if (!worker.connected && !terminating_ && !retiring) sizer_.StartFailed();
-  if (!done) log::Warning("worker " + id + " lost: " + why);
-  tasks_.Lose(id, why);
+  if (!done) {
+    log::Warning("worker " + id + " lost: " + why + (running.empty() ? "" : RetriesSaid(retries_left)));
+  }
+  stats_.Retried(tasks_.Lose(id, why));
   // The pool finishes once the backend has seen it end (and on_exit has
   // its status): a closed connection can show before the process is gone.
   awaiting_exit_[id] = now;
@@ -421,7 +596,7 @@ void PoolService::Tick(Clock::time_point now) {
     if (options_.on_exit) options_.on_exit(exit);
     const Worker* w = workers_.Find(exit.worker_id);
     if (w && w->stop_sent && tasks_.Leases(exit.worker_id) == 0) {
-      workers_.Remove(exit.worker_id);  // retired as asked
+      workers_.End({exit.worker_id, exit.cause, "", 0, false, now});  // retired as asked
     } else if (w && !w->connected && CannotStart(exit) && !terminating_) {
       // At the first: each replacement would fail the same way.
       const std::string said =
@@ -430,14 +605,17 @@ void PoolService::Tick(Clock::time_point now) {
               : LastWords(runs::WorkerLogPath(options_.settings.run_dir, exit.worker_id));
       // A backend that reads the worker's output (a container's) has said
       // it already.
-      const bool new_words = !said.empty() && exit.how.find(said) == std::string::npos;
+      const bool new_words = !said.empty() && exit.cause.text.find(said) == std::string::npos;
       Break({Outcome::Kind::kWorkerLost,
-             "worker " + exit.worker_id + " could not start: " + exit.how +
+             "worker " + exit.worker_id + " could not start: " + exit.cause.text +
                  (new_words ? " (" + said + ")" : ""),
              {}});
-      LoseWorker(exit.worker_id, exit.how, now);
+      LoseWorker(exit.worker_id, backend::Because(backend::end_word::kCannotStart, exit.cause.text), now);
     } else if (w) {
-      LoseWorker(exit.worker_id, Ended(exit.worker_id, exit), now);
+      LoseWorker(exit.worker_id, exit.cause, now);
+    } else if (EngineEnded(exit.cause) && workers_.Amend(exit.worker_id, exit.cause)) {
+      // Lost with its connection before the engine said why.
+      log::Warning("worker " + exit.worker_id + ", lost, had ended: " + exit.cause.text);
     }
     awaiting_exit_.erase(exit.worker_id);
   }
@@ -452,13 +630,20 @@ void PoolService::Tick(Clock::time_point now) {
   std::vector<std::string> closed;
   for (const auto& [id, w] : workers_.all())
     if (w.closed_at && now - *w.closed_at >= wait) closed.push_back(id);
-  for (const auto& id : closed) LoseWorker(id, "its connection closed", now);
+  for (const auto& id : closed)
+    LoseWorker(id,
+               backend::Because(backend::end_word::kConnectionLost,
+                                "its connection was lost and no end of its process was reported (a frozen "
+                                "process, or a network failure)"),
+               now);
   const DueWork due = workers_.Due(now, deadlines_);
   for (const auto& [id, why] : due.lost) LoseWorker(id, why, now);
   for (const auto& id : due.kill) backend_->Kill(id);  // asked to stop, still running
   for (const auto& id : due.heartbeat)
     if (workers_.Find(id) && !SendControl(id, Type::kHeartbeat, now))
       OnConnectionClosed(id, now);
+  TimeOut(now);
+  Steal(now);
   RetireIdle(now);
   in_tick_ = false;
   StartWorkers(now);  // those waiting for room to start, and the lost ones' replacements

@@ -1,9 +1,10 @@
 // One Pool as the run's master serves it: its task table, its workers, its
 // backend, and the rules that tie them together (dealing tasks, retrying
-// lost ones, replacing lost workers, resizing, closing). Driven by the
-// dispatcher's I/O thread only, so not thread-safe; the time comes in as an
-// argument and messages go out through an Outbox, so tests drive it with no
-// socket, process or sleep.
+// lost ones, replacing lost workers, timing tasks out, stealing tasks for
+// idle workers, resizing, closing). Driven by the dispatcher's I/O thread
+// only, so not thread-safe; the time comes in as an argument and messages
+// go out through an Outbox, so tests drive it with no socket, process or
+// sleep.
 #pragma once
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "config/settings.hpp"
 #include "fiber/pool.hpp"
 #include "master/outbox.hpp"
+#include "master/run_stats.hpp"
 #include "master/sizer.hpp"
 #include "master/task_table.hpp"
 #include "master/worker_set.hpp"
@@ -37,6 +39,9 @@ class PoolService {
     using Elastic = Sizer::Elastic;
     std::optional<Elastic> elastic;
     int max_task_retries = 3;
+    /// PoolOptions' task_timeout and max_tasks_per_child (fiber/pool.hpp).
+    std::optional<std::chrono::milliseconds> task_timeout;
+    std::optional<int> max_tasks_per_child;
     Call initializer;
     config::Settings settings;
     /// What every worker of the run is handed; worker_id is filled per worker.
@@ -74,13 +79,35 @@ class PoolService {
     std::size_t tasks_done = 0, tasks_failed = 0;     // finished so far
   };
   Status status() const;
-  /// A worker and the function of the task it runs (empty when idle), as
-  /// `fiber ps RUN` shows it.
-  struct WorkerTask {
-    WorkerInfo worker;
-    std::string task;
+  /// Its workers, and how the last ones to go ended (WorkerSet::ended,
+  /// lost_by_cause): for fiber top and the metrics.
+  const WorkerSet& workers() const { return workers_; }
+  /// One worker as fiber top shows it.
+  struct WorkerSnapshot {
+    std::string id;
+    long pid = 0;
+    std::string state;         // to_string(WorkerState), or kWorkerPending, kWorkerBusy, kWorkerLost
+    std::string task;          // what it runs (TaskTable::Running); empty when idle
+    double task_seconds = 0;   // how long it has held it
+    std::uint64_t tasks_done = 0;
+    std::string ended;         // a lost one's: why
   };
-  std::vector<WorkerTask> WorkerTasks() const;
+  /// Its numbers and workers at one moment, for fiber top, ps RUN and
+  /// metrics: counters (monotonic), gauges (status), rates.
+  struct Snapshot {
+    PoolCounters counters;
+    Status status;
+    double elapsed_seconds = 0, rate_now = 0, rate_average = 0;
+    /// Seconds until every task submitted so far is done at the rate now
+    /// (the average while there is none); nullopt with no rate yet.
+    std::optional<double> eta_seconds;
+    std::vector<WorkerSnapshot> workers;  // live ones, then the last lost
+    /// Workers lost so far by EndCause::word (WorkerSet::lost_by_cause).
+    std::map<std::string, std::uint64_t> lost_by_cause;
+  };
+  Snapshot TakeSnapshot(Clock::time_point now) const;
+  /// Its counters alone (for the totals of a pool that is gone).
+  PoolCounters Counters() const;
 
   // From the pool's user (through the dispatcher's inbox).
   void Start(Clock::time_point now);
@@ -117,8 +144,13 @@ class PoolService {
   /// connected worker of this pool.
   [[nodiscard]] bool OnMessage(const std::string& id, wire::Type type, const zmq::message_t& message,
                  Clock::time_point now);
-  /// Ends a worker as faulty (a message it had no business sending).
+  /// Ends a worker as faulty (a message it had no business sending, a
+  /// bound it broke).
   void LoseWorker(const std::string& id, const std::string& why, Clock::time_point now);
+  /// Ends a worker lost for cause: said once as a warning (with the task
+  /// it ran and its retries left) unless it was done anyway, kept in the
+  /// worker set's record (workers()), its tasks to run again or fail.
+  void LoseWorker(const std::string& id, const backend::EndCause& cause, Clock::time_point now);
 
   /// Sends worker id a HEARTBEAT, losing it when that cannot be sent (its
   /// connection closed); false when it is not, or no longer, connected.
@@ -139,6 +171,20 @@ class PoolService {
   void OnInitFailed(const std::string& id, Worker& w, const zmq::message_t& m,
                     Clock::time_point now);
 
+  /// True when worker id may be dealt one more task: within its credit and
+  /// its max_tasks_per_child.
+  bool HasRoom(const std::string& id, const Worker& w) const;
+  /// Fails with TimeoutError each task that has run longer than the task
+  /// timeout, and kills its worker; the tasks queued behind it go back to
+  /// the queue.
+  void TimeOut(Clock::time_point now);
+  /// Work stealing: while no task waits, a worker holding no task takes one
+  /// queued behind a task that has run for kStealAfter on another worker,
+  /// which is told (REVOKE) not to run it.
+  void Steal(Clock::time_point now);
+  /// The worker has run its max_tasks_per_child tasks: it retires and a
+  /// new one starts.
+  void RetireIfSpent(const std::string& id, Worker& w, Clock::time_point now);
   void StartWorkers(Clock::time_point now);
   /// An elastic pool's target: grows while tasks wait for a worker.
   void Grow(Clock::time_point now);
@@ -151,8 +197,6 @@ class PoolService {
   /// Its connection closed: it is lost when its backend reports how it
   /// ended (so the report says "killed by SIGSEGV"), or a short wait later.
   void OnConnectionClosed(const std::string& id, Clock::time_point now);
-  /// How a worker's process ended, with what it was running.
-  std::string Ended(const std::string& id, const backend::Exit& exit) const;
   [[nodiscard]] bool SendControl(const std::string& id, wire::Type type, Clock::time_point now);
 
   Options options_;
@@ -162,6 +206,7 @@ class PoolService {
   TaskTable tasks_;
   WorkerSet workers_;
   Sizer sizer_;
+  PoolStats stats_{Clock::time_point{}};
   bool closing_ = false;
   bool terminating_ = false;
   bool finished_ = false;

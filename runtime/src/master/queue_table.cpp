@@ -13,6 +13,7 @@ using wire::Op;
 using wire::Status;
 
 std::size_t QueueTable::items() const {
+  std::lock_guard<std::mutex> lock(mu_);
   std::size_t n = 0;
   for (const auto& [id, q] : queues_) n += q.items.size();
   return n;
@@ -20,6 +21,8 @@ std::size_t QueueTable::items() const {
 
 void QueueTable::Handle(const std::string& peer, wire::Request request, Answer answer,
                         Clock::time_point now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  taken_.clear();
   if (request.op == Op::kQueueNew) return Create(peer, request, answer);
   auto it = queues_.find(request.object);
   if (it == queues_.end()) {
@@ -44,6 +47,43 @@ void QueueTable::Handle(const std::string& peer, wire::Request request, Answer a
     default: break;
   }
   (void)answer(Status::kNoSuchObject, "not a queue request");
+}
+
+bool QueueTable::TakeNow(const wire::Request& request, std::string* body) {
+  if (request.op != Op::kQueueGet && request.op != Op::kQueueGetMany) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = queues_.find(request.object);
+  if (it == queues_.end()) return false;
+  Queue& q = it->second;
+  if (q.items.empty() || !q.waiters.empty() || !q.putters.empty() || q.closed) return false;
+  if (request.op == Op::kQueueGet) {
+    *body = std::move(q.items.front().bytes);
+    taken_.push_back(std::move(q.items.front().hold));
+    q.items.pop_front();
+    return true;
+  }
+  std::uint32_t many = 0;
+  if (request.body.size() != sizeof many) return false;  // Handle says why
+  std::memcpy(&many, request.body.data(), sizeof many);
+  if (many == 0) return false;
+  const std::size_t n = BatchOf(q, many);
+  std::vector<std::string> batch;
+  batch.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    batch.push_back(std::move(q.items[i].bytes));
+    taken_.push_back(std::move(q.items[i].hold));
+  }
+  q.items.erase(q.items.begin(), q.items.begin() + static_cast<std::ptrdiff_t>(n));
+  *body = wire::EncodeList(batch);
+  return true;
+}
+
+std::size_t QueueTable::BatchOf(const Queue& q, std::uint32_t many) {
+  std::size_t n = 1, bytes = q.items[0].bytes.size();
+  while (n < std::min<std::size_t>(many, q.items.size()) &&
+         bytes + q.items[n].bytes.size() + 64 * (n + 1) < wire::kMaxMessageBytes / 2)
+    bytes += q.items[n++].bytes.size();
+  return n;
 }
 
 void QueueTable::Create(const std::string& peer, const wire::Request& request,
@@ -164,11 +204,7 @@ void QueueTable::Serve(Queues::iterator it) {
         // Not delivered: the item stays first for the next in line.
         if (!w.answer(Status::kOk, item.bytes)) q.items.push_front(std::move(item));
       } else {
-        // As many as asked and held, in one message that may travel.
-        std::size_t n = 1, bytes = q.items[0].bytes.size();
-        while (n < std::min<std::size_t>(w.many, q.items.size()) &&
-               bytes + q.items[n].bytes.size() + 64 * (n + 1) < wire::kMaxMessageBytes / 2)
-          bytes += q.items[n++].bytes.size();
+        const std::size_t n = BatchOf(q, w.many);
         std::vector<std::string> batch;
         batch.reserve(n);
         for (std::size_t i = 0; i < n; ++i) batch.push_back(std::move(q.items[i].bytes));
@@ -205,6 +241,8 @@ void AnswerTimedOut(Waits& waits, QueueTable::Clock::time_point now) {
 }  // namespace
 
 void QueueTable::Tick(Clock::time_point now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  taken_.clear();
   for (auto& [id, q] : queues_) {
     AnswerTimedOut(q.waiters, now);
     AnswerTimedOut(q.putters, now);
@@ -212,6 +250,7 @@ void QueueTable::Tick(Clock::time_point now) {
 }
 
 void QueueTable::DropWaitersOf(const std::string& peer) {
+  std::lock_guard<std::mutex> lock(mu_);
   for (auto& [id, q] : queues_)
     std::erase_if(q.waiters, [&](const Waiter& w) { return w.peer == peer; });
 }

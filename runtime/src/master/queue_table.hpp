@@ -9,8 +9,10 @@
 // Pipes are pairs of these queues. Each item and queue is charged
 // to the peer that put or made it (PeerBudget) until it is taken or freed;
 // a queue closed and drained is freed, its id answering as closed and empty
-// from then on. Not thread-safe: owned by the dispatcher's I/O thread; the
-// time comes in as an argument.
+// from then on. Handle, Tick and DropWaitersOf run on the dispatcher's I/O
+// thread (an answer may send on its socket); TakeNow, from any thread, lets
+// the master's own gets take items without a hand-off to it. A mutex
+// guards the table. The time comes in as an argument.
 #pragma once
 
 #include <chrono>
@@ -19,8 +21,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "master/peer_budget.hpp"
 #include "wire/request.hpp"
@@ -40,6 +44,11 @@ class QueueTable {
   /// An item is moved out of request, not copied.
   void Handle(const std::string& peer, wire::Request request, Answer answer,
               Clock::time_point now);
+  /// A get or get_many of the master itself (peer ""), answered with
+  /// *body on the caller's thread when the queue holds items and taking
+  /// them answers nobody else (no earlier get waits, no put waits for
+  /// room, not closed); false: Handle it as usual. Thread-safe.
+  bool TakeNow(const wire::Request& request, std::string* body);
   /// Answers the waits whose time is up with kTimeout.
   void Tick(Clock::time_point now);
   /// Forgets the waits of peer, gone: nobody is left to answer.
@@ -48,7 +57,10 @@ class QueueTable {
   /// waiting for room.
   std::size_t items() const;
   /// Queues held (made, not yet closed and drained).
-  std::size_t queues() const { return queues_.size(); }
+  std::size_t queues() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return queues_.size();
+  }
 
  private:
   struct Item {
@@ -78,6 +90,9 @@ class QueueTable {
     bool full() const { return maxsize != 0 && items.size() >= maxsize; }
   };
   using Queues = std::map<std::uint64_t, Queue>;
+  /// How many of q's first items one get_many of up to `many` takes: as
+  /// many as held, in one message that may travel.
+  static std::size_t BatchOf(const Queue& q, std::uint32_t many);
   void Create(const std::string& peer, const wire::Request& request, const Answer& answer);
   /// The answer for a queue freed once closed and drained.
   static void AnswerFreed(const wire::Request& request, const Answer& answer);
@@ -91,9 +106,12 @@ class QueueTable {
   /// while there are items (or, closed, tells them both), then frees the queue if it is closed and drained.
   void Serve(Queues::iterator it);
 
-  std::shared_ptr<PeerBudget> budget_;
+  mutable std::mutex mu_;
+  std::shared_ptr<PeerBudget> budget_;  // the I/O thread's: charges return there
   Queues queues_;
   std::uint64_t next_id_ = 1;
+  // Charges of items TakeNow took, returned on the I/O thread.
+  std::vector<PeerBudget::Hold> taken_;
 };
 
 }  // namespace fiber::master

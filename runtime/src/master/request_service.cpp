@@ -17,7 +17,8 @@ void AnswerWith(const Outcome& outcome, const QueueTable::Answer& answer) {
       return;
     case Outcome::Kind::kNotRegistered: (void)answer(Status::kNotRegistered, outcome.data); return;
     case Outcome::Kind::kWorkerLost:
-    case Outcome::Kind::kPoolClosed: (void)answer(Status::kLost, outcome.data); return;
+    case Outcome::Kind::kPoolClosed:
+    case Outcome::Kind::kTimeout: (void)answer(Status::kLost, outcome.data); return;
   }
 }
 
@@ -46,7 +47,23 @@ void RequestService::Handle(const std::string& routing_id, wire::Request request
       return inner(status, body);
     };
   }
-  if (request.op == wire::Op::kManagerCall) return CallManager(request, std::move(answer), now);
+  if (request.op == wire::Op::kQueuePutFile) {
+    std::string item, err = "this run's master takes no item files";
+    if (!item_files_ || !item_files_->Take(peer, request.body, &item, &err)) {
+      (void)answer(Status::kRefused, err);
+      return;
+    }
+    request.op = wire::Op::kQueuePut;
+    request.body = std::move(item);
+  }
+  if (request.op == wire::Op::kManagerCall) {
+    if (!peer.empty()) ++manager_calls_forwarded_;
+    return CallManager(request, std::move(answer), now);
+  }
+  if (request.op == wire::Op::kManagerHello) {
+    (void)answer(Status::kRefused, "MANAGER_HELLO is for a manager's own endpoint");
+    return;
+  }
   if (SyncTable::Serves(request.op)) return sync_.Handle(peer, request, std::move(answer), now);
   queues_.Handle(peer, std::move(request), std::move(answer), now);
 }

@@ -1,10 +1,11 @@
 // What the master does with a REQUEST from any process of the run: a queue
 // request goes to the run's QueueTable, a lock's, semaphore's or event's to
 // its SyncTable (which releases what a peer gone held); a call to a manager's object
-// becomes a task of that manager's pool, answered when its outcome is in.
+// becomes a task of that manager's pool, answered when its outcome is in
+// (for the master itself, or a worker that cannot reach the manager).
 // Only a worker that has said HELLO (or its client connection) may ask,
 // and only within its PeerBudget. Driven by the dispatcher's I/O thread
-// only, like the pools.
+// only, like the pools, but for TakeNow.
 #pragma once
 
 #include <functional>
@@ -15,6 +16,7 @@
 #include "master/pool_service.hpp"
 #include "master/queue_table.hpp"
 #include "master/sync_table.hpp"
+#include "wire/item_files.hpp"
 #include "wire/request.hpp"
 
 namespace fiber::master {
@@ -32,6 +34,14 @@ class RequestService {
   /// itself), answered now or later.
   void Handle(const std::string& routing_id, wire::Request request, QueueTable::Answer answer,
               Clock::time_point now);
+  /// Serves QUEUE_PUT_FILE from files; until then such puts are refused.
+  /// Before the I/O thread starts.
+  void UseItemFiles(std::unique_ptr<wire::ItemFiles> files) { item_files_ = std::move(files); }
+  /// The master's own get, answered at once on the caller's thread when
+  /// it can be (QueueTable::TakeNow). Thread-safe.
+  bool TakeNow(const wire::Request& request, std::string* body) {
+    return queues_.TakeNow(request, body);
+  }
   /// Answers waits whose time is up; forgets those of workers gone and
   /// releases what they held.
   void Tick(Clock::time_point now);
@@ -40,6 +50,9 @@ class RequestService {
   const SyncTable& sync() const { return sync_; }
   /// What the master holds for a worker (and its client connection).
   PeerBudget::Usage HeldFor(const std::string& worker_id) const { return budget_->Of(worker_id); }
+  /// Calls on a manager's objects the master forwarded for other processes:
+  /// 0 while every worker calls its managers in one hop.
+  std::uint64_t manager_calls_forwarded() const { return manager_calls_forwarded_; }
 
  private:
   void CallManager(const wire::Request& request, QueueTable::Answer answer,
@@ -51,6 +64,8 @@ class RequestService {
   QueueTable queues_{budget_};
   SyncTable sync_{budget_};
   log::RateLimit unknown_askers_;
+  std::unique_ptr<wire::ItemFiles> item_files_;  // when the run has them
+  std::uint64_t manager_calls_forwarded_ = 0;
 };
 
 }  // namespace fiber::master

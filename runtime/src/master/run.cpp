@@ -36,6 +36,7 @@ bool Run::Start(std::string* err) {
     if (!wire::Credentials::FromClientKey(key, &credentials_, err)) return false;
   }
   dispatcher_ = std::make_unique<Dispatcher>(settings_, credentials_);
+  dispatcher_->UseItemFiles(id_);
   return dispatcher_->Start(err);
 }
 

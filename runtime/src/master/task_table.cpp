@@ -6,17 +6,24 @@ namespace fiber::master {
 
 std::uint64_t TaskTable::Add(Task task) {
   const std::uint64_t id = next_id_++;
-  tasks_.emplace(id, Entry{std::move(task), {}, 0});
+  tasks_.emplace(id, Entry{std::move(task), {}, 0, {}});
   pending_.push_back(id);
   return id;
 }
 
-std::uint64_t TaskTable::LeaseNext(const std::string& worker) {
+std::uint64_t TaskTable::LeaseNext(const std::string& worker, Clock::time_point now) {
   const std::uint64_t id = pending_.front();
   pending_.pop_front();
-  tasks_.at(id).holder = worker;
+  Entry& entry = tasks_.at(id);
+  entry.holder = worker;
+  entry.leased_at = now;
   leases_[worker].push_back(id);
   return id;
+}
+
+Clock::time_point TaskTable::LeasedAt(std::uint64_t id) const {
+  auto it = tasks_.find(id);
+  return it == tasks_.end() || it->second.holder.empty() ? Clock::time_point{} : it->second.leased_at;
 }
 
 const Task* TaskTable::Find(std::uint64_t id) const {
@@ -42,24 +49,47 @@ int TaskTable::CallsLeasedTo(const std::string& worker) const {
   return static_cast<int>(calls);
 }
 
+std::uint64_t TaskTable::Oldest(const std::string& worker) const {
+  auto it = leases_.find(worker);
+  return it == leases_.end() || it->second.empty() ? 0 : it->second.front();
+}
+
+std::uint64_t TaskTable::TakeBack(const std::string& worker) {
+  std::vector<std::uint64_t>& held = leases_.at(worker);
+  const std::uint64_t id = held.back();
+  held.pop_back();
+  tasks_.at(id).holder.clear();
+  pending_.push_front(id);
+  return id;
+}
+
 std::string TaskTable::Running(const std::string& worker) const {
   auto it = leases_.find(worker);
   if (it == leases_.end() || it->second.empty()) return "";
   std::string running;
-  for (std::uint64_t id : it->second) {
-    const Task& task = tasks_.at(id).task;
-    const std::string first = std::to_string(task.first_item);
-    running += (running.empty() ? "" : " or ") + task.function +
-               (task.items <= 1 ? " (item " + first + ")"
-                                : " (items " + first + "-" +
-                                      std::to_string(task.first_item + task.items - 1) + ")");
-  }
+  for (std::uint64_t id : it->second) running += (running.empty() ? "" : " or ") + Describe(id);
   return running;
 }
 
-void TaskTable::Finish(std::uint64_t id, std::vector<detail::Outcome>&& outcomes) {
+int TaskTable::RetriesLeft(const std::string& worker) const {
+  int left = max_retries_;
+  if (auto it = leases_.find(worker); it != leases_.end())
+    for (std::uint64_t id : it->second) left = std::min(left, max_retries_ - tasks_.at(id).losses);
+  return std::max(left, 0);
+}
+
+std::string TaskTable::Describe(std::uint64_t id) const {
+  const Task& task = tasks_.at(id).task;
+  const std::string first = std::to_string(task.first_item);
+  return task.function + (task.items <= 1 ? " (item " + first + ")"
+                                          : " (items " + first + "-" +
+                                                std::to_string(task.first_item + task.items - 1) +
+                                                ")");
+}
+
+bool TaskTable::Finish(std::uint64_t id, std::vector<detail::Outcome>&& outcomes) {
   auto it = tasks_.find(id);
-  if (it == tasks_.end()) return;
+  if (it == tasks_.end()) return false;
   Entry& entry = it->second;
   if (entry.holder.empty()) {
     std::erase(pending_, id);
@@ -74,6 +104,7 @@ void TaskTable::Finish(std::uint64_t id, std::vector<detail::Outcome>&& outcomes
   ++(ok ? done_ : failed_);
   entry.task.batch->complete(entry.task.first, std::move(outcomes));
   tasks_.erase(it);
+  return ok;
 }
 
 void TaskTable::Fail(Entry& entry, const detail::Outcome& outcome) {
@@ -82,11 +113,25 @@ void TaskTable::Fail(Entry& entry, const detail::Outcome& outcome) {
                              std::vector<detail::Outcome>(entry.task.calls.size(), outcome));
 }
 
-void TaskTable::Lose(const std::string& worker, const std::string& why) {
+std::vector<std::uint64_t> TaskTable::Unlease(const std::string& worker) {
   auto lease = leases_.find(worker);
-  if (lease == leases_.end()) return;
-  const std::vector<std::uint64_t> held = std::move(lease->second);
+  if (lease == leases_.end()) return {};
+  std::vector<std::uint64_t> held = std::move(lease->second);
   leases_.erase(lease);
+  return held;
+}
+
+void TaskTable::GiveBack(const std::string& worker) {
+  const std::vector<std::uint64_t> held = Unlease(worker);
+  for (auto id = held.rbegin(); id != held.rend(); ++id) {
+    tasks_.at(*id).holder.clear();
+    pending_.push_front(*id);
+  }
+}
+
+std::size_t TaskTable::Lose(const std::string& worker, const std::string& why) {
+  const std::vector<std::uint64_t> held = Unlease(worker);
+  std::size_t requeued = 0;
   // Back to the front in reverse, so the queue keeps their order.
   for (auto id = held.rbegin(); id != held.rend(); ++id) {
     Entry& entry = tasks_.at(*id);
@@ -100,8 +145,10 @@ void TaskTable::Lose(const std::string& worker, const std::string& why) {
       tasks_.erase(*id);
     } else {
       pending_.push_front(*id);
+      ++requeued;
     }
   }
+  return requeued;
 }
 
 void TaskTable::FailAll(const detail::Outcome& outcome) {

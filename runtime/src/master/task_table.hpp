@@ -4,6 +4,7 @@
 // thread-safe: owned by the I/O thread.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -15,6 +16,8 @@
 #include "wire/task_batch.hpp"
 
 namespace fiber::master {
+
+using Clock = std::chrono::steady_clock;
 
 /// A chunk of calls of one function, sent to a worker as one message.
 struct Task {
@@ -34,8 +37,10 @@ class TaskTable {
 
   std::uint64_t Add(Task task);
   bool HasPending() const { return !pending_.empty(); }
-  /// Leases the first pending task to worker and returns its id.
-  std::uint64_t LeaseNext(const std::string& worker);
+  /// Leases the first pending task to worker (at now) and returns its id.
+  std::uint64_t LeaseNext(const std::string& worker, Clock::time_point now = {});
+  /// When task id was leased; the epoch when it is not held.
+  Clock::time_point LeasedAt(std::uint64_t id) const;
   const Task* Find(std::uint64_t id) const;
   /// True when worker holds task id.
   bool HeldBy(std::uint64_t id, const std::string& worker) const;
@@ -46,15 +51,33 @@ class TaskTable {
   /// (item 3)": the result of the first can die unsent with the worker).
   /// Empty when it holds none.
   std::string Running(const std::string& worker) const;
+  /// How many more times the tasks worker holds may be lost and run again
+  /// (a loss now uses one): the fewest of any of them; 0 when losing it now
+  /// fails one, max_retries when it holds none.
+  int RetriesLeft(const std::string& worker) const;
+  /// One task for reports: "boom (item 3)", "boom (items 3-5)".
+  std::string Describe(std::uint64_t id) const;
   /// How many calls the tasks worker holds make.
   int CallsLeasedTo(const std::string& worker) const;
+  /// The task worker runs (it runs them in the order dealt): the first it
+  /// holds; 0 when it holds none.
+  std::uint64_t Oldest(const std::string& worker) const;
+  /// Takes back the last task dealt to worker, not started while it holds
+  /// an older one, to the front of the queue (work stealing); returns its
+  /// id. Worker must hold two or more.
+  std::uint64_t TakeBack(const std::string& worker);
 
-  /// Delivers outcomes to the waiting caller and forgets the task.
-  void Finish(std::uint64_t id, std::vector<detail::Outcome>&& outcomes);
+  /// Delivers outcomes to the waiting caller and forgets the task; true
+  /// when every call has a value (the task is done, not failed).
+  bool Finish(std::uint64_t id, std::vector<detail::Outcome>&& outcomes);
   /// Worker was lost (why says how): each task it held goes back to the
   /// front of the queue, in order, or fails with WorkerLost once it has been
-  /// lost more than max_retries times.
-  void Lose(const std::string& worker, const std::string& why);
+  /// lost more than max_retries times. Returns how many went back.
+  std::size_t Lose(const std::string& worker, const std::string& why);
+  /// Worker was stopped for a reason of the pool's (a task timeout): the
+  /// tasks it holds go back to the front of the queue, in order, not
+  /// counted as lost.
+  void GiveBack(const std::string& worker);
   /// Finishes every task with the same failure for every call.
   void FailAll(const detail::Outcome& outcome);
 
@@ -70,8 +93,11 @@ class TaskTable {
     Task task;
     std::string holder;  // empty while pending
     int losses = 0;
+    Clock::time_point leased_at;
   };
   void Fail(Entry& entry, const detail::Outcome& outcome);
+  /// Removes worker's leases, oldest first.
+  std::vector<std::uint64_t> Unlease(const std::string& worker);
 
   int max_retries_;
   std::unordered_map<std::uint64_t, Entry> tasks_;

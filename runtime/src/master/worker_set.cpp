@@ -24,6 +24,23 @@ const Worker* WorkerSet::Find(const std::string& id) const {
   return it == workers_.end() ? nullptr : &it->second;
 }
 
+void WorkerSet::End(WorkerEnd ended) {
+  if (!workers_.erase(ended.id)) return;
+  if (ended.lost) ++lost_by_cause_[ended.cause.word];
+  ended_.push_back(std::move(ended));
+  if (ended_.size() > kMostEndedKept) ended_.pop_front();
+}
+
+bool WorkerSet::Amend(const std::string& id, const backend::EndCause& cause) {
+  for (auto it = ended_.rbegin(); it != ended_.rend(); ++it) {
+    if (it->id != id) continue;
+    if (!it->lost || std::string_view(it->cause.word) != backend::end_word::kConnectionLost) return false;
+    it->cause = cause;
+    return true;
+  }
+  return false;
+}
+
 int WorkerSet::Live() const {
   int n = 0;
   for (const auto& [id, w] : workers_) n += w.state != WorkerState::kRetiring;
@@ -102,7 +119,8 @@ DueWork WorkerSet::Due(Clock::time_point now, const Deadlines& d) const {
   for (const auto& [id, w] : workers_) {
     if (!w.connected) {
       if (now - w.started > d.start_timeout)
-        due.lost.emplace_back(id, "it did not connect within " + log::Seconds(d.start_timeout));
+        due.lost.emplace_back(id, backend::Because(backend::end_word::kStartTimeout,
+                                                   "it did not connect within " + log::Seconds(d.start_timeout)));
       continue;
     }
     if (w.stop_sent && now - *w.stop_sent > d.heartbeat_timeout) {

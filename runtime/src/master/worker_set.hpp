@@ -1,33 +1,65 @@
 // One pool's workers as the master sees them: each one's state, credit and
-// the times its deadlines run from. The one place a worker's state changes.
+// the times its deadlines run from, and how the last ones to go ended. The
+// one place a worker's state changes.
 // Not thread-safe: owned by the I/O thread.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "backend/end_cause.hpp"
 #include "fiber/pool.hpp"
 #include "master/task_table.hpp"
 
 namespace fiber::master {
-
-using Clock = std::chrono::steady_clock;
 
 struct Worker {
   WorkerState state = WorkerState::kStarting;
   bool connected = false;  // said HELLO
   int credit = 0;          // tasks it may hold (READY, RESULT)
   long pid = 0;
+  std::uint64_t tasks_done = 0;  // results it sent
   Clock::time_point started, last_sent;
   Clock::time_point idle_since;  // when it last came to hold no task
+  /// When the task it runs began, as far as the master can tell: when it
+  /// was dealt to the worker holding none, or when the result before it came.
+  Clock::time_point busy_since;
+  int dealt = 0;  // tasks dealt to it and not taken back (max_tasks_per_child)
+  /// Tasks taken back from it (work stealing) that it has not answered yet:
+  /// with no outcome (skipped), or with outcomes to drop (it had started).
+  std::multiset<std::uint64_t> revoked;
   std::optional<Clock::time_point> stop_sent;  // told to STOP at
   /// Its connection closed at: lost once its backend reports how it ended,
   /// or a short wait later.
   std::optional<Clock::time_point> closed_at;
 };
+
+/// A worker that left the set, and why: what fiber top and the metrics
+/// show of it.
+struct WorkerEnd {
+  std::string id;
+  backend::EndCause cause;
+  /// The task it ran as it ended ("boom (item 3)"); "" when none.
+  std::string task;
+  /// How many more times that task could be lost and run again, this loss
+  /// counted in (TaskTable::RetriesLeft); 0: it failed with this loss.
+  int retries_left = 0;
+  /// A loss (reported to the user), not a worker retired as asked.
+  bool lost = false;
+  Clock::time_point at;
+  long pid = 0;
+  std::uint64_t tasks_done = 0;
+};
+
+/// How many WorkerEnd a set keeps, the last ones: what a view of a run
+/// shows, bounded however many workers a long run loses.
+inline constexpr std::size_t kMostEndedKept = 256;
 
 /// How long workers may be silent or slow, from the run's settings.
 struct Deadlines {
@@ -40,7 +72,7 @@ struct Deadlines {
 
 /// What the deadlines call for at some moment (WorkerSet::Due).
 struct DueWork {
-  std::vector<std::pair<std::string, std::string>> lost;  // id, why
+  std::vector<std::pair<std::string, backend::EndCause>> lost;  // id, why
   std::vector<std::string> kill;       // told to stop, still running
   std::vector<std::string> heartbeat;  // nothing sent to for a probe interval
 };
@@ -50,7 +82,8 @@ class WorkerSet {
   Worker& Add(const std::string& id, Clock::time_point now);
   Worker* Find(const std::string& id);
   const Worker* Find(const std::string& id) const;
-  void Remove(const std::string& id) { workers_.erase(id); }
+  /// Takes the worker out of the set, keeping how it ended.
+  void End(WorkerEnd ended);
   bool empty() const { return workers_.empty(); }
   /// Workers not retiring.
   int Live() const;
@@ -76,9 +109,19 @@ class WorkerSet {
 
   std::vector<WorkerInfo> Describe(const TaskTable& tasks) const;
   const std::map<std::string, Worker>& all() const { return workers_; }
+  /// A worker lost with its connection whose end its engine told later
+  /// (its pod evicted, its Slurm job past its time limit): the cause kept
+  /// becomes that. False when no such loss is kept.
+  [[nodiscard]] bool Amend(const std::string& id, const backend::EndCause& cause);
+  /// The last kMostEndedKept workers to end, oldest first.
+  const std::deque<WorkerEnd>& ended() const { return ended_; }
+  /// Workers lost so far, by EndCause::word: never decreasing.
+  const std::map<std::string, std::uint64_t>& lost_by_cause() const { return lost_by_cause_; }
 
  private:
   std::map<std::string, Worker> workers_;
+  std::deque<WorkerEnd> ended_;
+  std::map<std::string, std::uint64_t> lost_by_cause_;
 };
 
 }  // namespace fiber::master

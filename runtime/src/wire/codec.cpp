@@ -21,6 +21,7 @@ zmq::message_t Encode(const Welcome& m) {
   return Writer(Type::kWelcome)
       .U32(m.channel)
       .U32(m.prefetch)
+      .U8(m.results_at_once ? 1 : 0)
       .Bytes(m.init_function)
       .Bytes(m.init_args)
       .Finish();
@@ -38,6 +39,12 @@ zmq::message_t Encode(const InitFailed& m, Channel channel) {
   return Writer(Type::kInitFailed, channel).Bytes(m.error.type).Bytes(m.error.message).Finish();
 }
 
+zmq::message_t Encode(const Revoke& m, Channel channel) {
+  Writer w(Type::kRevoke, channel);
+  for (std::uint64_t id : m.ids) w.U64(id);
+  return w.Finish();
+}
+
 zmq::message_t EncodeControl(Type type, Channel channel) { return Writer(type, channel).Finish(); }
 
 bool Decode(const zmq::message_t& message, Hello* m, std::string* err) {
@@ -50,10 +57,12 @@ bool Decode(const zmq::message_t& message, Hello* m, std::string* err) {
 bool Decode(const zmq::message_t& message, Welcome* m, std::string* err) {
   if (!ExpectType(message, Type::kWelcome, err)) return false;
   Reader r(message);
-  if (!r.U32(&m->channel) || !r.U32(&m->prefetch) || !r.Bytes(&m->init_function) ||
-      !r.Bytes(&m->init_args) || !r.AtEnd() || m->channel == kRunChannel ||
-      !CreditInRange(m->prefetch))
+  std::uint8_t at_once = 0;
+  if (!r.U32(&m->channel) || !r.U32(&m->prefetch) || !r.U8(&at_once) ||
+      !r.Bytes(&m->init_function) || !r.Bytes(&m->init_args) || !r.AtEnd() ||
+      m->channel == kRunChannel || !CreditInRange(m->prefetch) || at_once > 1)
     return Malformed(Type::kWelcome, err);
+  m->results_at_once = at_once == 1;
   return true;
 }
 
@@ -77,6 +86,18 @@ bool Decode(const zmq::message_t& message, InitFailed* m, std::string* err) {
   Reader r(message);
   if (!r.Bytes(&m->error.type) || !r.Bytes(&m->error.message) || !r.AtEnd())
     return Malformed(Type::kInitFailed, err);
+  return true;
+}
+
+bool Decode(const zmq::message_t& message, Revoke* m, std::string* err) {
+  if (!ExpectType(message, Type::kRevoke, err)) return false;
+  Reader r(message);
+  m->ids.clear();
+  while (!r.AtEnd()) {
+    std::uint64_t id = 0;
+    if (!r.U64(&id)) return Malformed(Type::kRevoke, err);
+    m->ids.push_back(id);
+  }
   return true;
 }
 

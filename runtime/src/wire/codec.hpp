@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 #include <zmq.hpp>
 
 #include "wire/message.hpp"
@@ -24,6 +25,9 @@ struct Welcome {
   std::uint32_t prefetch = 1;       // 1..kMaxCredit
   std::string_view init_function;  // empty: none
   std::string_view init_args;
+  /// Send each result as its task ends, not batched with the next ones, so
+  /// the master knows which task runs (a pool with a task timeout).
+  bool results_at_once = false;
 };
 
 /// master -> worker: why it may not join. The reason is the rest of the frame.
@@ -34,6 +38,12 @@ struct Refuse {
 /// worker -> master: how many tasks it may hold (1..kMaxCredit).
 struct Ready {
   std::uint32_t credit = 1;
+};
+
+/// master -> worker: tasks it holds that another worker now runs; it skips
+/// those it has not started (answering each with no outcome).
+struct Revoke {
+  std::vector<std::uint64_t> ids;
 };
 
 /// An exception a user function threw in a worker: its type and message.
@@ -53,6 +63,7 @@ zmq::message_t Encode(const Welcome& m);
 zmq::message_t Encode(const Refuse& m, std::uint8_t version);
 zmq::message_t Encode(const Ready& m, Channel channel);
 zmq::message_t Encode(const InitFailed& m, Channel channel);
+zmq::message_t Encode(const Revoke& m, Channel channel);
 /// A message with no body: HEARTBEAT or STOP.
 zmq::message_t EncodeControl(Type type, Channel channel);
 
@@ -61,5 +72,6 @@ zmq::message_t EncodeControl(Type type, Channel channel);
 [[nodiscard]] bool Decode(const zmq::message_t& message, Refuse* m, std::string* err);
 [[nodiscard]] bool Decode(const zmq::message_t& message, Ready* m, std::string* err);
 [[nodiscard]] bool Decode(const zmq::message_t& message, InitFailed* m, std::string* err);
+[[nodiscard]] bool Decode(const zmq::message_t& message, Revoke* m, std::string* err);
 
 }  // namespace fiber::wire

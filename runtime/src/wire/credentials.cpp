@@ -102,4 +102,12 @@ void MakeCurveClient(zmq::socket_t& socket, const std::string& client_secret) {
   socket.set(zmq::sockopt::curve_secretkey, keys.client_secret);
 }
 
+void MakeCurveServer(zmq::socket_t& socket, const std::string& client_secret) {
+  Credentials keys;
+  std::string err;
+  if (!Credentials::FromClientKey(client_secret, &keys, &err)) throw std::invalid_argument(err);
+  socket.set(zmq::sockopt::curve_server, 1);
+  socket.set(zmq::sockopt::curve_secretkey, keys.server_secret);
+}
+
 }  // namespace fiber::wire

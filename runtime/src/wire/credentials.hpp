@@ -41,5 +41,9 @@ bool IsZ85Key(const std::string& key);
 /// this is (one FromClientKey accepts); throws std::invalid_argument for
 /// any other.
 void MakeCurveClient(zmq::socket_t& socket, const std::string& client_secret);
+/// Makes socket a CURVE server with the keys of the run's master, so that
+/// only the run's peers get through: what a manager's own endpoint is
+/// (worker/direct_calls.hpp). Throws as MakeCurveClient does.
+void MakeCurveServer(zmq::socket_t& socket, const std::string& client_secret);
 
 }  // namespace fiber::wire

@@ -2,11 +2,20 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "wire/limits.hpp"
 
 namespace fiber::wire {
+
+namespace {
+
+// A message that the frames sent from it share.
+using Shared = std::shared_ptr<zmq::message_t>;
+void ReleaseFrame(void*, void* hint) { delete static_cast<Shared*>(hint); }
+
+}  // namespace
 
 void LimitFrames(zmq::socket_t& socket) {
   socket.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(kMaxFrameBytes + kFrameOverheadBytes));
@@ -28,11 +37,15 @@ bool SendMessage(zmq::socket_t& socket, std::string_view routing_id, zmq::messag
     }
     if (message.size() <= kMaxFrameBytes)
       return socket.send(message, zmq::send_flags::dontwait).has_value();
-    const auto* bytes = static_cast<const char*>(message.data());
-    for (std::size_t at = 0; at < message.size(); at += kMaxFrameBytes) {
-      const std::size_t n = std::min(kMaxFrameBytes, message.size() - at);
-      const bool last = at + n == message.size();
-      zmq::message_t frame(bytes + at, n);
+    // The frames point into the message, kept until ZeroMQ has sent the
+    // last of them: a large message is not copied again.
+    const Shared whole = std::make_shared<zmq::message_t>(std::move(message));
+    const std::size_t size = whole->size();
+    auto* bytes = static_cast<char*>(whole->data());
+    for (std::size_t at = 0; at < size; at += kMaxFrameBytes) {
+      const std::size_t n = std::min(kMaxFrameBytes, size - at);
+      const bool last = at + n == size;
+      zmq::message_t frame(bytes + at, n, ReleaseFrame, new Shared(whole));
       if (!socket.send(frame, last ? zmq::send_flags::dontwait
                                    : zmq::send_flags::sndmore | zmq::send_flags::dontwait))
         return false;

@@ -17,6 +17,7 @@ const char* TypeName(Type type) {
     case Type::kInitFailed: return "INIT_FAILED";
     case Type::kRequest: return "REQUEST";
     case Type::kReply: return "REPLY";
+    case Type::kRevoke: return "REVOKE";
   }
   return "UNKNOWN";
 }

@@ -13,7 +13,7 @@
 namespace fiber::wire {
 
 /// Bumped whenever a message's layout changes.
-constexpr std::uint8_t kProtocolVersion = 4;
+constexpr std::uint8_t kProtocolVersion = 5;
 constexpr std::uint8_t kMagic = 'F';
 /// Magic, version and type (the first three bytes, the same in every
 /// version), then the channel.
@@ -31,8 +31,9 @@ enum class Type : std::uint8_t {
   kInitFailed = 9,
   kRequest = 10,
   kReply = 11,
+  kRevoke = 12,
 };
-constexpr std::uint8_t kLastType = static_cast<std::uint8_t>(Type::kReply);
+constexpr std::uint8_t kLastType = static_cast<std::uint8_t>(Type::kRevoke);
 
 const char* TypeName(Type type);
 

@@ -38,8 +38,12 @@ enum class Op : std::uint8_t {
   kQueuePutMany = 15,  // body: a list of items, put in order; waits while full
   kQueueGetMany = 16,  // body: n (u32) -> a list of 1..n items; waits for the first
   kQueueSize = 17,     // -> the number of items held (u64)
+  kQueuePutFile = 18,  // body: an item file's name (wire/item_files.hpp); then as kQueuePut
+  // To a manager's own endpoint only (worker/direct_calls.hpp), never the
+  // master: object, the manager's channel -> OK when this manager is it.
+  kManagerHello = 19,
 };
-constexpr std::uint8_t kLastOp = static_cast<std::uint8_t>(Op::kQueueSize);
+constexpr std::uint8_t kLastOp = static_cast<std::uint8_t>(Op::kManagerHello);
 
 struct Request {
   std::uint64_t id = 0;  // chosen by the requester, echoed in the REPLY

@@ -151,6 +151,7 @@ bool ReadBootstrap(const config::Getenv& getenv, Bootstrap* out, std::string* er
   if (!config::ApplyTiming(getenv, &out->heartbeat_interval, &out->heartbeat_timeout,
                            &out->start_timeout, err))
     return false;
+  if (const char* host = getenv(config::kManagerHostVariable)) out->manager_host = host;
   return ReadParentPid(getenv, &out->parent_pid, err) &&
          ReadJobWorkers(getenv, out->worker_id, &out->job_workers, err);
 }

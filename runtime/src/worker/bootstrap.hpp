@@ -31,6 +31,9 @@ struct Bootstrap {
   /// How many workers the process started holds, w(N) on from worker_id
   /// wN (workers_per_job, worker/job_supervisor.hpp); 1: itself only.
   int job_workers = 1;
+  /// As a manager, the host it gives callers for its own endpoint; empty:
+  /// its address toward the master (config::kManagerHostVariable).
+  std::string manager_host;
   /// The user's variables every worker gets on every backend
   /// (config::WorkerEnvironment); the FIBER_* ones above win over them.
   std::map<std::string, std::string> env;

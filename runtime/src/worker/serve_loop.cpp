@@ -6,7 +6,9 @@
 #include <chrono>
 #include <cmath>
 #include <deque>
+#include <memory>
 #include <optional>
+#include <unordered_set>
 #include <zmq.hpp>
 
 #include "worker/registered_names.hpp"
@@ -19,7 +21,9 @@
 #include "wire/frames.hpp"
 #include "wire/keepalive.hpp"
 #include "wire/limits.hpp"
+#include "wire/poll.hpp"
 #include "wire/task_batch.hpp"
+#include "worker/direct_calls.hpp"
 #include "worker/master_watch.hpp"
 
 namespace fiber::worker {
@@ -78,6 +82,10 @@ CallOutcome RunCall(const Bootstrap& b, detail::Invoker invoker, std::string_vie
   return outcome;
 }
 
+class ServeLoop;
+// The loop serving on this thread, for ServeDirectCalls.
+thread_local ServeLoop* this_thread_loop = nullptr;
+
 class ServeLoop {
  public:
   explicit ServeLoop(const Bootstrap& b)
@@ -94,6 +102,21 @@ class ServeLoop {
     wire::KeepAliveWorker(dealer_, b.heartbeat_timeout);
     wire::MakeCurveClient(dealer_, b.client_secret);
     dealer_.connect(b.master);
+    this_thread_loop = this;
+  }
+  ~ServeLoop() { this_thread_loop = nullptr; }
+
+  // Listens for direct calls of function, once; the endpoint, or "".
+  std::string OpenDirect(const std::string& function) {
+    if (!direct_) {
+      std::string err;
+      direct_ = DirectCallServer::Open(context_, b_, channel_, function, &err);
+      if (!direct_) {
+        log::Warning("this manager's callers go through the master: " + err);
+        return {};
+      }
+    }
+    return direct_->endpoint();
   }
 
   int Run() {
@@ -138,6 +161,13 @@ class ServeLoop {
   // Takes every message that has arrived, waiting up to wait for the first.
   // False once the master said STOP.
   bool Receive(std::chrono::milliseconds wait) {
+    if (direct_) {
+      zmq::pollitem_t items[] = {{dealer_.handle(), 0, ZMQ_POLLIN, 0},
+                                 {direct_->socket().handle(), 0, ZMQ_POLLIN, 0}};
+      wire::Poll(items, 2, wait);
+      ServeDirect();
+      wait = std::chrono::milliseconds(0);
+    }
     // A timed receive costs fewer system calls than a poll and a receive.
     if (wait != receive_timeout_) {
       dealer_.set(zmq::sockopt::rcvtimeo, static_cast<int>(wait.count()));
@@ -185,6 +215,7 @@ class ServeLoop {
         if (received.tasks.empty()) queue_.pop_back();
         return true;
       }
+      case Type::kRevoke: OnRevoke(message); return true;
       case Type::kStop: return false;
       case Type::kHeartbeat: return true;  // the master lives; nothing to answer
       default:
@@ -201,6 +232,7 @@ class ServeLoop {
       Die(kMasterLost, "the master sent " + err);
     channel_ = welcome.channel;
     prefetch_ = welcome.prefetch;
+    results_at_once_ = welcome.results_at_once;
     watch_.SetTimeout(b_.heartbeat_timeout);
     welcomed_ = true;
     if (!welcome.init_function.empty()) {
@@ -218,12 +250,35 @@ class ServeLoop {
     Send(wire::Encode(wire::Ready{prefetch_}, channel_));
   }
 
+  // Marks the revoked tasks it holds and has not started, one for each id
+  // (a task lost elsewhere can be dealt here again); the master has given
+  // them to another worker. One already run is not held any more.
+  void OnRevoke(const zmq::message_t& message) {
+    wire::Revoke revoke;
+    std::string err;
+    if (!wire::Decode(message, &revoke, &err)) Die(kMasterLost, "the master sent " + err);
+    for (std::uint64_t id : revoke.ids) MarkRevoked(id);
+  }
+
+  void MarkRevoked(std::uint64_t id) {
+    for (Received& received : queue_)
+      for (std::size_t i = received.next; i < received.tasks.size(); ++i)
+        if (received.tasks[i].id == id && revoked_.insert(&received.tasks[i]).second) return;
+  }
+
   void RunNextTask() {
     Received& front = queue_.front();
     const wire::TaskView& task = front.tasks[front.next];
     if (!results_) {
       results_.emplace(Type::kResult, channel_);
       results_->U32(Credit());
+    }
+    // A revoked task is answered with no outcome: the master then knows
+    // that it did not run here.
+    if (revoked_.erase(&task) != 0) {
+      wire::AppendResultHead(*results_, task.id, 0);
+      if (++front.next == front.tasks.size()) queue_.pop_front();
+      return;
     }
     wire::AppendResultHead(*results_, task.id, static_cast<std::uint32_t>(task.calls.size()));
     const detail::Invokers invokers = Lookup(task.function);
@@ -237,7 +292,17 @@ class ServeLoop {
     const double seconds = std::chrono::duration<double>(end - start).count();
     task_seconds_ = task_seconds_ < 0 ? seconds : 0.8 * task_seconds_ + 0.2 * seconds;
     if (++front.next == front.tasks.size()) queue_.pop_front();
-    if (work_since_flush_ >= kBatchWork || results_->size() >= wire::kMaxResultBatchBytes) Flush();
+    if (results_at_once_ || work_since_flush_ >= kBatchWork ||
+        results_->size() >= wire::kMaxResultBatchBytes)
+      Flush();
+  }
+
+  // Runs every direct call waiting, as it would a task of one call.
+  void ServeDirect() {
+    std::string peer, function;
+    wire::Request call;
+    while (direct_->Next(&peer, &call, &function))
+      direct_->Answer(peer, call.id, RunCall(b_, Lookup(function).call, function, call.body).view());
   }
 
   // The registered function called name; remembers the last one asked for,
@@ -271,7 +336,9 @@ class ServeLoop {
   zmq::context_t context_;
   zmq::socket_t dealer_;
   MasterWatch watch_;
+  std::unique_ptr<DirectCallServer> direct_;  // a manager's own endpoint, once it has one
   std::deque<Received> queue_;
+  std::unordered_set<const wire::TaskView*> revoked_;  // in queue_, not to run
   std::string last_name_;
   detail::Invokers last_invokers_;
   std::optional<wire::Writer> results_;  // RESULT being filled
@@ -281,11 +348,16 @@ class ServeLoop {
   std::uint32_t prefetch_ = 1;
   std::chrono::milliseconds receive_timeout_{-1};
   bool welcomed_ = false;
+  bool results_at_once_ = false;
   const Clock::time_point started_ = Clock::now();
 };
 
 }  // namespace
 
 int Serve(const Bootstrap& bootstrap) { return ServeLoop(bootstrap).Run(); }
+
+std::string ServeDirectCalls(const std::string& function) {
+  return this_thread_loop ? this_thread_loop->OpenDirect(function) : std::string();
+}
 
 }  // namespace fiber::worker

@@ -23,4 +23,10 @@ enum ExitStatus : int {
 /// worker (kRefused).
 int Serve(const Bootstrap& bootstrap);
 
+/// Called by a manager's built-in task, on the serve loop's thread: from
+/// now on the loop also serves calls of function on the worker's own
+/// endpoint (worker/direct_calls.hpp), which this returns; "" on any other
+/// thread or when it cannot listen, and callers go through the master.
+std::string ServeDirectCalls(const std::string& function);
+
 }  // namespace fiber::worker

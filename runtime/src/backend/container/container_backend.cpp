@@ -181,14 +181,12 @@ void ContainerBackend::Kill(const std::string& worker_id) {
     log::Warning("cannot kill worker " + worker_id + "'s container: " + err);
 }
 
-std::string ContainerBackend::DescribeEnd(const Container& c, const ContainerEvents::End& end) const {
-  if (end.oom_killed)
-    return "its container was killed for using more than its memory limit (" +
-           config::FormatMemory(c.memory_mb) + ")";
-  const std::string how = ExitStatus::FromCode(end.exit_code).Describe();
+EndCause ContainerBackend::DescribeEnd(const Container& c, const ContainerEvents::End& end) const {
+  if (end.oom_killed) return OutOfMemory(c.memory_mb ? config::FormatMemory(c.memory_mb) : "");
+  EndCause cause = EndedWith(ExitStatus::FromCode(end.exit_code));
   const std::string tail = LastLines(c.output->last_output(), kLastLines);
-  if (c.killed || end.exit_code == 0 || tail.empty()) return how;
-  return how + "; its last output: " + OneLine(tail);
+  if (!c.killed && end.exit_code != 0 && !tail.empty()) cause.text += "; its last output: " + OneLine(tail);
+  return cause;
 }
 
 std::vector<Exit> ContainerBackend::Poll() {
@@ -222,7 +220,7 @@ std::vector<Exit> ContainerBackend::Poll() {
       std::string err;
       if (!client_->Remove(c.id, &err))
         log::Warning("cannot remove worker " + it->first + "'s container: " + err);
-      exits.push_back({it->first, "its container ended (the engine did not say how)"});
+      exits.push_back({it->first, Because(end_word::kUnknown, "its container ended (the engine did not say how)")});
     }
     it = containers_.erase(it);
   }

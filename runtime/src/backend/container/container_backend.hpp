@@ -81,7 +81,7 @@ class ContainerBackend : public Backend {
   nlohmann::json ConfigFor(const Launch& launch, const std::vector<std::string>& command) const;
   /// How the ended container c went ("exit status 127; its last output:
   /// ...").
-  std::string DescribeEnd(const Container& c, const ContainerEvents::End& end) const;
+  EndCause DescribeEnd(const Container& c, const ContainerEvents::End& end) const;
 
   std::string engine_;
   config::Settings settings_;

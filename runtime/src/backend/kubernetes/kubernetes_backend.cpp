@@ -115,12 +115,8 @@ bool KubernetesBackend::Connect(const Launch& launch, std::string* err) {
       [api = &*api_, selector = LabelIs(kRunLabel, run_id_) + "," + LabelIs(kRoleLabel, kWorkerRole),
        cursor = PodWatchCursor()](EngineWatch<SeenPods>& watch, std::string* err) mutable {
         return WatchPodsStep(*api, selector, &cursor, [&](const kube::WatchEvent& event) {
-          PodState state = ReadPodState(event.object);
           const bool deleted = event.type == "DELETED";
-          if (deleted && !state.ended) {
-            state.ended = true;
-            state.how = "its pod was deleted";
-          }
+          PodState state = ReadPodState(event.object, deleted);
           watch.Heard([&](SeenPods& seen) {
             if (deleted) seen.deleted.insert(state.worker_id);
             seen.latest[state.worker_id] = std::move(state);
@@ -141,11 +137,13 @@ bool KubernetesBackend::Start(const Launch& launch, std::string* err) {
   }
   if (!Connect(launch, err)) return false;
   const std::string& worker_id = launch.bootstrap.worker_id;
-  const PodValues v = WorkerPodValues(settings_, launch.bootstrap, launch.resources, CommandLineAtOwnPath(),
-                                            api_->namespace_name(), secret_->uid());
-  nlohmann::json manifest;
-  if (!RenderPod(template_, v, &manifest, err)) return false;
-  requests_->Create(worker_id, std::move(manifest));
+  // Rendered on the requests' threads, not this (the master's I/O) one;
+  // template_ is read only from Connect on, and outlives them.
+  requests_->Create(worker_id, [this, v = WorkerPodValues(settings_, launch.bootstrap, launch.resources,
+                                                          CommandLineAtOwnPath(), api_->namespace_name(),
+                                                          secret_->uid())](nlohmann::json* manifest, std::string* why) {
+    return RenderPod(template_, v, manifest, why);
+  });
   if (creating_++ == 0) {
     wave_ = 0;
     wave_start_ = std::chrono::steady_clock::now();
@@ -160,7 +158,8 @@ void KubernetesBackend::Kill(const std::string& worker_id) {
   if (it == pods_.end() || it->second.killed) return;
   it->second.killed = true;
   if (!requests_->Delete(worker_id, {it->second.name, kKillGraceSeconds, false, ""})) {
-    unborn_.push_back({worker_id, "stopped before its pod was created", ExitStatus::Killed(SIGKILL)});
+    unborn_.push_back(
+        {worker_id, Because(end_word::kCancelled, "stopped before its pod was created"), ExitStatus::Killed(SIGKILL)});
     pods_.erase(it);
     CreationDone();
   }
@@ -172,7 +171,8 @@ std::vector<Exit> KubernetesBackend::Poll() {
   if (!requests_) return exits;
   for (const PodRequests::Failure& failure : requests_->TakeFailed()) {
     if (pods_.erase(failure.worker_id))
-      exits.push_back({failure.worker_id, "its pod could not be created: " + failure.error,
+      exits.push_back({failure.worker_id,
+                       Because(end_word::kCannotStart, "its pod could not be created: " + failure.error),
                        ExitStatus::Exited(kCannotCreate)});
     CreationDone();
   }
@@ -214,7 +214,7 @@ std::vector<Exit> KubernetesBackend::Poll() {
       ++it;
       continue;
     }
-    Exit exit{it->first, state.how, state.exit.value_or(ExitStatus{})};
+    Exit exit{it->first, state.end, state.exit.value_or(ExitStatus{})};
     if (deleted.count(it->first)) {
       exits.push_back(std::move(exit));
     } else {

@@ -129,7 +129,7 @@ class PodMaster : public RunningMaster {
       state_.exit = ExitStatus::Killed(SIGTERM);  // deleted as asked before it could say how it ended
     } else {
       state_.error = "the master's pod " + pod_ + " " +
-                     (pod.ended ? "ended: " + pod.how : std::string("was deleted before its program ended"));
+                     (pod.ended ? "ended: " + pod.end.text : std::string("was deleted before its program ended"));
     }
     return state_;
   }

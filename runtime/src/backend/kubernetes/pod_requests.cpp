@@ -27,7 +27,7 @@ PodRequests::~PodRequests() {
   for (std::thread& thread : threads_) thread.join();
 }
 
-void PodRequests::Create(const std::string& worker_id, nlohmann::json manifest) {
+void PodRequests::Create(const std::string& worker_id, Manifest manifest) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     waiting_creations_.insert(worker_id);
@@ -96,16 +96,22 @@ void PodRequests::Serve() {
 void PodRequests::Perform(Request& request) {
   kube::ApiError e;
   if (request.create) {
-    nlohmann::json object;
-    const bool made = api_.Create(kube::kPods, request.manifest, &object, &e);
+    nlohmann::json manifest, object;
+    std::string why;
+    bool made = request.manifest(&manifest, &why);
     request.manifest = nullptr;  // its memory goes now, not when the batch is done
+    if (made) {
+      made = api_.Create(kube::kPods, manifest, &object, &e);
+      why = e.message;
+    }
+    manifest = nullptr;
     std::lock_guard<std::mutex> lock(mu_);
     creating_.erase(request.worker_id);
     const auto after = after_creation_.find(request.worker_id);
     if (made) {
       created_.push_back(request.worker_id);
     } else {
-      failed_.push_back({request.worker_id, e.message});
+      failed_.push_back({request.worker_id, why});
     }
     if (after == after_creation_.end()) return;
     if (made) {

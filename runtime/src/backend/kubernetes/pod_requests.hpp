@@ -5,13 +5,15 @@
 // client's rate limit (kube_qps, kube_burst), never a thread per pod.
 // Requests about one worker keep their order: a pod deleted while its
 // creation still waits is never created, and one deleted while it is being
-// created is deleted as soon as it exists. Memory: one manifest per pod
-// waiting to be created. Thread-safe.
+// created is deleted as soon as it exists. Each pod's manifest is made on
+// those threads too, as its creation comes: memory is what makes one (its
+// values) per pod waiting to be created. Thread-safe.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -40,13 +42,17 @@ class PodRequests {
     std::string log_file;
   };
 
+  /// Makes a pod's manifest, on one of the threads: false with *err when
+  /// it cannot, which fails the creation with that error.
+  using Manifest = std::function<bool(nlohmann::json* manifest, std::string* err)>;
+
   PodRequests(kube::ApiClient api, int threads);
   /// Drops the requests that wait; waits for those under way.
   ~PodRequests();
   PodRequests(const PodRequests&) = delete;
   PodRequests& operator=(const PodRequests&) = delete;
 
-  void Create(const std::string& worker_id, nlohmann::json manifest);
+  void Create(const std::string& worker_id, Manifest manifest);
   /// Deletes worker_id's pod; false when its creation was still waiting,
   /// which is dropped instead: there is no pod to delete.
   bool Delete(const std::string& worker_id, Deletion deletion);
@@ -66,7 +72,7 @@ class PodRequests {
   struct Request {
     std::string worker_id;
     bool create = false;
-    nlohmann::json manifest;  // a creation's
+    Manifest manifest;        // a creation's
     Deletion deletion;        // a deletion's
   };
   void Serve();

@@ -34,9 +34,26 @@ std::string Said(const std::string& reason, const std::string& message) {
   return reason.empty() ? message : reason + ": " + message;
 }
 
+// The memory limit of the pod's container named role ("64Mi"); "" when none.
+std::string MemoryLimit(const json& pod, const std::string& role) {
+  const json& containers = Field(Field(pod, "spec"), "containers");
+  for (const json& c : containers.is_array() ? containers : json::array())
+    if (Text(c, "name") == role) return Text(Field(Field(c, "resources"), "limits"), "memory");
+  return "";
+}
+
+// The reason of its DisruptionTarget condition: why the pod is going
+// (PreemptionByScheduler, EvictionByEvictionAPI, ...); "" when none.
+std::string Disruption(const json& status) {
+  const json& conditions = Field(status, "conditions");
+  for (const json& c : conditions.is_array() ? conditions : json::array())
+    if (Text(c, "type") == "DisruptionTarget" && Text(c, "status") == "True") return Text(c, "reason");
+  return "";
+}
+
 }  // namespace
 
-PodState ReadPodState(const json& pod) {
+PodState ReadPodState(const json& pod, bool deleted) {
   PodState s;
   const json& labels = Field(Field(pod, "metadata"), "labels");
   s.worker_id = Text(labels, kWorkerLabel);
@@ -61,9 +78,10 @@ PodState ReadPodState(const json& pod) {
         s.waiting = Said(reason, Text(waiting, "message"));
       if (Hopeless(reason)) {
         s.ended = true;
-        s.how = reason.find("Image") != std::string::npos
-                    ? "its image " + Text(c, "image") + " cannot be pulled (" + s.waiting + ")"
-                    : "its container cannot start (" + s.waiting + ")";
+        s.end = Because(end_word::kCannotStart,
+                        reason.find("Image") != std::string::npos
+                            ? "its image " + Text(c, "image") + " cannot be pulled (" + s.waiting + ")"
+                            : "its container cannot start (" + s.waiting + ")");
       }
     } else if (terminated.is_object()) {
       const long code = Field(terminated, "exitCode").is_number_integer()
@@ -71,17 +89,15 @@ PodState ReadPodState(const json& pod) {
                             : -1;
       s.ended = true;
       if (code >= 0) s.exit = ExitStatus::FromCode(code);
-      s.how = Text(terminated, "reason") == "OOMKilled"
-                  ? "its pod was killed for using more than its memory limit"
-                  : ExitStatus::FromCode(code).Describe();
+      s.end = Text(terminated, "reason") == "OOMKilled" ? OutOfMemory(MemoryLimit(pod, role))
+                                                        : EndedWith(ExitStatus::FromCode(code));
     }
   }
-  if (!s.ended && (s.phase == "Failed" || s.phase == "Succeeded")) {
-    // Ended before its container said how: evicted, or its node lost.
+  if (!s.ended && (s.phase == "Failed" || s.phase == "Succeeded" || deleted)) {
+    // Ended before its container said how: evicted, preempted, deleted, or
+    // its node lost.
     s.ended = true;
-    s.how = "its pod " + std::string(s.phase == "Failed" ? "failed" : "ended");
-    if (const std::string why = Said(Text(status, "reason"), Text(status, "message")); !why.empty())
-      s.how += " (" + why + ")";
+    s.end = PodEnded(Text(status, "reason"), Text(status, "message"), Disruption(status), s.phase, deleted);
   }
   if (s.ended) s.waiting.clear();
   return s;

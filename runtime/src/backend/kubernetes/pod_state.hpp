@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "backend/end_cause.hpp"
 #include "os/exit_status.hpp"
 
 namespace fiber::backend {
@@ -23,15 +24,16 @@ struct PodState {
   /// nothing holds it up.
   std::string waiting;
   /// It ended, or never can start (its image cannot be pulled, its
-  /// container cannot be made): how, as the master reports a lost worker.
+  /// container cannot be made): why.
   bool ended = false;
-  std::string how;
+  EndCause end;
   /// How its container ended, when it ended with an exit code (its
   /// runtime's: 128+N for signal N).
   std::optional<ExitStatus> exit;
 };
 
-/// The state of a pod object (a watch event's or a list item's).
-PodState ReadPodState(const nlohmann::json& pod);
+/// The state of a pod object (a watch event's or a list item's); deleted:
+/// the object of a DELETED event, which ended whatever it said.
+PodState ReadPodState(const nlohmann::json& pod, bool deleted = false);
 
 }  // namespace fiber::backend

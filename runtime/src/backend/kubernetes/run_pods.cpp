@@ -1,10 +1,18 @@
 #include "backend/kubernetes/run_pods.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
+#include <functional>
+#include <thread>
 
 #include "backend/kubernetes/run_templates.hpp"
 #include "backend/labels.hpp"
+#include "backend/line_splitter.hpp"
 #include "backend/worker_output.hpp"
+#include "runs/log_stamps.hpp"
 #include "runs/run_dir.hpp"
 
 namespace fiber::backend {
@@ -42,6 +50,22 @@ bool ListRunPods(const kube::ApiClient& api, const std::string& run_id, std::vec
 }
 
 namespace {
+
+// How many pods' logs RemoveRun reads at once (each within the client's
+// rate limit): never a thread per pod.
+constexpr std::size_t kLogReaders = 8;
+
+// each(0) .. each(n - 1), on up to threads threads at once.
+void ForEachAtOnce(std::size_t n, std::size_t threads, const std::function<void(std::size_t)>& each) {
+  std::atomic<std::size_t> next{0};
+  const auto serve = [&] {
+    for (std::size_t i; (i = next++) < n;) each(i);
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < std::min(n, threads); ++t) pool.emplace_back(serve);
+  serve();
+  for (std::thread& t : pool) t.join();
+}
 
 std::string ObjectName(const nlohmann::json& pod) {
   const nlohmann::json& metadata = pod.contains("metadata") ? pod["metadata"] : nlohmann::json();
@@ -137,11 +161,39 @@ bool RunSecretExists(const kube::ApiClient& api, const std::string& run_id, bool
 void SavePodLog(const kube::ApiClient& api, const std::string& pod, const std::string& container,
                 const std::string& worker_id, const std::string& log_file) {
   WorkerOutput file(worker_id, log_file);
-  kube::ApiError e;
-  (void)api.PodLog(pod, container, [&](std::string_view text) {
+  // Saved as its pod goes, long after its lines came: their times are the
+  // API server's, kept as the log's stamps (runs/log_stamps.hpp), written
+  // before the lines so that none stamped later by fiber run goes first.
+  const std::string stamps = log_file.empty() ? "" : runs::StampsPath(log_file);
+  long long end = file.kept();
+  std::string text;
+  std::vector<runs::LogStamp> times;
+  LineSplitter lines([&](std::string_view line) {
+    runs::WallClock::time_point at;
+    const std::size_t space = line.find(' ');
+    const bool timed = space != std::string_view::npos && runs::ParseRfc3339(line.substr(0, space), &at);
+    if (timed) line.remove_prefix(space + 1);
+    text.append(line).append("\n");
+    end += static_cast<long long>(line.size()) + 1;
+    if (!timed) return;
+    if (!times.empty() && times.back().at == at) times.pop_back();  // one stamp for lines of one time
+    times.push_back({end, at});
+  });
+  const auto save = [&] {
+    if (!stamps.empty())
+      for (const runs::LogStamp& stamp : times) runs::AppendStamp(stamps, stamp);
     file.Write(text);
+    text.clear();
+    times.clear();
+  };
+  kube::ApiError e;
+  (void)api.PodLog(pod, container, [&](std::string_view chunk) {
+    lines.Feed(chunk);
+    save();
     return true;
-  }, &e);
+  }, &e, true);
+  lines.Finish();
+  save();
 }
 
 bool RemoveRun(const kube::ApiClient& api, const std::string& run_id, const std::string& run_dir,
@@ -149,19 +201,37 @@ bool RemoveRun(const kube::ApiClient& api, const std::string& run_id, const std:
   *removed = 0;
   std::vector<RunPod> pods;
   if (!ListRunPods(api, run_id, &pods, err)) return false;
-  if (!run_dir.empty()) (void)runs::MakePrivateDirs(runs::WorkersDir(run_dir), err);
   // Logs first: deleting the Secret has the garbage collector delete the
-  // pods, and their output with them.
-  for (const RunPod& pod : pods)
-    if (!run_dir.empty() && !pod.state.worker_id.empty() && !pod.deleting)
-      SavePodLog(api, pod.name, kWorkerRole, pod.state.worker_id,
-                 runs::WorkerLogPath(run_dir, pod.state.worker_id));
+  // pods, and their output with them. Only those no one saved: a pod being
+  // deleted had its log saved by whoever deletes it, a file that exists
+  // was saved already, and a pending pod's container never wrote.
+  std::vector<const RunPod*> unsaved;
+  if (!run_dir.empty()) (void)runs::MakePrivateDirs(runs::WorkersDir(run_dir), err);
+  if (!run_dir.empty())
+    for (const RunPod& pod : pods)
+      if (!pod.state.worker_id.empty() && !pod.deleting && pod.state.phase != "Pending" &&
+          ::access(runs::WorkerLogPath(run_dir, pod.state.worker_id).c_str(), F_OK) != 0)
+        unsaved.push_back(&pod);
+  ForEachAtOnce(unsaved.size(), kLogReaders, [&](std::size_t i) {
+    SavePodLog(api, unsaved[i]->name, kWorkerRole, unsaved[i]->state.worker_id,
+               runs::WorkerLogPath(run_dir, unsaved[i]->state.worker_id));
+  });
   kube::ApiError e;
   bool ok = true;
   if (!api.Delete(kube::kSecrets, RunObjectName(run_id), &e) &&
       e.kind != kube::ApiErrorKind::kNotFound) {
     *err = e.message;
     ok = false;
+  }
+  // Every pod of the run with one request; a Role without that verb
+  // (deletecollection) has each deleted on its own.
+  if (pods.empty() || api.DeleteCollection(kube::kPods, LabelIs(kRunLabel, run_id), &e)) {
+    *removed = static_cast<int>(pods.size());
+    return ok;
+  }
+  if (e.kind != kube::ApiErrorKind::kForbidden) {
+    *err = e.message;
+    return false;
   }
   for (const RunPod& pod : pods) {
     // One being deleted goes anyway: asking again would only cost a

@@ -80,16 +80,19 @@ struct PodWatchCursor {
                                    std::string* err);
 
 /// Keeps the output of a pod's container where worker_id's goes
-/// (backend/worker_output.hpp): appended to log_file, or without one, on
-/// stderr, each line headed "[w3] ".
+/// (backend/worker_output.hpp): appended to log_file with the times the
+/// API server gives its lines beside it (runs/log_stamps.hpp), or without
+/// one, on stderr, each line headed "[w3] ".
 void SavePodLog(const kube::ApiClient& api, const std::string& pod, const std::string& container,
                 const std::string& worker_id, const std::string& log_file);
 
 /// Deletes the run's Secret (so Kubernetes' garbage collector deletes
-/// whatever else it owns) and every pod labelled with run_id not already
-/// being deleted, the log of each worker saved to its file in run_dir
-/// first (none when run_dir is empty). Objects already gone are no error;
-/// *removed counts the pods, those being deleted too.
+/// whatever else it owns) and every pod labelled with run_id, with one
+/// request (deletecollection; a pod at a time, those not already being
+/// deleted, when the account may not), the log of each worker no one saved
+/// yet saved to its file in run_dir first, a few at once (none when
+/// run_dir is empty). Objects already gone are no error; *removed counts
+/// the pods, those being deleted too.
 [[nodiscard]] bool RemoveRun(const kube::ApiClient& api, const std::string& run_id,
                              const std::string& run_dir, int* removed, std::string* err);
 

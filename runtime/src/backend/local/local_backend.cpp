@@ -60,7 +60,7 @@ std::vector<Exit> LocalBackend::Poll() {
     auto it = worker_of_.find(e.pid);
     if (it == worker_of_.end()) continue;
     const ExitStatus status = ExitStatus::FromWait(e.wait_status);
-    exits.push_back({it->second, status.Describe(), status});
+    exits.push_back({it->second, EndedWith(status), status});
     children_.erase(it->second);
     worker_of_.erase(it);
   }
@@ -70,7 +70,7 @@ std::vector<Exit> LocalBackend::Poll() {
       ++it;
       continue;
     }
-    exits.push_back({it->first, "killed with its fork server", ExitStatus::Killed(SIGKILL)});
+    exits.push_back({it->first, Because(end_word::kSignal, "killed with its fork server"), ExitStatus::Killed(SIGKILL)});
     worker_of_.erase(it->second.pid);
     it = children_.erase(it);
   }

@@ -42,17 +42,8 @@ std::vector<std::string> Split(const std::string& line, char sep) {
 void ReadEnd(const std::string& state, long code, JobState* s) {
   s->ended = true;
   s->status = ExitStatus::FromWait(static_cast<int>(code));
-  const std::string exit = s->status.Describe();
   s->ended_by_slurm = state != "COMPLETED" && state != "FAILED";
-  if (!s->ended_by_slurm) s->how = exit;
-  else if (state == "CANCELLED") s->how = "its job was cancelled";
-  else if (state == "TIMEOUT") s->how = "its job reached its time limit";
-  else if (state == "PREEMPTED") s->how = "its job was preempted";
-  else if (state == "NODE_FAIL") s->how = "its node failed";
-  else if (state == "BOOT_FAIL") s->how = "its node failed to boot";
-  else if (state == "DEADLINE") s->how = "its job reached its deadline";
-  else if (state == "OUT_OF_MEMORY") s->how = "its job was killed for using more than its memory";
-  else s->how = "its job ended (" + state + ", " + exit + ")";
+  s->end = SlurmJobEnded(state, s->status);
 }
 
 bool Ended(const std::string& state) {
@@ -106,7 +97,7 @@ std::vector<JobState> ParseSqueue(const std::string& text) {
       s.hopeless = HopelessReason(s.reason);
       if (s.hopeless) {
         s.ended = true;
-        s.how = "Slurm will never run its job as asked: " + s.waiting;
+        s.end = Because(end_word::kCannotStart, "Slurm will never run its job as asked: " + s.waiting);
       }
     }
     jobs.push_back(std::move(s));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/end_cause.hpp"
 #include "os/exit_status.hpp"
 
 namespace fiber::backend {
@@ -41,9 +42,9 @@ struct JobState {
   /// Slurm will never run it as asked (the reason says so, e.g.
   /// PartitionConfig): how, for the error.
   bool hopeless = false;
-  /// It ended (or will never start): how, as the other backends say it.
+  /// It ended (or will never start): why.
   bool ended = false;
-  std::string how;
+  EndCause end;
   ExitStatus status = {};
   /// Slurm ended it, not its program: a time limit, a preemption, a
   /// cancellation, a failed node.

@@ -158,26 +158,38 @@ bool ListRunJobs(const std::string& run_id, std::vector<JobState>* out, std::str
   return true;
 }
 
+std::vector<std::string> SqueueArguments(const std::vector<std::string>& names) {
+  // Only the user's own jobs (--me): squeue lists everyone's, and any user
+  // of the cluster may submit a job with a run's name and comment.
+  std::vector<std::string> args = {"squeue", "--me", "--noheader", "--array", "--states=all"};
+  std::string named;
+  for (const std::string& name : names) {
+    named += named.empty() ? "--name=" : ",";
+    named += name;
+  }
+  if (!named.empty()) args.push_back(named);
+  args.push_back(std::string("--Format=") + kSqueueFields);
+  return args;
+}
+
+std::map<std::string, std::vector<JobState>> JobsOfRuns(const std::string& text,
+                                                        const std::vector<std::string>& run_ids) {
+  std::map<std::string, std::vector<JobState>> by_run;
+  for (JobState& job : ParseSqueue(text))
+    if (std::find(run_ids.begin(), run_ids.end(), job.run_id) != run_ids.end())
+      by_run[job.run_id].push_back(std::move(job));
+  return by_run;
+}
+
 bool ListRunsJobs(const std::vector<std::string>& run_ids, std::map<std::string, std::vector<JobState>>* out,
                   std::string* err, const std::vector<std::string>& env, std::chrono::milliseconds retry_timeout) {
   out->clear();
   if (run_ids.empty()) return true;
-  std::string names;
-  for (const std::string& id : run_ids) {
-    if (!names.empty()) names += ',';
-    names += JobName(id);
-  }
+  std::vector<std::string> names;
+  for (const std::string& id : run_ids) names.push_back(JobName(id));
   std::string text;
-  // Only the user's own jobs (--me): squeue lists everyone's, and any user
-  // of the cluster may submit a job with a run's name and comment.
-  if (!RunSlurm({"squeue", "--me", "--noheader", "--array", "--states=all", "--name=" + names,
-                 std::string("--Format=") + kSqueueFields},
-                "", &text, err, env, retry_timeout))
-    return false;
-  // A job is its comment's run's: a name alone could be another run's.
-  for (JobState& job : ParseSqueue(text))
-    if (std::find(run_ids.begin(), run_ids.end(), job.run_id) != run_ids.end())
-      (*out)[job.run_id].push_back(std::move(job));
+  if (!RunSlurm(SqueueArguments(names), "", &text, err, env, retry_timeout)) return false;
+  *out = JobsOfRuns(text, run_ids);
   return true;
 }
 

@@ -84,6 +84,14 @@ std::string ArrayIndexes(const std::vector<long>& indexes);
 [[nodiscard]] bool ListRunJobs(const std::string& run_id, std::vector<JobState>* out, std::string* err,
                                const std::vector<std::string>& env = {},
                                std::chrono::milliseconds retry_timeout = kSlurmRetryTimeout);
+/// squeue's arguments for the user's own jobs (--me; ended ones too), all
+/// of them or (names not empty) those named so, ParseSqueue's fields.
+std::vector<std::string> SqueueArguments(const std::vector<std::string>& names = {});
+/// The jobs of text (SqueueArguments' output) that are of these runs, by
+/// run id: by the run their comment names, as a name alone could be
+/// another run's.
+std::map<std::string, std::vector<JobState>> JobsOfRuns(const std::string& text,
+                                                        const std::vector<std::string>& run_ids);
 /// The jobs of several runs, by run id, from one squeue: so fiber ps asks
 /// the controller once however many Slurm runs it shows.
 [[nodiscard]] bool ListRunsJobs(const std::vector<std::string>& run_ids,

@@ -13,6 +13,7 @@
 #include "backend/slurm/controller_limits.hpp"
 #include "backend/slurm/partition_nodes.hpp"
 #include "backend/slurm/run_jobs.hpp"
+#include "backend/slurm/shared_squeue.hpp"
 #include "backend/slurm/slurm_command.hpp"
 #include "backend/worker_output.hpp"
 #include "diagnostics/log.hpp"
@@ -65,6 +66,8 @@ bool SlurmBackend::Prepare(const Launch& launch, std::string* err) {
       return false;
     run_dir += "/" + launch.bootstrap.run_id;
   }
+  // Runs beside this one share squeue.
+  const std::string share = SqueueSharePath(run_dir.substr(0, run_dir.rfind('/')));
   dir_ = runs::SlurmDir(run_dir);
   if (!runs::MakePrivateDirs(dir_, err)) return false;
   if (!launch.log_file.empty() && !runs::MakePrivateDirs(runs::WorkersDir(run_dir), err)) return false;
@@ -72,7 +75,7 @@ bool SlurmBackend::Prepare(const Launch& launch, std::string* err) {
   if (!ReadControllerLimits(&limits_, &limits_err))
     log::Warning("cannot read Slurm's limits (" + limits_err + "): job arrays of at most " +
                  std::to_string(limits_.max_array_size) + " workers, Slurm's default");
-  watch_ = WatchRunJobs(launch.bootstrap.run_id);
+  watch_ = WatchRunJobs(launch.bootstrap.run_id, share);
   submitter_ = std::make_unique<ArraySubmitter>(settings_, limits_.max_array_size);
   return true;
 }
@@ -164,7 +167,7 @@ void SlurmBackend::Submitted(const ArraySubmitter::Done& done, std::vector<Exit>
       // cannot start), and so would a later pool asking the same.
       const std::string why = "its job could not be submitted: " + done.error;
       never_.emplace(job.asked, "Slurm refused worker " + id + "'s job: " + done.error);
-      exits->push_back({id, why, ExitStatus::Exited(126)});
+      exits->push_back({id, Because(end_word::kCannotStart, why), ExitStatus::Exited(126)});
       Forget(id, job);
       jobs_.erase(it);
       continue;
@@ -217,7 +220,7 @@ std::vector<Exit> SlurmBackend::Poll() {
   if (jobs_.empty()) return exits;
   for (const std::string& id : std::exchange(killed_, {})) {
     if (const auto it = jobs_.find(id); it != jobs_.end()) {
-      exits.push_back({id, "cancelled before its job was submitted", {}});
+      exits.push_back({id, Because(end_word::kCancelled, "cancelled before its job was submitted"), {}});
       Forget(id, it->second);
       jobs_.erase(it);
     }
@@ -248,7 +251,7 @@ std::vector<Exit> SlurmBackend::Poll() {
       // A listing made after the job was submitted lacks it: Slurm forgot
       // it (MinJobAge after its end) or an administrator removed it.
       state.ended = true;
-      state.how = "Slurm no longer lists its job " + job.job;
+      state.end = Because(end_word::kUnknown, "Slurm no longer lists its job " + job.job);
     }
     if (state.hopeless && !never_.count(job.asked)) {
       never_[job.asked] = "Slurm will never run worker " + id + "'s job " + job.job + " as asked: " + state.waiting;
@@ -264,11 +267,7 @@ std::vector<Exit> SlurmBackend::Poll() {
       ++it;
       continue;
     }
-    // The worker may be lost already, by its closed connection: say what
-    // Slurm did to it (a time limit, a preemption), which nothing else says.
-    if (state.ended_by_slurm && !(job.cancelled && state.state == "CANCELLED"))
-      log::Warning("Slurm ended worker " + id + "'s job " + job.job + ": " + state.how);
-    exits.push_back({id, state.how, state.status});
+    exits.push_back({id, state.end, state.status});
     Forget(id, job);
     it = jobs_.erase(it);
   }

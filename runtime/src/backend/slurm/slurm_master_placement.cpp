@@ -5,9 +5,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <thread>
+#include <utility>
 
 #include "backend/slurm/job_state.hpp"
 #include "backend/slurm/run_jobs.hpp"
+#include "backend/slurm/shared_squeue.hpp"
 #include "backend/slurm/slurm_command.hpp"
 #include "backend/slurm/slurm_run_records.hpp"
 #include "config/setting_table.hpp"
@@ -19,14 +21,19 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Between two squeues of the master's job.
-constexpr auto kPollInterval = std::chrono::seconds(1);
+// Between two looks at the master's job: the user's shared squeue
+// (shared_squeue.hpp), which the masters' watches run as well.
+constexpr auto kPollInterval = kSqueueFloor;
+
+// Never set: a launcher's look at its master's job is not cut short.
+const std::atomic<bool> kNotStopping{false};
 
 // The master's job, submitted, as squeue lists it.
 class SlurmMaster : public RunningMaster {
  public:
-  SlurmMaster(std::string run_id, std::string job, std::string master_log)
-      : run_id_(std::move(run_id)), job_(std::move(job)), master_log_(std::move(master_log)) {
+  SlurmMaster(std::string run_id, std::string job, std::string master_log, std::string share)
+      : run_id_(std::move(run_id)), job_(std::move(job)), master_log_(std::move(master_log)),
+        share_(std::move(share)) {
     words_.started = "the master runs as Slurm job " + job_;
     words_.name = "the master's job " + job_;
     words_.waits = "waits in Slurm's queue";
@@ -43,15 +50,19 @@ class SlurmMaster : public RunningMaster {
       return state_;
     }
     next_poll_ = now + kPollInterval;
-    std::vector<JobState> jobs;
+    // A listing made since the last look (another run's, maybe), never
+    // one from before the job was submitted: it would lack the job.
+    const Clock::time_point since = std::exchange(looked_, now);
+    UserJobs user;
     std::string err;
-    if (!ListRunJobs(run_id_, &jobs, &err)) {
-      state_.trouble = "cannot list the master's job: " + err;
+    if (!ListUserJobs(share_, since, kNotStopping, &user, &err) || !user.error.empty()) {
+      state_.trouble = "cannot list the master's job: " + (err.empty() ? user.error : err);
       return state_;
     }
     state_.trouble.clear();
+    std::map<std::string, std::vector<JobState>> by_run = JobsOfRuns(user.text, {run_id_});
     const JobState* master = nullptr;
-    for (const JobState& j : jobs)
+    for (const JobState& j : by_run[run_id_])
       if (j.master && j.job == job_) master = &j;
     if (!master) {
       state_.phase = MasterState::Phase::kEnded;
@@ -93,9 +104,11 @@ class SlurmMaster : public RunningMaster {
   }
 
   const std::string run_id_, job_, master_log_;
+  const std::string share_;  // SqueueSharePath
   MasterWords words_;
   MasterState state_;
   Clock::time_point next_poll_ = Clock::now();
+  Clock::time_point looked_ = Clock::now();  // the last look began (first: the job was submitted)
   std::size_t read_ = 0;  // of the master log
 };
 
@@ -137,7 +150,8 @@ std::unique_ptr<RunningMaster> SlurmMasterPlacement::Start(const MasterLaunch& l
     if (err->empty()) *err = "sbatch --parsable printed no job id: '" + out.substr(0, 200) + "'";
     return nullptr;
   }
-  return std::make_unique<SlurmMaster>(launch.run_id, job, master_log);
+  return std::make_unique<SlurmMaster>(launch.run_id, job, master_log,
+                                       SqueueSharePath(launch.run_dir.substr(0, launch.run_dir.rfind('/'))));
 }
 
 bool SlurmMasterPlacement::State(const RunPlace& run, bool* runs, std::optional<ExitStatus>* exit,

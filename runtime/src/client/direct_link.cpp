@@ -1,0 +1,96 @@
+#include "client/direct_link.hpp"
+
+#include "wire/credentials.hpp"
+#include "wire/frames.hpp"
+#include "wire/keepalive.hpp"
+
+namespace fiber::client {
+
+DirectLink::DirectLink(zmq::context_t& context, const std::string& client_secret,
+                       std::chrono::milliseconds heartbeat_timeout, const std::string& endpoint,
+                       wire::Channel channel, std::uint64_t hello_id, Clock::time_point now)
+    : endpoint_(endpoint),
+      dealer_(context, zmq::socket_type::dealer),
+      hello_id_(hello_id),
+      connect_deadline_(now + kConnectBound) {
+  try {
+    dealer_.set(zmq::sockopt::linger, 0);
+    // A connection that drops is not made again: its calls go through the
+    // master from then on.
+    dealer_.set(zmq::sockopt::reconnect_ivl, -1);
+    wire::LimitFrames(dealer_);
+    // A manager stopped, or its machine gone, closes the connection too.
+    wire::KeepAliveWorker(dealer_, heartbeat_timeout);
+    wire::MakeCurveClient(dealer_, client_secret);
+    if (endpoint.find('[') != std::string::npos) dealer_.set(zmq::sockopt::ipv6, 1);
+    monitor_.emplace(context, dealer_,
+                     ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_CLOSED |
+                         ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                         ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH);
+    dealer_.connect(endpoint);
+    wire::Request hello;
+    hello.id = hello_id;
+    hello.op = wire::Op::kManagerHello;
+    hello.object = channel;
+    if (!wire::SendMessage(dealer_, {}, wire::Encode(hello))) Close("cannot send to it");
+  } catch (const std::exception& e) {
+    Close(e.what());
+  }
+}
+
+std::optional<DirectLink::Clock::time_point> DirectLink::deadline() const {
+  if (state_ != State::kHello || connected_) return std::nullopt;
+  return connect_deadline_;
+}
+
+bool DirectLink::Send(const wire::Request& request) {
+  if (state_ == State::kDirect && wire::SendMessage(dealer_, {}, wire::Encode(request))) return true;
+  Close("cannot send to it");
+  return false;
+}
+
+bool DirectLink::Receive(wire::Reply* reply) {
+  while (state_ != State::kClosed) {
+    zmq::message_t message;
+    std::string err;
+    const auto receipt =
+        wire::ReceiveMessage(dealer_, false, nullptr, &message, &err, zmq::recv_flags::dontwait);
+    if (receipt == wire::Receipt::kNone) return false;
+    if (receipt == wire::Receipt::kMalformed || !wire::Decode(message, reply, &err)) {
+      Close("it sent a malformed answer (" + err + ")");
+      return false;
+    }
+    if (reply->id != hello_id_) return true;
+    if (reply->status == wire::Status::kOk)
+      state_ = State::kDirect;
+    else
+      Close("it did not answer as the manager meant (" + reply->body + ")");
+  }
+  return false;
+}
+
+bool DirectLink::Check(Clock::time_point now) {
+  if (state_ == State::kClosed) return false;
+  wire::SocketEvent event;
+  while (state_ != State::kClosed && monitor_->Next(&event)) {
+    if (event.id == ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
+      connected_ = true;
+    else
+      Close(event.id == ZMQ_EVENT_DISCONNECTED || event.id == ZMQ_EVENT_CLOSED
+                ? "its connection closed"
+                : "the security handshake failed");
+  }
+  if (state_ == State::kHello && !connected_ && now >= connect_deadline_)
+    Close("no connection within " + std::to_string(kConnectBound.count()) + " ms");
+  return state_ == State::kClosed;
+}
+
+void DirectLink::Close(std::string why) {
+  if (state_ == State::kClosed) return;
+  state_ = State::kClosed;
+  why_ = std::move(why);
+  monitor_.reset();
+  dealer_.close();
+}
+
+}  // namespace fiber::client

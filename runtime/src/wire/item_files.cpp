@@ -1,0 +1,203 @@
+#include "wire/item_files.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "wire/limits.hpp"
+
+namespace fiber::wire {
+
+namespace {
+
+constexpr const char* kShm = "/dev/shm";
+constexpr const char* kPrefix = "fiber-";
+constexpr const char* kSuffix = ".items";
+
+std::string DirectoryOf(const std::string& run_id) {
+  return std::string(kShm) + "/" + kPrefix + run_id + kSuffix;
+}
+
+// Ours alone: a directory of this user, mode 0700.
+bool Private(int fd) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
+         (st.st_mode & 0777) == 0700;
+}
+
+std::string RecycledName(int k) { return "free-" + std::to_string(k); }
+
+// Names worker_id-N, N decimal digits.
+bool NamedFor(const std::string& peer, const std::string& name) {
+  if (peer.empty() || name.size() <= peer.size() + 1 || name.compare(0, peer.size(), peer) != 0 ||
+      name[peer.size()] != '-')
+    return false;
+  return std::all_of(name.begin() + static_cast<std::ptrdiff_t>(peer.size()) + 1, name.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Removes every file in the directory open as fd.
+void Empty(int fd) {
+  const int copy = ::dup(fd);
+  if (copy < 0) return;
+  DIR* dir = ::fdopendir(copy);
+  if (!dir) {
+    ::close(copy);
+    return;
+  }
+  ::rewinddir(dir);  // the copy shares the offset an earlier pass left at the end
+  while (const dirent* e = ::readdir(dir))
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+      (void)::unlinkat(fd, e->d_name, 0);
+  ::closedir(dir);
+}
+
+// Removes the item directories of this user's runs whose master is gone:
+// a master holds a lock on its own (flock, released when it dies however
+// it dies), so one that can be locked is nobody's.
+void RemoveAbandoned() {
+  DIR* shm = ::opendir(kShm);
+  if (!shm) return;
+  while (const dirent* e = ::readdir(shm)) {
+    const std::string name = e->d_name;
+    if (name.rfind(kPrefix, 0) != 0 || name.size() <= std::strlen(kPrefix) + std::strlen(kSuffix) ||
+        name.compare(name.size() - std::strlen(kSuffix), std::string::npos, kSuffix) != 0)
+      continue;
+    const int fd = ::openat(::dirfd(shm), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) continue;
+    if (Private(fd) && ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      Empty(fd);
+      (void)::unlinkat(::dirfd(shm), name.c_str(), AT_REMOVEDIR);
+    }
+    ::close(fd);
+  }
+  ::closedir(shm);
+}
+
+}  // namespace
+
+void ItemFiles::RemoveAll() { Empty(fd_); }
+
+std::unique_ptr<ItemFiles> ItemFiles::Create(const std::string& run_id, std::string* err) {
+  RemoveAbandoned();
+  const std::string path = DirectoryOf(run_id);
+  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
+    *err = "cannot make " + path + ": " + std::strerror(errno);
+    return nullptr;
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 || !Private(fd)) {
+    *err = path + " is not a private directory of this user";
+    if (fd >= 0) ::close(fd);
+    return nullptr;
+  }
+  // Held while this master lives. A directory of this run id that another
+  // master holds is not taken over; one whose master is gone is, emptied
+  // (its workers would use it).
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    *err = path + " is held by another master of run " + run_id;
+    ::close(fd);
+    return nullptr;
+  }
+  std::unique_ptr<ItemFiles> files(new ItemFiles(path, fd, true));
+  files->RemoveAll();
+  return files;
+}
+
+std::unique_ptr<ItemFiles> ItemFiles::Open(const std::string& run_id) {
+  const std::string path = DirectoryOf(run_id);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return nullptr;
+  if (!Private(fd)) {
+    ::close(fd);
+    return nullptr;
+  }
+  return std::unique_ptr<ItemFiles>(new ItemFiles(path, fd, false));
+}
+
+ItemFiles::~ItemFiles() {
+  if (owner_) {
+    RemoveAll();
+    (void)::rmdir(path_.c_str());
+  }
+  ::close(fd_);
+}
+
+std::string ItemFiles::Write(const std::string& worker_id, const std::string& item) {
+  static std::atomic<std::uint64_t> next{0};
+  const std::string name = worker_id + "-" + std::to_string(next++);
+  // A file the master has read and kept is taken whole (rename is atomic:
+  // one writer gets each); its pages are written over, not made again.
+  int fd = -1;
+  for (int k = 0; k < kRecycled && fd < 0; ++k)
+    if (::renameat(fd_, RecycledName(k).c_str(), fd_, name.c_str()) == 0)
+      fd = ::openat(fd_, name.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    fd = ::openat(fd_, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return "";
+  std::size_t at = 0;
+  while (at < item.size()) {
+    const ssize_t n = ::pwrite(fd, item.data() + at, item.size() - at, static_cast<off_t>(at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    at += static_cast<std::size_t>(n);
+  }
+  const bool whole = at == item.size() && ::ftruncate(fd, static_cast<off_t>(at)) == 0;
+  ::close(fd);
+  if (whole) return name;
+  (void)::unlinkat(fd_, name.c_str(), 0);  // /dev/shm full: the socket takes it
+  return "";
+}
+
+bool ItemFiles::Take(const std::string& peer, const std::string& name, std::string* item,
+                     std::string* err) {
+  if (!NamedFor(peer, name)) {
+    *err = "'" + name + "' is not an item file of worker '" + peer + "'";
+    return false;
+  }
+  const int fd = ::openat(fd_, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    *err = "cannot open the item file " + path_ + "/" + name + ": " + std::strerror(errno);
+    return false;
+  }
+  struct stat st {};
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid();
+  if (!ok) {
+    *err = "the item file " + path_ + "/" + name + " is not a regular file of this user";
+  } else if (const std::size_t size = static_cast<std::size_t>(st.st_size); size > kMaxMessageBytes) {
+    *err = "the item file " + path_ + "/" + name + " holds more than any message may";
+    ok = false;
+  } else if (size == 0) {
+    item->clear();
+  } else {
+    // Mapped whole at once and copied: one pass over the bytes.
+    void* bytes = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    ok = bytes != MAP_FAILED;
+    if (ok) {
+      item->assign(static_cast<const char*>(bytes), size);
+      ::munmap(bytes, size);
+    } else {
+      *err = "cannot map the item file " + path_ + "/" + name + ": " + std::strerror(errno);
+    }
+  }
+  ::close(fd);
+  // Read once: renamed for a writer to reuse (small enough, and a place
+  // free), else removed.
+  bool kept = false;
+  const bool small = static_cast<std::size_t>(st.st_size) <= kRecycledBytes;
+  for (int k = 0; ok && small && !kept && k < kRecycled; ++k)
+    kept = ::renameat2(fd_, name.c_str(), fd_, RecycledName(k).c_str(), RENAME_NOREPLACE) == 0;
+  if (!kept) (void)::unlinkat(fd_, name.c_str(), 0);
+  return ok;
+}
+
+}  // namespace fiber::wire

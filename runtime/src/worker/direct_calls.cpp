@@ -1,0 +1,140 @@
+#include "worker/direct_calls.hpp"
+
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "diagnostics/log.hpp"
+#include "os/descriptor.hpp"
+#include "wire/credentials.hpp"
+#include "wire/frames.hpp"
+
+namespace fiber::worker {
+
+namespace {
+
+// "tcp://host:port" -> host (brackets of an IPv6 address kept) and port.
+bool SplitEndpoint(const std::string& endpoint, std::string* host, std::string* port) {
+  const std::string scheme = "tcp://";
+  const auto colon = endpoint.rfind(':');
+  if (endpoint.compare(0, scheme.size(), scheme) != 0 || colon == std::string::npos ||
+      colon <= scheme.size())
+    return false;
+  *host = endpoint.substr(scheme.size(), colon - scheme.size());
+  *port = endpoint.substr(colon + 1);
+  return true;
+}
+
+// This machine's address on its route to endpoint's host: what a connected
+// UDP socket is given, no packet sent. Other workers near the master reach
+// it there; a worker on a laptop the manager's network cannot see does not,
+// and its caller falls back to the master.
+bool AddressToward(const std::string& endpoint, std::string* address, std::string* err) {
+  std::string host, port;
+  if (!SplitEndpoint(endpoint, &host, &port)) {
+    *err = "the master's endpoint " + endpoint + " is not tcp://host:port";
+    return false;
+  }
+  if (host.size() > 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  if (const int e = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); e != 0) {
+    *err = "cannot resolve " + host + ": " + ::gai_strerror(e);
+    return false;
+  }
+  std::unique_ptr<addrinfo, void (*)(addrinfo*)> owned(found, ::freeaddrinfo);
+  os::Descriptor fd(::socket(found->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  sockaddr_storage local{};
+  socklen_t size = sizeof local;
+  char name[NI_MAXHOST];
+  if (!fd || ::connect(fd.get(), found->ai_addr, found->ai_addrlen) != 0 ||
+      ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&local), &size) != 0 ||
+      ::getnameinfo(reinterpret_cast<sockaddr*>(&local), size, name, sizeof name, nullptr, 0,
+                    NI_NUMERICHOST) != 0) {
+    *err = "cannot find this machine's address toward " + host;
+    return false;
+  }
+  *address = local.ss_family == AF_INET6 ? "[" + std::string(name) + "]" : name;
+  return true;
+}
+
+}  // namespace
+
+DirectCallServer::DirectCallServer(zmq::context_t& context, wire::Channel channel,
+                                   std::string function)
+    : router_(context, zmq::socket_type::router), channel_(channel), function_(std::move(function)) {}
+
+std::unique_ptr<DirectCallServer> DirectCallServer::Open(zmq::context_t& context, const Bootstrap& b,
+                                                         wire::Channel channel, std::string function,
+                                                         std::string* err) {
+  std::string address;
+  if (!AddressToward(b.master, &address, err)) return nullptr;
+  std::unique_ptr<DirectCallServer> s(new DirectCallServer(context, channel, std::move(function)));
+  try {
+    s->router_.set(zmq::sockopt::linger, 0);  // an answer to a caller gone is dropped
+    wire::LimitFrames(s->router_);
+    wire::MakeCurveServer(s->router_, b.client_secret);
+    if (address.front() == '[') s->router_.set(zmq::sockopt::ipv6, 1);
+    s->router_.bind("tcp://" + address + ":*");
+    s->endpoint_ = s->router_.get(zmq::sockopt::last_endpoint);
+  } catch (const std::exception& e) {
+    *err = "cannot listen on " + address + ": " + e.what();
+    return nullptr;
+  }
+  std::string host, port;
+  if (!b.manager_host.empty() && SplitEndpoint(s->endpoint_, &host, &port))
+    s->endpoint_ = "tcp://" + b.manager_host + ":" + port;
+  return s;
+}
+
+bool DirectCallServer::Next(std::string* peer, wire::Request* call, std::string* function) {
+  for (;;) {
+    zmq::message_t message;
+    std::string err;
+    const auto receipt =
+        wire::ReceiveMessage(router_, true, peer, &message, &err, zmq::recv_flags::dontwait);
+    if (receipt == wire::Receipt::kNone) return false;
+    if (receipt == wire::Receipt::kMalformed || !wire::Decode(message, call, &err)) {
+      log::Warning("ignored a malformed call from '" + *peer + "': " + err);
+      continue;
+    }
+    if (call->object != channel_) {
+      Reply(*peer, call->id, wire::Status::kRefused,
+            "this is manager " + std::to_string(channel_) + ", not " + std::to_string(call->object));
+      continue;
+    }
+    if (call->op == wire::Op::kManagerHello) {
+      Reply(*peer, call->id, wire::Status::kOk, {});
+      continue;
+    }
+    std::string args;
+    if (call->op != wire::Op::kManagerCall || !wire::DecodePair(call->body, function, &args) ||
+        *function != function_) {
+      Reply(*peer, call->id, wire::Status::kRefused, "a manager answers method calls only");
+      continue;
+    }
+    call->body = std::move(args);
+    return true;
+  }
+}
+
+void DirectCallServer::Answer(const std::string& peer, std::uint64_t id,
+                              const wire::OutcomeView& outcome) {
+  switch (outcome.kind) {
+    case wire::OutcomeKind::kValue: return Reply(peer, id, wire::Status::kOk, outcome.value);
+    case wire::OutcomeKind::kRaised:
+      return Reply(peer, id, wire::Status::kRaised,
+                   wire::EncodePair(std::string(outcome.raised.type), std::string(outcome.raised.message)));
+    case wire::OutcomeKind::kNotRegistered:
+      return Reply(peer, id, wire::Status::kNotRegistered, outcome.value);
+  }
+}
+
+void DirectCallServer::Reply(const std::string& peer, std::uint64_t id, wire::Status status,
+                             std::string_view body) {
+  // Fails only for a caller gone, whose calls are lost with it.
+  (void)wire::SendMessage(router_, peer, wire::EncodeReply(id, status, body));
+}
+
+}  // namespace fiber::worker

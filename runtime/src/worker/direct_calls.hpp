@@ -1,0 +1,53 @@
+// A manager's own endpoint, for calls in one hop (PROTOCOL.md, "Calls in
+// one hop"): a ROUTER bound on the manager's address toward its master (any
+// port) with the keys of the run's master, so only the run's peers get
+// through. A caller in another worker sends its calls on objects here
+// rather than through the master. The serve loop polls it beside its
+// connection to the master and runs each call on its own thread between
+// tasks, so a manager still runs one call at a time. Owned by the serve
+// loop's thread; not thread-safe.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <zmq.hpp>
+
+#include "wire/message.hpp"
+#include "wire/request.hpp"
+#include "wire/task_batch.hpp"
+#include "worker/bootstrap.hpp"
+
+namespace fiber::worker {
+
+class DirectCallServer {
+ public:
+  /// Binds for the manager on channel, which answers calls of function
+  /// (the built-in that calls a method) only; nullptr with *err when it
+  /// cannot (its callers then go through the master).
+  static std::unique_ptr<DirectCallServer> Open(zmq::context_t& context, const Bootstrap& b,
+                                                wire::Channel channel, std::string function,
+                                                std::string* err);
+
+  /// Where callers reach it, tcp://host:port: the bound address, its host
+  /// replaced by b.manager_host when that is set.
+  const std::string& endpoint() const { return endpoint_; }
+  zmq::socket_t& socket() { return router_; }
+
+  /// The next call waiting: true with *peer and *call (its body the
+  /// method's arguments); false when none waits. Answers a hello, and
+  /// refuses a request it does not serve, itself.
+  [[nodiscard]] bool Next(std::string* peer, wire::Request* call, std::string* function);
+  /// Sends call id's outcome to peer.
+  void Answer(const std::string& peer, std::uint64_t id, const wire::OutcomeView& outcome);
+
+ private:
+  DirectCallServer(zmq::context_t& context, wire::Channel channel, std::string function);
+  void Reply(const std::string& peer, std::uint64_t id, wire::Status status, std::string_view body);
+
+  zmq::socket_t router_;
+  wire::Channel channel_;
+  std::string function_;
+  std::string endpoint_;
+};
+
+}  // namespace fiber::worker

@@ -1,0 +1,141 @@
+// The run's item files (wire/item_files.hpp) without a master: a worker's
+// large item written and taken back whole, once, its file kept for the
+// next; what the master refuses to read; when a worker does not use the
+// directory; and what the master leaves behind (nothing).
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <memory>
+#include <string>
+
+#include "wire/item_files.hpp"
+
+using fiber::wire::ItemFiles;
+
+namespace {
+
+std::string NewRunId() { return "itemfilestest" + std::to_string(::getpid()); }
+std::string Directory(const std::string& run) { return "/dev/shm/fiber-" + run + ".items"; }
+ino_t Inode(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+bool Exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+// A run's directory, made by its master and opened by a worker.
+struct Both {
+  std::string run = NewRunId();
+  std::unique_ptr<ItemFiles> master, worker;
+  Both() {
+    std::string err;
+    master = ItemFiles::Create(run, &err);
+    REQUIRE_MESSAGE(master, err);
+    worker = ItemFiles::Open(run);
+    REQUIRE(worker);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a worker's item comes back whole, once, and the master leaves nothing behind") {
+  auto [run, master, worker] = Both();
+  std::string err;
+  std::string item(3 << 20, '\0');
+  for (std::size_t i = 0; i < item.size(); ++i) item[i] = static_cast<char>(i * 13);
+  const std::string name = worker->Write("w7", item);
+  REQUIRE(name.rfind("w7-", 0) == 0);
+  std::string got;
+  REQUIRE_MESSAGE(master->Take("w7", name, &got, &err), err);
+  CHECK(got == item);
+  CHECK_FALSE(master->Take("w7", name, &got, &err));  // read once
+  CHECK(err.find("cannot open") != std::string::npos);
+  CHECK(Exists(Directory(run) + "/free-0"));  // kept for the next write
+
+  // The next item is written over the kept file, cut to its own size.
+  const ino_t kept = Inode(Directory(run) + "/free-0");
+  const std::string next = worker->Write("w8", "a short one");
+  CHECK(Inode(Directory(run) + "/" + next) == kept);
+  CHECK_FALSE(Exists(Directory(run) + "/free-0"));
+  REQUIRE(master->Take("w8", next, &got, &err));
+  CHECK(got == "a short one");
+  // One larger than a kept file may be is removed once read.
+  const std::string large = worker->Write("w8", std::string(ItemFiles::kRecycledBytes + 1, 'x'));
+  REQUIRE(master->Take("w8", large, &got, &err));
+  CHECK_FALSE(Exists(Directory(run) + "/" + large));
+  CHECK_FALSE(Exists(Directory(run) + "/free-1"));
+
+  const std::string left = worker->Write("w7", "an item never sent");  // its worker killed
+  REQUIRE_FALSE(left.empty());
+  worker.reset();
+  master.reset();
+  CHECK_FALSE(Exists(Directory(run) + "/" + left));
+  CHECK_FALSE(Exists(Directory(run)));
+}
+
+TEST_CASE("the master reads only the asker's own item files, regular and of its user") {
+  auto [run, master, worker] = Both();
+  std::string err;
+  const std::string theirs = worker->Write("w1", "w1's item");
+  std::string got;
+  CHECK_FALSE(master->Take("w2", theirs, &got, &err));  // another worker's
+  CHECK(err == "'" + theirs + "' is not an item file of worker 'w2'");
+  for (const std::string name : {"../w2-1", "w2-1/x", "w2-", "w2-1a", ""})
+    CHECK_FALSE(master->Take("w2", name, &got, &err));
+  CHECK_FALSE(master->Take("", "-1", &got, &err));  // the master sends none
+  REQUIRE(::symlink("/etc/hostname", (Directory(run) + "/w2-5").c_str()) == 0);
+  CHECK_FALSE(master->Take("w2", "w2-5", &got, &err));
+  CHECK(err.find("w2-5") != std::string::npos);
+  REQUIRE(::mkdir((Directory(run) + "/w2-6").c_str(), 0700) == 0);
+  CHECK_FALSE(master->Take("w2", "w2-6", &got, &err));
+  CHECK(err.find("not a regular file") != std::string::npos);
+  ::rmdir((Directory(run) + "/w2-6").c_str());
+  REQUIRE(master->Take("w1", theirs, &got, &err));  // still there for its owner
+  CHECK(got == "w1's item");
+}
+
+TEST_CASE("a worker uses no directory it does not see private: items then travel on the socket") {
+  const std::string run = NewRunId();
+  CHECK_FALSE(ItemFiles::Open(run));  // no master on this machine
+  std::string err;
+  auto master = ItemFiles::Create(run, &err);
+  REQUIRE_MESSAGE(master, err);
+  REQUIRE(::chmod(Directory(run).c_str(), 0755) == 0);
+  CHECK_FALSE(ItemFiles::Open(run));
+  CHECK_FALSE(ItemFiles::Create(run, &err));  // nor does the master
+  CHECK(err == Directory(run) + " is not a private directory of this user");
+  REQUIRE(::chmod(Directory(run).c_str(), 0700) == 0);
+  CHECK(ItemFiles::Open(run));
+}
+
+TEST_CASE("a master starting removes the directories of masters gone, not those of masters alive") {
+  const std::string gone = NewRunId() + "gone";
+  REQUIRE(::mkdir(Directory(gone).c_str(), 0700) == 0);  // its master killed: never removed
+  auto orphan = ItemFiles::Open(gone);
+  REQUIRE(orphan);
+  const std::string left = orphan->Write("w3", "written before the kill");
+  orphan.reset();
+  REQUIRE(Exists(Directory(gone) + "/" + left));
+  auto [alive, alive_master, alive_worker] = Both();
+  std::string err;
+  auto next = ItemFiles::Create(NewRunId() + "next", &err);
+  REQUIRE_MESSAGE(next, err);
+  CHECK_FALSE(Exists(Directory(gone)));
+  CHECK(Exists(Directory(alive)));
+  CHECK_FALSE(ItemFiles::Create(alive, &err));  // nor is a live one taken over
+  CHECK(err == Directory(alive) + " is held by another master of run " + alive);
+  // A new master of the run id that was killed starts afresh.
+  REQUIRE(::mkdir(Directory(gone).c_str(), 0700) == 0);
+  auto again = ItemFiles::Create(gone, &err);
+  REQUIRE_MESSAGE(again, err);
+  auto worker = ItemFiles::Open(gone);
+  REQUIRE(worker);
+  const std::string name = worker->Write("w3", "after");
+  std::string got;
+  REQUIRE(again->Take("w3", name, &got, &err));
+  CHECK(got == "after");
+}
