@@ -103,6 +103,17 @@ TEST_CASE("the master's pod gets the run's settings and --env, nothing of this m
   CHECK(pod.env_from_fields.at("FIBER_LISTEN_HOST") == "status.podIP");
 }
 
+TEST_CASE("with the metrics setting, the master's pod carries Prometheus's scrape annotations") {
+  const PodValues v = fiber::backend::MasterPodValues(Resolve({{"metrics", ":9464"}}), "0123456789ab",
+                                                      {"/opt/train"}, {}, {}, "", "");
+  CHECK(v.annotations == std::map<std::string, std::string>{{"prometheus.io/scrape", "true"},
+                                                             {"prometheus.io/port", "9464"},
+                                                             {"prometheus.io/path", "/metrics"}});
+  CHECK(EnvOf(v, "FIBER_METRICS") == ":9464");
+  CHECK(fiber::backend::MasterPodValues(Resolve({}), "0123456789ab", {"/opt/train"}, {}, {}, "", "")
+            .annotations.empty());
+}
+
 TEST_CASE("the user's edited worker template reaches the master's pod through the Secret; fiber's own does not") {
   fiber::config::Settings settings;
   std::map<std::string, std::string> templates;

@@ -5,8 +5,6 @@
 #include "master/run_stats.hpp"
 
 using fiber::master::Clock;
-using fiber::master::EndedWorker;
-using fiber::master::kEndedWorkersKept;
 using fiber::master::kTaskSecondsBuckets;
 using fiber::master::PoolStats;
 using fiber::master::RateMeter;
@@ -42,13 +40,4 @@ TEST_CASE("the rate now counts the last 5 seconds, and a pool younger than that 
   // 4 a second for 10 s: the window sees 4 a second.
   for (int i = 0; i < 40; ++i) rate.Add(kStart + seconds(30) + milliseconds(250 * i), 1);
   CHECK(rate.PerSecond(kStart + seconds(40), kStart) == doctest::Approx(4.0).epsilon(0.01));
-}
-
-TEST_CASE("a pool keeps its last lost workers, and counts them all") {
-  PoolStats stats(kStart);
-  for (std::size_t i = 0; i < kEndedWorkersKept + 10; ++i)
-    stats.WorkerLost(EndedWorker{"w" + std::to_string(i), 100, 1, "exit status 1", kStart});
-  CHECK(stats.counters().workers_lost == kEndedWorkersKept + 10);
-  CHECK(stats.ended().size() == kEndedWorkersKept);
-  CHECK(stats.ended().back().id == "w" + std::to_string(kEndedWorkersKept + 9));
 }

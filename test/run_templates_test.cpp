@@ -169,6 +169,22 @@ TEST_CASE("host_network puts a pod on its node's network with the cluster's DNS;
   CHECK(spec["dnsPolicy"] == "ClusterFirstWithHostNet");
 }
 
+TEST_CASE("annotations fiber gives replace the template's of the same name and keep the others") {
+  fiber::testing::TempDir dir;
+  dir.write(fiber::backend::kMasterPodTemplate,
+            "kind: Pod\nmetadata: {annotations: {team: rl, prometheus.io/port: '1'}}\n"
+            "spec: {containers: [{name: master, image: ''}]}\n");
+  PodValues v = Worker();
+  v.worker_id.clear();
+  v.annotations = {{"prometheus.io/scrape", "true"}, {"prometheus.io/port", "9100"}};
+  const json pod = Pod(Load(fiber::backend::kMasterPodTemplate, dir.path()), v);
+  CHECK(pod["metadata"]["annotations"] ==
+        json({{"team", "rl"}, {"prometheus.io/scrape", "true"}, {"prometheus.io/port", "9100"}}));
+  // None given: the template's stay as they are.
+  const json metadata = Pod(Load(fiber::backend::kWorkerPodTemplate), Worker())["metadata"];
+  CHECK((!metadata.contains("annotations") || metadata["annotations"].empty()));
+}
+
 TEST_CASE("cpu, memory and GPUs become requests and limits alike, GPUs as nvidia.com/gpu") {
   PodValues v = Worker();
   v.cpu_millis = 1500;

@@ -12,25 +12,13 @@
 #include <limits>
 #include <vector>
 
+#include "support/loopback_port.hpp"
+
 namespace fiber::testing {
 
 namespace {
 
 constexpr std::size_t kGreetingBytes = 64;
-
-int Listen(int* port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-  REQUIRE(::listen(fd, 1) == 0);
-  socklen_t size = sizeof a;
-  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &size) == 0);
-  *port = ntohs(a.sin_port);
-  return fd;
-}
 
 // On the relay's thread, where a REQUIRE's exception would end the process:
 // -1 when it cannot connect (the peer then sees its connection end).
@@ -75,7 +63,7 @@ std::size_t FrameLength(const std::vector<char>& bytes, std::size_t at) {
 FrameGate::FrameGate(const std::string& master)
     : allowed_(std::numeric_limits<std::size_t>::max()) {
   int port = 0;
-  const int listener = Listen(&port);
+  const int listener = ListenOnLoopback(&port);
   endpoint_ = "tcp://127.0.0.1:" + std::to_string(port);
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   REQUIRE(wake_fd_ >= 0);

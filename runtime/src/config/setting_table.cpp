@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "config/backend_names.hpp"
+#include "config/host_port.hpp"
 #include "config/quantities.hpp"
 #include "wire/limits.hpp"
 
@@ -216,6 +217,19 @@ Kind LogLevel() {
 }
 
 // A value with a parser and a formatter of its own (config/quantities.hpp).
+// Empty (none) or an address to listen on (config/host_port.hpp).
+Kind ListenAddress(Field<std::string> field) {
+  return {"HOST:PORT, :PORT or nothing",
+          [field](const std::string& text, Settings* s, std::string* err) {
+            std::string host;
+            int port = 0;
+            if (!text.empty() && !ParseHostPort(text, &host, &port, err)) return false;
+            s->*field = text;
+            return true;
+          },
+          [field](const Settings& s) { return s.*field; }};
+}
+
 template <typename T>
 Kind Quantity(Field<T> field, const char* takes,
               bool (*parse)(const std::string&, T*, std::string*), std::string (*format)(T)) {
@@ -254,6 +268,10 @@ const std::vector<Setting>& Table() {
     {"prefetch", "FIBER_PREFETCH", "--prefetch",
      "the fewest tasks a worker holds at once; fed short tasks it asks for more",
      Whole(&Settings::prefetch, 1, wire::kMaxCredit, "a whole number")},
+    {"metrics", "FIBER_METRICS", "--metrics",
+     "where the master serves Prometheus metrics at /metrics, e.g. :9100 or 10.0.0.5:9100 "
+     "(empty: nowhere)",
+     ListenAddress(&Settings::metrics), kShownAtRun},
     {"log", "FIBER_LOG", "--log", "warning, or info (or debug) to also log workers connecting", LogLevel()},
     {"cpu", "FIBER_CPU", "--cpu",
      "CPUs each worker asks for, e.g. 2, 0.5 or 500m (0: the backend's default)",

@@ -38,6 +38,9 @@ struct Settings {
   /// worker fed short tasks asks for more (worker/serve_loop.cpp), up to
   /// wire::kMaxCredit.
   int prefetch = 2;
+  /// HOST:PORT where the master serves Prometheus's /metrics (empty: not
+  /// served; config/host_port.hpp).
+  std::string metrics;
   bool verbose = false;
   /// What each worker asks its backend for; 0: the backend's own default.
   int cpu_millis = 0;

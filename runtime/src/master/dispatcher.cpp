@@ -6,9 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "config/host_port.hpp"
 #include "diagnostics/demangle.hpp"
 #include "master/peer_budget.hpp"
+#include "master/run_metrics.hpp"
 #include "master/run_status.hpp"
+#include "metrics/text_format.hpp"
 #include "os/background_thread.hpp"
 #include "runs/control_protocol.hpp"
 #include "runs/run_dir.hpp"
@@ -100,6 +103,7 @@ bool Dispatcher::Start(std::string* err) {
       control_.reset();
     }
   }
+  if (!settings_.metrics.empty() && !ServeMetrics(err)) return false;
   thread_ = StartBackgroundThread(
       [this] {
         Loop();
@@ -174,6 +178,29 @@ std::string Dispatcher::RunStatusJson() const {
   return master::RunStatusJson(status);
 }
 
+bool Dispatcher::ServeMetrics(std::string* err) {
+  std::string host;
+  int port = 0;
+  if (!config::ParseHostPort(settings_.metrics, &host, &port, err)) return false;
+  metrics_ = std::make_unique<http::GetServer>(
+      context_, "/metrics",
+      http::GetServer::Page{metrics::kTextContentType, [this] {
+                                    RunStatus::Pools pools;
+                                    const auto now = Clock::now();
+                                    for (const auto& [channel, pool] : pools_)
+                                      pools.emplace_back(channel, pool->TakeSnapshot(now));
+                                    pools.insert(pools.end(), finished_.begin(), finished_.end());
+                                    return RunMetricsText(pools, next_worker_);
+                                  }});
+  if (!metrics_->Listen(host, port, err)) {
+    *err = "metrics: " + *err;
+    metrics_.reset();
+    return false;
+  }
+  log::Info("serving metrics at http://" + metrics_->address() + "/metrics");
+  return true;
+}
+
 bool Dispatcher::Post(std::function<void()> fn) { return inbox_.Post(std::move(fn)); }
 
 bool Dispatcher::running() { return !inbox_.closed(); }
@@ -228,16 +255,21 @@ void Dispatcher::Loop() {
   auto last_tick = Clock::now();
   const auto tick = std::min(settings_.heartbeat_interval, std::chrono::milliseconds(100));
   for (;;) {
-    zmq::pollitem_t items[] = {
+    zmq::pollitem_t items[4] = {
         {router_.handle(), 0, ZMQ_POLLIN, 0},
         {nullptr, inbox_.fd(), ZMQ_POLLIN, 0},
-        {control_ ? control_->handle() : nullptr, -1, ZMQ_POLLIN, 0},
     };
+    std::size_t count = 2;
+    const std::size_t control_item = control_ ? count++ : 0;
+    if (control_) items[control_item] = {control_->handle(), -1, ZMQ_POLLIN, 0};
+    const std::size_t metrics_item = metrics_ ? count++ : 0;
+    if (metrics_) items[metrics_item] = {metrics_->handle(), -1, ZMQ_POLLIN, 0};
     const auto wait = std::max<Clock::duration>(Clock::duration::zero(),
                                                 last_tick + tick - Clock::now());
-    wire::Poll(items, control_ ? 3 : 2, std::chrono::duration_cast<std::chrono::milliseconds>(wait));
+    wire::Poll(items, count, std::chrono::duration_cast<std::chrono::milliseconds>(wait));
     if (items[1].revents & ZMQ_POLLIN) RunPosted();
-    if (control_ && (items[2].revents & ZMQ_POLLIN)) control_->Answer();
+    if (control_ && (items[control_item].revents & ZMQ_POLLIN)) control_->Answer();
+    if (metrics_ && (items[metrics_item].revents & ZMQ_POLLIN)) metrics_->Serve(Clock::now());
     if (items[0].revents & ZMQ_POLLIN) {
       // Drain a bounded batch so timers and posted work keep their turn.
       for (int i = 0; i < 1024; ++i) {
@@ -268,6 +300,7 @@ void Dispatcher::Loop() {
         last_cpu_sample_ = last_tick;
         cpu_.Sample(last_tick);
       }
+      if (metrics_) metrics_->Sweep(last_tick);
     }
     for (int fd : std::exchange(due_backlogs_, {})) MeasureBacklog(fd, Clock::now());
     if (inbox_.closed()) break;

@@ -23,6 +23,7 @@
 #include "master/admission.hpp"
 #include "master/connection_backlog.hpp"
 #include "master/control.hpp"
+#include "http/get_server.hpp"
 #include "master/outbox.hpp"
 #include "master/pool_service.hpp"
 #include "master/request_service.hpp"
@@ -111,6 +112,8 @@ class Dispatcher : public Outbox {
   /// The run's status in full, with every pool's and worker's
   /// ("run-status", master/run_status.hpp).
   std::string RunStatusJson() const;
+  /// Listens for /metrics where settings_.metrics says; false with *err.
+  [[nodiscard]] bool ServeMetrics(std::string* err);
 
   config::Settings settings_;
   wire::Credentials credentials_;
@@ -118,6 +121,7 @@ class Dispatcher : public Outbox {
   zmq::socket_t router_;
   std::unique_ptr<Admission> admission_;
   std::unique_ptr<ControlSocket> control_;  // when the run has a directory
+  std::unique_ptr<http::GetServer> metrics_;  // when the metrics setting is set
   std::string endpoint_;
   std::thread thread_;
 

@@ -121,6 +121,8 @@ PoolCounters PoolService::Counters() const {
   PoolCounters c = stats_.counters();
   c.tasks_done = tasks_.done();
   c.tasks_failed = tasks_.failed();
+  c.workers_lost = 0;
+  for (const auto& [word, n] : workers_.lost_by_cause()) c.workers_lost += n;
   return c;
 }
 
@@ -141,7 +143,7 @@ PoolService::Snapshot PoolService::TakeSnapshot(Clock::time_point now) const {
   }
   std::vector<std::string> queued = backend_->Queued();
   std::sort(queued.begin(), queued.end());  // searched once per worker
-  s.workers.reserve(workers_.all().size() + stats_.ended().size());
+  s.workers.reserve(workers_.all().size() + kEndedWorkersKept);
   for (const auto& [id, w] : workers_.all()) {
     WorkerSnapshot ws{id, w.pid, to_string(w.state), {}, 0, w.tasks_done, {}};
     if (const std::uint64_t task = tasks_.Oldest(id)) {
@@ -154,8 +156,16 @@ PoolService::Snapshot PoolService::TakeSnapshot(Clock::time_point now) const {
       ws.state = kWorkerPending;
     s.workers.push_back(std::move(ws));
   }
-  for (const EndedWorker& e : stats_.ended())
-    s.workers.push_back({e.id, e.pid, kWorkerLost, "", 0, e.tasks_done, e.ended});
+  s.lost_by_cause = workers_.lost_by_cause();
+  // The last lost ones, oldest first.
+  std::vector<const WorkerEnd*> lost;
+  for (auto it = workers_.ended().rbegin(); it != workers_.ended().rend() && lost.size() < kEndedWorkersKept; ++it)
+    if (it->lost) lost.push_back(&*it);
+  for (auto it = lost.rbegin(); it != lost.rend(); ++it) {
+    const WorkerEnd& e = **it;
+    s.workers.push_back({e.id, e.pid, kWorkerLost, "", 0, e.tasks_done,
+                         e.cause.text + (e.task.empty() ? "" : " while running " + e.task)});
+  }
   return s;
 }
 
@@ -544,13 +554,12 @@ void PoolService::LoseWorker(const std::string& id, const backend::EndCause& cau
   const bool done = terminating_ || (retiring && tasks_.Leases(id) == 0);
   const std::string running = tasks_.Running(id);
   const int retries_left = tasks_.RetriesLeft(id);
-  workers_.End({id, cause, running, retries_left, !done, now});
+  workers_.End({id, cause, running, retries_left, !done, now, worker.pid, worker.tasks_done});
   backend_->Kill(id);
   const std::string why = cause.text + (running.empty() ? "" : " while running " + running);
   if (!worker.connected && !terminating_ && !retiring) sizer_.StartFailed();
   if (!done) {
     log::Warning("worker " + id + " lost: " + why + (running.empty() ? "" : RetriesSaid(retries_left)));
-    stats_.WorkerLost({id, worker.pid, worker.tasks_done, why, now});
   }
   stats_.Retried(tasks_.Lose(id, why));
   // The pool finishes once the backend has seen it end (and on_exit has

@@ -102,6 +102,8 @@ class PoolService {
     /// (the average while there is none); nullopt with no rate yet.
     std::optional<double> eta_seconds;
     std::vector<WorkerSnapshot> workers;  // live ones, then the last lost
+    /// Workers lost so far by EndCause::word (WorkerSet::lost_by_cause).
+    std::map<std::string, std::uint64_t> lost_by_cause;
   };
   Snapshot TakeSnapshot(Clock::time_point now) const;
   /// Its counters alone (for the totals of a pool that is gone).

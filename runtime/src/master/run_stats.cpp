@@ -63,10 +63,4 @@ void PoolStats::Finished(Clock::time_point now, Clock::duration took, std::uint6
   rate_.Add(now, 1);
 }
 
-void PoolStats::WorkerLost(EndedWorker worker) {
-  ++counters_.workers_lost;
-  ended_.push_back(std::move(worker));
-  if (ended_.size() > kEndedWorkersKept) ended_.pop_front();
-}
-
 }  // namespace fiber::master

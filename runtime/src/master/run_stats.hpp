@@ -27,8 +27,8 @@ inline constexpr std::size_t kTaskSecondsBuckets = std::size(kTaskSecondsBounds)
 /// How far back the rate "now" looks.
 inline constexpr int kRateWindowSeconds = 5;
 
-/// How many ended workers each pool keeps for display; the count of all is
-/// PoolCounters::workers_lost.
+/// How many lost workers each pool shows (of those its WorkerSet keeps);
+/// the count of all is PoolCounters::workers_lost.
 inline constexpr std::size_t kEndedWorkersKept = 64;
 
 /// Task durations, from when a task began (dealt to its worker, or the
@@ -52,6 +52,7 @@ struct PoolCounters {
   /// Tasks put back in the queue because their worker was lost.
   std::uint64_t tasks_retried = 0;
   std::uint64_t items_submitted = 0, items_done = 0;
+  /// Workers lost: the sum of WorkerSet::lost_by_cause, copied in when read.
   std::uint64_t workers_started = 0, workers_lost = 0;
   TaskDurations durations;  // of tasks done or failed by their worker
   /// Adds a pool's that is gone, into the run's totals.
@@ -81,18 +82,6 @@ inline constexpr const char* kWorkerPending = "pending";
 inline constexpr const char* kWorkerBusy = "busy";
 inline constexpr const char* kWorkerLost = "lost";
 
-/// A worker that is gone, as the pool last saw it.
-struct EndedWorker {
-  std::string id;
-  long pid = 0;
-  std::uint64_t tasks_done = 0;
-  /// Why it ended, in the words the pool logged ("exit status 3 while
-  /// running boom (item 2)"); a user's words for every engine's causes go
-  /// here too.
-  std::string ended;
-  Clock::time_point at;
-};
-
 /// One pool's numbers that are not read off its task table and workers.
 class PoolStats {
  public:
@@ -106,20 +95,15 @@ class PoolStats {
   void Finished(Clock::time_point now, Clock::duration took, std::uint64_t items, bool done);
   void Retried(std::uint64_t tasks) { counters_.tasks_retried += tasks; }
   void WorkersStarted(std::uint64_t n) { counters_.workers_started += n; }
-  /// A worker was lost (not one retired as asked).
-  void WorkerLost(EndedWorker worker);
 
   const PoolCounters& counters() const { return counters_; }
   Clock::time_point started() const { return started_; }
   double RateNow(Clock::time_point now) const { return rate_.PerSecond(now, started_); }
-  /// Newest last, at most kEndedWorkersKept.
-  const std::deque<EndedWorker>& ended() const { return ended_; }
 
  private:
   Clock::time_point started_;
   PoolCounters counters_;
   RateMeter rate_;
-  std::deque<EndedWorker> ended_;
 };
 
 }  // namespace fiber::master

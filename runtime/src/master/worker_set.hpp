@@ -53,6 +53,8 @@ struct WorkerEnd {
   /// A loss (reported to the user), not a worker retired as asked.
   bool lost = false;
   Clock::time_point at;
+  long pid = 0;
+  std::uint64_t tasks_done = 0;
 };
 
 /// How many WorkerEnd a set keeps, the last ones: what a view of a run

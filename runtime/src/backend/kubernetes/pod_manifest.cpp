@@ -3,6 +3,7 @@
 #include <cmath>
 #include <set>
 
+#include "config/host_port.hpp"
 #include "config/setting_table.hpp"
 #include "config/variables.hpp"
 
@@ -60,6 +61,16 @@ PodValues MasterPodValues(const config::Resolved& resolved, const std::string& r
     v.env.erase(listen_host);
     v.env.erase(config::FindSetting("advertise_host")->variable);
     v.env_from_fields[listen_host] = "status.podIP";
+  }
+  // Prometheus's usual pod annotations, so a cluster's Prometheus finds
+  // the master's /metrics (the metrics setting).
+  std::string metrics_host;
+  int metrics_port = 0;
+  std::string unused;
+  if (!settings.metrics.empty() && config::ParseHostPort(settings.metrics, &metrics_host, &metrics_port, &unused)) {
+    v.annotations["prometheus.io/scrape"] = "true";
+    v.annotations["prometheus.io/port"] = std::to_string(metrics_port);
+    v.annotations["prometheus.io/path"] = "/metrics";
   }
   v.secret_name = RunObjectName(run_id);
   v.secret_key = kClientKeyItem;

@@ -139,9 +139,11 @@ bool Parse(const Template& tmpl, const Shape& shape, YAML::Node* root, std::stri
 }
 
 /// Sets the metadata fiber owns: name, namespace, fiber's labels over the
-/// template's and the caller's, and the owner.
+/// template's and the caller's, fiber's annotations over the template's,
+/// and the owner.
 bool FillMetadata(YAML::Node root, const std::string& name, const std::string& namespace_name,
-                  const std::map<std::string, std::string>& labels, const std::string& owner_name,
+                  const std::map<std::string, std::string>& labels,
+                  const std::map<std::string, std::string>& annotations, const std::string& owner_name,
                   const std::string& owner_uid, std::string* why) {
   YAML::Node metadata;
   YAML::Node label_map;
@@ -154,6 +156,12 @@ bool FillMetadata(YAML::Node root, const std::string& name, const std::string& n
   else if (metadata["namespace"] && metadata["namespace"].IsScalar() && metadata["namespace"].Scalar().empty())
     metadata.remove("namespace");
   for (const auto& [key, value] : labels) label_map[key] = Text(value);
+  if (!annotations.empty()) {
+    YAML::Node annotation_map;
+    if (!ChildOf(metadata, "annotations", YAML::NodeType::Map, "metadata.annotations", &annotation_map, why))
+      return false;
+    for (const auto& [key, value] : annotations) annotation_map[key] = Text(value);
+  }
   if (owner_name.empty()) {
     metadata.remove("ownerReferences");
     return true;
@@ -308,7 +316,7 @@ bool FillPod(const Template& tmpl, const Shape& shape, const PodValues& v, nlohm
     spec["dnsPolicy"] = Text("ClusterFirstWithHostNet");
   }
   return FillMetadata(root, name, v.namespace_name,
-                      LabelsOf(v.labels, v.run_id, shape.container, master ? "" : v.worker_id),
+                      LabelsOf(v.labels, v.run_id, shape.container, master ? "" : v.worker_id), v.annotations,
                       v.owner_name, v.owner_uid, why) &&
          FillContainer(container, at, v, why) &&
          ReplaceNamed(spec, "volumes", "spec.volumes", {kSecretVolume}, volumes, why) &&
@@ -321,7 +329,7 @@ bool FillRun(const Template& tmpl, const Shape& shape, const RunValues& v, nlohm
   YAML::Node string_data;
   if (!Parse(tmpl, shape, &root, why) ||
       !FillMetadata(root, RunObjectName(v.run_id), v.namespace_name,
-                    LabelsOf(v.labels, v.run_id, kRunRole, ""), "", "", why) ||
+                    LabelsOf(v.labels, v.run_id, kRunRole, ""), {}, "", "", why) ||
       !ChildOf(root, "stringData", YAML::NodeType::Map, "stringData", &string_data, why))
     return false;
   string_data[v.secret_key] = Text(v.secret_value);

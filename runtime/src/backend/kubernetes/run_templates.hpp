@@ -76,6 +76,9 @@ struct PodValues {
   /// name to field path, e.g. "FIBER_LISTEN_HOST" to "status.podIP".
   std::map<std::string, std::string> env_from_fields;
   std::map<std::string, std::string> labels;  // beside fiber's own, which win
+  /// Beside the template's, which these replace (the master's pod: where
+  /// Prometheus scrapes its /metrics).
+  std::map<std::string, std::string> annotations;
   /// The run's Secret and the key in it to mount (kClientKeyItem); the pod
   /// reads it from a file FIBER_CLIENT_KEY_FILE names. Empty secret_name:
   /// no secret is mounted.

@@ -1,0 +1,120 @@
+#include "http/get_server.hpp"
+
+#include <utility>
+
+namespace fiber::http {
+
+namespace {
+
+std::string Status(int code, const char* reason, const std::string& extra_headers,
+                   const std::string& content_type, const std::string& body, bool head) {
+  std::string out = "HTTP/1.1 " + std::to_string(code) + " " + reason + "\r\n";
+  out += "Content-Type: " + content_type + "\r\n";
+  out += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  out += extra_headers;
+  out += "Connection: close\r\n\r\n";
+  if (!head) out += body;
+  return out;
+}
+
+std::string Plain(int code, const char* reason, const std::string& text, const std::string& extra = "") {
+  return Status(code, reason, extra, "text/plain; charset=utf-8", text + "\n", false);
+}
+
+}  // namespace
+
+GetServer::GetServer(zmq::context_t& context, std::string path, Page page)
+    : socket_(context, zmq::socket_type::stream), path_(std::move(path)), page_(std::move(page)) {
+  socket_.set(zmq::sockopt::linger, 0);
+}
+
+bool GetServer::Listen(const std::string& host, int port, std::string* err) {
+  const std::string wanted = host + ":" + std::to_string(port);
+  try {
+    socket_.bind("tcp://" + wanted);
+    std::string endpoint = socket_.get(zmq::sockopt::last_endpoint);
+    const std::string scheme = "tcp://";
+    address_ = endpoint.compare(0, scheme.size(), scheme) == 0 ? endpoint.substr(scheme.size()) : endpoint;
+  } catch (const zmq::error_t& e) {
+    *err = "cannot listen on " + wanted + ": " + e.what();
+    return false;
+  }
+  return true;
+}
+
+std::string GetServer::Answer(const std::string& request) const {
+  const std::size_t end = request.find("\r\n\r\n");
+  if (end == std::string::npos) {
+    if (request.size() >= kMaxRequestBytes) return Plain(431, "Request Header Fields Too Large", "request too large");
+    return "";
+  }
+  const std::size_t line_end = request.find("\r\n");
+  const std::string line = request.substr(0, line_end);
+  const std::size_t sp1 = line.find(' ');
+  const std::size_t sp2 = sp1 == std::string::npos ? sp1 : line.find(' ', sp1 + 1);
+  if (sp2 == std::string::npos || line.compare(sp2 + 1, 5, "HTTP/") != 0)
+    return Plain(400, "Bad Request", "malformed request line");
+  const std::string method = line.substr(0, sp1);
+  std::string target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+  target = target.substr(0, target.find('?'));
+  if (target != path_) return Plain(404, "Not Found", "only " + path_ + " is served here");
+  if (method != "GET" && method != "HEAD")
+    return Plain(405, "Method Not Allowed", "only GET and HEAD", "Allow: GET, HEAD\r\n");
+  return Status(200, "OK", "", page_.content_type, page_.body(), method == "HEAD");
+}
+
+void GetServer::Send(const std::string& id, const std::string& data) {
+  try {
+    (void)socket_.send(zmq::buffer(id), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    (void)socket_.send(zmq::buffer(data), zmq::send_flags::dontwait);
+  } catch (const zmq::error_t&) {
+    // The peer went away meanwhile: nothing to answer.
+  }
+}
+
+void GetServer::Close(const std::string& id) {
+  open_.erase(id);
+  Send(id, "");  // an empty frame closes a STREAM connection
+}
+
+void GetServer::Serve(Clock::time_point now) {
+  for (int i = 0; i < 256; ++i) {
+    zmq::message_t id_frame, data_frame;
+    if (!socket_.recv(id_frame, zmq::recv_flags::dontwait)) return;
+    if (!id_frame.more() || !socket_.recv(data_frame, zmq::recv_flags::dontwait)) continue;
+    const std::string id = id_frame.to_string();
+    const auto it = open_.find(id);
+    if (data_frame.size() == 0) {  // a connection opened, or closed by the peer
+      if (it != open_.end()) {
+        open_.erase(it);
+      } else if (open_.size() >= kMaxConnections) {
+        Send(id, "");
+      } else {
+        open_[id].opened = now;
+      }
+      continue;
+    }
+    if (it == open_.end()) continue;  // answered already, or refused
+    std::string& request = it->second.request;
+    request.append(static_cast<const char*>(data_frame.data()),
+                   std::min(data_frame.size(), kMaxRequestBytes - std::min(request.size(), kMaxRequestBytes)));
+    const std::string answer = Answer(request);
+    if (answer.empty()) continue;
+    Send(id, answer);
+    Close(id);
+  }
+}
+
+void GetServer::Sweep(Clock::time_point now) {
+  for (auto it = open_.begin(); it != open_.end();) {
+    if (now - it->second.opened < kRequestTimeout) {
+      ++it;
+      continue;
+    }
+    const std::string id = it->first;
+    it = open_.erase(it);
+    Send(id, "");
+  }
+}
+
+}  // namespace fiber::http

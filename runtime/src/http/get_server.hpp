@@ -1,0 +1,64 @@
+// A tiny HTTP/1.1 server for one read-only page (the master's /metrics): a
+// ZeroMQ STREAM socket, so the owner's poll loop serves it with no thread of
+// its own. Each connection gets one answer and is closed (Connection:
+// close). Knows nothing of fiber. Not thread-safe: one thread owns it.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <string>
+#include <zmq.hpp>
+
+namespace fiber::http {
+
+class GetServer {
+ public:
+  using Clock = std::chrono::steady_clock;
+  /// The page: its content type and body, made when asked.
+  struct Page {
+    std::string content_type;
+    std::function<std::string()> body;
+  };
+  /// The most of one request kept (its request line and headers).
+  static constexpr std::size_t kMaxRequestBytes = 8192;
+  /// The most connections open at once; more are closed at once.
+  static constexpr std::size_t kMaxConnections = 64;
+  /// A connection that has not sent a whole request by then is closed.
+  static constexpr std::chrono::seconds kRequestTimeout{10};
+
+  /// Serves page at path (e.g. "/metrics").
+  GetServer(zmq::context_t& context, std::string path, Page page);
+
+  /// Listens on host:port ("0.0.0.0", 9100; port 0: any free one); false
+  /// with *err naming the address.
+  [[nodiscard]] bool Listen(const std::string& host, int port, std::string* err);
+  /// "host:port" it listens on.
+  const std::string& address() const { return address_; }
+  void* handle() { return socket_.handle(); }
+  /// Reads what arrived and answers every whole request; call when readable.
+  void Serve(Clock::time_point now);
+  /// Closes connections that took too long to ask.
+  void Sweep(Clock::time_point now);
+
+  /// The answer to one request's text (request line and headers); empty
+  /// when more must be read first. Pure: for tests.
+  std::string Answer(const std::string& request) const;
+
+ private:
+  struct Connection {
+    std::string request;
+    Clock::time_point opened;
+  };
+  void Close(const std::string& id);
+  void Send(const std::string& id, const std::string& data);
+
+  zmq::socket_t socket_;
+  std::string path_;
+  Page page_;
+  std::string address_;
+  std::map<std::string, Connection> open_;
+};
+
+}  // namespace fiber::http

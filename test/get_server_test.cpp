@@ -1,0 +1,144 @@
+// http/get_server: a real TCP client (libcurl, and a raw socket for what
+// curl will not send) against the server polled on its own thread, as the
+// master's I/O thread polls it.
+#include "http/get_server.hpp"
+
+#include <arpa/inet.h>
+#include <doctest/doctest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
+
+#include "http/client.hpp"
+#include "wire/poll.hpp"
+
+using fiber::http::GetServer;
+
+namespace {
+
+// The server, served on a thread until destroyed.
+struct Served {
+  zmq::context_t context;
+  std::atomic<int> pages{0};
+  GetServer server{context, "/metrics", {"text/plain; version=0.0.4", [this] {
+                                           ++pages;
+                                           return std::string("up 1\n");
+                                         }}};
+  std::atomic<bool> stop{false};
+  std::thread thread;
+
+  Served() {
+    std::string err;
+    REQUIRE_MESSAGE(server.Listen("127.0.0.1", 0, &err), err);
+    thread = std::thread([this] {
+      while (!stop) {
+        zmq::pollitem_t item{server.handle(), 0, ZMQ_POLLIN, 0};
+        fiber::wire::Poll(&item, 1, std::chrono::milliseconds(20));
+        server.Serve(GetServer::Clock::now());
+        server.Sweep(GetServer::Clock::now());
+      }
+    });
+  }
+  ~Served() {
+    stop = true;
+    thread.join();
+  }
+  std::string url(const std::string& path) const { return "http://" + server.address() + path; }
+};
+
+fiber::http::Response Get(const std::string& url, const std::string& method = "GET") {
+  fiber::http::Request request;
+  request.url = url;
+  request.method = method;
+  fiber::http::Response response;
+  std::string err;
+  REQUIRE_MESSAGE(fiber::http::Perform(request, &response, &err), err);
+  return response;
+}
+
+// Sends text on a raw TCP connection and reads until the server closes it.
+std::string RawExchange(const std::string& address, const std::string& text, bool close_write = false) {
+  const auto colon = address.rfind(':');
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<uint16_t>(std::stoi(address.substr(colon + 1))));
+  inet_pton(AF_INET, address.substr(0, colon).c_str(), &to.sin_addr);
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0);
+  timeval limit{30, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  REQUIRE(write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+  if (close_write) shutdown(fd, SHUT_WR);
+  std::string answer;
+  char buffer[4096];
+  for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0;) answer.append(buffer, static_cast<std::size_t>(n));
+  close(fd);
+  return answer;
+}
+
+}  // namespace
+
+TEST_CASE("GET of the page answers 200 with its type and body, and closes") {
+  Served served;
+  const auto response = Get(served.url("/metrics"));
+  CHECK(response.status == 200);
+  CHECK(response.header("content-type") == "text/plain; version=0.0.4");
+  CHECK(response.body == "up 1\n");
+  CHECK(response.header("connection") == "close");
+  // A query string is the same page; each request makes the page anew.
+  CHECK(Get(served.url("/metrics?x=1")).body == "up 1\n");
+  CHECK(served.pages == 2);
+}
+
+TEST_CASE("HEAD answers the headers only; other paths 404, other methods 405") {
+  Served served;
+  const auto head = Get(served.url("/metrics"), "HEAD");
+  CHECK(head.status == 200);
+  CHECK(head.body.empty());
+  CHECK(Get(served.url("/")).status == 404);
+  CHECK(Get(served.url("/metricsx")).status == 404);
+  const auto post = Get(served.url("/metrics"), "POST");
+  CHECK(post.status == 405);
+  CHECK(post.header("allow") == "GET, HEAD");
+}
+
+TEST_CASE("a request sent in pieces is answered once whole") {
+  Served served;
+  const std::string answer = RawExchange(served.server.address(), "GET /met");
+  // The rest never came and the client closed its side: nothing is
+  // answered; a whole request in one piece is.
+  CHECK(answer.empty());
+  CHECK(RawExchange(served.server.address(), "GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n").find("up 1") !=
+        std::string::npos);
+}
+
+TEST_CASE("malformed and oversized requests get one error each, and the server goes on") {
+  Served served;
+  CHECK(RawExchange(served.server.address(), "hello\r\n\r\n").rfind("HTTP/1.1 400 ", 0) == 0);
+  CHECK(RawExchange(served.server.address(), "GET /metrics\r\n\r\n").rfind("HTTP/1.1 400 ", 0) == 0);
+  const std::string huge = "GET /metrics HTTP/1.1\r\nX: " + std::string(20000, 'a');
+  CHECK(RawExchange(served.server.address(), huge).rfind("HTTP/1.1 431 ", 0) == 0);
+  CHECK(Get(served.url("/metrics")).status == 200);
+}
+
+TEST_CASE("Answer: the request's text decides, with no socket") {
+  zmq::context_t context;
+  GetServer server(context, "/metrics", {"text/plain", [] { return std::string("b"); }});
+  CHECK(server.Answer("GET /metrics HTTP/1.1\r\n").empty());  // headers not ended yet
+  CHECK(server.Answer("GET /metrics HTTP/1.1\r\n\r\n").find("\r\n\r\nb") != std::string::npos);
+  CHECK(server.Answer("GET  HTTP/1.1\r\n\r\n").rfind("HTTP/1.1 404", 0) == 0);
+  CHECK(server.Answer("GET /metrics FTP/1\r\n\r\n").rfind("HTTP/1.1 400", 0) == 0);
+}
+
+TEST_CASE("a port already taken is one error naming the address") {
+  Served served;
+  zmq::context_t context;
+  GetServer second(context, "/metrics", {"text/plain", [] { return std::string(); }});
+  const auto colon = served.server.address().rfind(':');
+  std::string err;
+  CHECK_FALSE(second.Listen("127.0.0.1", std::stoi(served.server.address().substr(colon + 1)), &err));
+  CHECK(err.find("cannot listen on 127.0.0.1:") == 0);
+}

@@ -1,0 +1,161 @@
+// The metrics setting, as a user runs it: fiber run --metrics ADDR serves
+// Prometheus's text at /metrics, which promtool accepts and a real
+// Prometheus server (Debian's prometheus package, started here on loopback)
+// scrapes, its numbers matching what the program did.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <iterator>
+
+#include "http/client.hpp"
+#include "support/fiber_command.hpp"
+#include "support/loopback_port.hpp"
+
+using fiber::testing::eventually;
+using fiber::testing::Fiber;
+using fiber::testing::FreeLoopbackPort;
+using fiber::testing::TempDir;
+
+namespace {
+
+std::string Contents(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// GET url: status and body (0 and "" when nothing answers).
+std::pair<long, std::string> Get(const std::string& url) {
+  fiber::http::Request request;
+  request.url = url;
+  request.timeout_ms = 10000;
+  fiber::http::Response response;
+  std::string err;
+  if (!fiber::http::Perform(request, &response, &err)) return {0, ""};
+  return {response.status, response.body};
+}
+
+// The sum of every sample of metric in exposition text (any labels).
+double SumOf(const std::string& text, const std::string& metric) {
+  double sum = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(metric, 0) != 0) continue;
+    const char next = line[metric.size()];
+    if (next != '{' && next != ' ') continue;
+    sum += std::stod(line.substr(line.rfind(' ') + 1));
+  }
+  return sum;
+}
+
+// Runs cmd with text on its stdin: its exit status and what it printed.
+std::pair<int, std::string> Pipe(const std::string& cmd, const std::string& text, const TempDir& dir) {
+  const std::string in = dir.path() + "/stdin";
+  std::ofstream(in) << text;
+  FILE* p = ::popen((cmd + " < " + in + " 2>&1").c_str(), "r");
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  const int status = ::pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+// A Prometheus server scraping target every second, on a port of its own,
+// its data in a directory of the test's; stopped when destroyed.
+struct Prometheus {
+  TempDir dir;
+  int port = FreeLoopbackPort();
+  Child child;
+  explicit Prometheus(const std::string& target) {
+    std::ofstream(dir.path() + "/prometheus.yml")
+        << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+           "scrape_configs:\n  - job_name: fiber\n    static_configs:\n      - targets: ['"
+        << target << "']\n";
+    // Its log to a file: a closed pipe would end it at its first line.
+    child = spawn({"/bin/sh", "-c",
+                   "exec /usr/bin/prometheus --config.file=\"$1/prometheus.yml\" --storage.tsdb.path=\"$1/data\" "
+                   "--web.listen-address=127.0.0.1:$2 > \"$1/log\" 2>&1",
+                   "prometheus", dir.path(), std::to_string(port)},
+                  {});
+    ::close(child.stdout_fd);
+    ::close(child.stderr_fd);
+    REQUIRE_MESSAGE(eventually([&] { return Get(url("/-/ready")).first == 200; }, 60),
+                    "Prometheus did not become ready: " << Contents(dir.path() + "/log"));
+  }
+  ~Prometheus() {
+    ::kill(child.pid, SIGTERM);
+    (void)wait_exit(child, 30);
+  }
+  std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port) + path; }
+  // The one value of an instant query, or NaN while it has none.
+  double Query(const std::string& promql) {
+    const auto [status, body] = Get(url("/api/v1/query?query=" + fiber::http::Escape(promql)));
+    if (status != 200) return NAN;
+    const auto j = nlohmann::json::parse(body, nullptr, false);
+    if (j.is_discarded() || j["data"]["result"].empty()) return NAN;
+    return std::stod(j["data"]["result"][0]["value"][1].get<std::string>());
+  }
+};
+
+}  // namespace
+
+TEST_CASE("fiber run --metrics serves /metrics that promtool accepts and Prometheus scrapes") {
+  Fiber fiber;
+  TempDir dir;
+  const int port = FreeLoopbackPort();
+  const std::string address = "127.0.0.1:" + std::to_string(port);
+  const std::string done = dir.path() + "/done";
+  constexpr int kTasks = 60;
+  Prometheus prometheus(address);
+
+  Child run = fiber.Start({"run", "--metrics", address, built_program("metrics_map"), "2",
+                           std::to_string(kTasks), done});
+  const std::string line = read_line(run.stdout_fd, 120);
+  REQUIRE_MESSAGE(line.rfind("done ", 0) == 0, "the program printed: " << line << read_all(run.stderr_fd, 5));
+
+  // The page, as it stands once the map is done.
+  const auto [status, text] = Get("http://" + address + "/metrics");
+  REQUIRE(status == 200);
+  const auto [lint_status, lint] = Pipe("promtool check metrics", text, dir);
+  CHECK_MESSAGE(lint_status == 0, lint << "\n" << text);
+  CHECK(SumOf(text, "fiber_tasks_completed_total") == kTasks);
+  CHECK(SumOf(text, "fiber_tasks_submitted_total") == kTasks);
+  CHECK(SumOf(text, "fiber_tasks_failed_total") == 0);
+  CHECK(SumOf(text, "fiber_task_duration_seconds_count") == kTasks);
+  CHECK(SumOf(text, "fiber_workers_started_total") >= 2);
+
+  // Prometheus sees the same, with counters that never went down.
+  CHECK_MESSAGE(eventually([&] { return prometheus.Query("sum(fiber_tasks_completed_total)") == kTasks; }, 60),
+                "Prometheus last saw " << prometheus.Query("sum(fiber_tasks_completed_total)"));
+  CHECK(prometheus.Query("sum(fiber_task_duration_seconds_count)") == kTasks);
+  CHECK(prometheus.Query("sum(resets(fiber_tasks_completed_total[5m]))") == 0);
+  CHECK(prometheus.Query("up{job=\"fiber\"}") == 1);
+
+  std::ofstream(done) << "";
+  CHECK(wait_exit(run, 60) == 0);
+  // The run is over: nothing listens there any more.
+  CHECK(Get("http://" + address + "/metrics").first == 0);
+}
+
+TEST_CASE("a metrics address that is malformed or taken is one error, and nothing runs") {
+  Fiber fiber;
+  TempDir dir;
+  for (const std::string bad : {"nowhere", "1.2.3.4:99999", "::1:9100", "host:port"}) {
+    auto [status, out, err] = fiber.Run({"run", "--metrics", bad, built_program("metrics_map"), "1", "1", "x"});
+    CHECK(status == 125);
+    CHECK_MESSAGE(err.find("metrics") != std::string::npos, err);
+    CHECK_MESSAGE(err.find("is not HOST:PORT") != std::string::npos, err);
+    CHECK(out.empty());
+  }
+  // Taken: the run fails before any worker starts, naming the address.
+  int port = 0;
+  const int taken = fiber::testing::ListenOnLoopback(&port);
+  const std::string address = "127.0.0.1:" + std::to_string(port);
+  auto [status, out, err] = fiber.Run({"run", "--metrics", address, built_program("metrics_map"), "1", "3",
+                                       dir.path() + "/done"});
+  ::close(taken);
+  CHECK(status != 0);
+  CHECK_MESSAGE(err.find("metrics: cannot listen on " + address) != std::string::npos, err);
+  CHECK(out.find("done") == std::string::npos);
+}
