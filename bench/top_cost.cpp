@@ -1,19 +1,24 @@
-// What serving fiber top costs a master: a Pool of N local workers (2,048
-// by default), every one busy with a long task, and the master's own CPU
-// (user + system, its process alone: getrusage(RUSAGE_SELF), which leaves
-// out its children) over phases of 10 s, alternating: no one asking, and
-// `fiber top --once --json RUN` run once a second, as the live view asks.
-// The cost is the difference, in percent of one core; on a busy machine
-// that difference is within the noise, so a last phase asks back to back
-// and takes the master's CPU per answer above its quiet rate: at one answer
-// a second, that many ms is ms/10 percent of a core. Also the size of the
-// answer and what each fiber top took of its own CPU. Run on its own, it
-// starts itself under `fiber run -q` (the control socket is the run's),
-// with a private runs directory; prints one JSON object.
+// What serving fiber top and /metrics costs a master: a Pool of N local
+// workers (2,048 by default), every one busy with a long task, and the
+// master's own CPU (user + system, its process alone:
+// getrusage(RUSAGE_SELF), which leaves out its children) over phases of
+// 10 s, in turn: no one asking, `fiber top --once --json RUN` run once a
+// second (as the live view asks), and GET /metrics once a second (as a
+// Prometheus scraping every second would). Each cost is the difference to
+// the quiet phases, in percent of one core; on a busy machine that
+// difference is within the noise, so last phases ask back to back and take
+// the master's CPU per answer above its quiet rate: at one answer a
+// second, that many ms is ms/10 percent of a core. Also the answers' sizes
+// and what each fiber top took of its own CPU. Run on its own, it starts
+// itself under `fiber run -q --metrics 127.0.0.1:PORT` (the control socket
+// is the run's), with a private runs directory; prints one JSON object.
 // Usage: top_cost [N] [--quick] (--quick: N = 256, 2 rounds of 5 s).
 #include <fiber/fiber.hpp>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -62,6 +67,39 @@ bool Spawn(const std::vector<std::string>& args, const std::string& out) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+// GET /metrics from the master at address ("127.0.0.1:PORT"): the body's
+// bytes with the headers, 0 when nothing answered.
+std::size_t GetMetrics(const std::string& address) {
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<uint16_t>(std::atoi(address.substr(address.rfind(':') + 1).c_str())));
+  ::inet_pton(AF_INET, address.substr(0, address.rfind(':')).c_str(), &to.sin_addr);
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  std::size_t got = 0;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0) {
+    const std::string request = "GET /metrics HTTP/1.1\r\nHost: bench\r\n\r\n";
+    if (::write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
+      char buf[65536];
+      for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) got += static_cast<std::size_t>(n);
+    }
+  }
+  ::close(fd);
+  return got;
+}
+
+// A port free on loopback now.
+int FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof a;
+  (void)::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  (void)::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &size);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
 std::string FiberCommand() {
   const std::filesystem::path self = std::filesystem::canonical("/proc/self/exe");
   return (self.parent_path().parent_path() / "cli" / "fiber").string();
@@ -78,8 +116,8 @@ int main(int argc, char** argv) {
     // Not under fiber run yet: start this again under it.
     char state[] = "/tmp/fiber-bench-XXXXXX";
     ::setenv("XDG_STATE_HOME", ::mkdtemp(state), 1);
-    std::vector<std::string> args = {FiberCommand(), "run", "-q", std::filesystem::canonical("/proc/self/exe").string(),
-                                     std::to_string(n)};
+    std::vector<std::string> args = {FiberCommand(), "run", "-q", "--metrics", "127.0.0.1:" + std::to_string(FreePort()),
+                                     std::filesystem::canonical("/proc/self/exe").string(), std::to_string(n)};
     if (quick) args.push_back("--quick");
     const bool ok = Spawn(args, "");
     std::filesystem::remove_all(state);
@@ -107,40 +145,52 @@ int main(int argc, char** argv) {
   std::this_thread::sleep_for(std::chrono::seconds(3));
   const std::string answer = "/tmp/fiber-bench-top-" + std::to_string(::getpid()) + ".json";
   const std::vector<std::string> top = {FiberCommand(), "top", "--once", "--json", run_id};
-  std::vector<double> quiet, asked;
+  const char* metrics_env = std::getenv("FIBER_METRICS");
+  const std::string metrics = metrics_env ? metrics_env : "";
+  std::size_t metrics_bytes = 0;
+  // One way of asking: false when it failed.
+  enum Ask { kQuiet, kTop, kMetrics };
+  const auto ask_once = [&](Ask how) {
+    if (how == kTop) return Spawn(top, answer);
+    if (how == kMetrics) return (metrics_bytes = GetMetrics(metrics)) > 0;
+    return true;
+  };
+  std::vector<double> quiet, asked, scraped;
   double top_cpu = 0;
   int tops = 0;
   for (int r = 0; r < rounds; ++r) {
-    for (bool ask : {false, true}) {
+    for (Ask how : {kQuiet, kTop, kMetrics}) {
       const double cpu0 = Cpu(RUSAGE_SELF), child0 = Cpu(RUSAGE_CHILDREN);
       const auto p0 = bench::Clock::now();
       for (int s = 1; bench::seconds_since(p0) < phase_s; ++s) {
-        if (ask) {
-          if (!Spawn(top, answer)) {
-            std::cerr << "fiber top --once --json failed\n";
-            return 1;
-          }
-          ++tops;
+        if (!ask_once(how)) {
+          std::cerr << (how == kTop ? "fiber top --once --json failed\n" : "GET /metrics failed\n");
+          return 1;
         }
+        tops += how == kTop;
         std::this_thread::sleep_until(p0 + std::chrono::milliseconds(static_cast<int>(1000 * s)));
       }
       const double share = 100 * (Cpu(RUSAGE_SELF) - cpu0) / bench::seconds_since(p0);
-      (ask ? asked : quiet).push_back(share);
-      if (ask) top_cpu += Cpu(RUSAGE_CHILDREN) - child0;
+      (how == kQuiet ? quiet : how == kTop ? asked : scraped).push_back(share);
+      if (how == kTop) top_cpu += Cpu(RUSAGE_CHILDREN) - child0;
     }
   }
   // Asked back to back: the master's CPU per answer, above the quiet rate.
-  const double cpu0 = Cpu(RUSAGE_SELF);
-  const auto f0 = bench::Clock::now();
-  int answers = 0;
-  for (; bench::seconds_since(f0) < phase_s; ++answers)
-    if (!Spawn(top, answer)) return 1;
-  const double flood_s = bench::seconds_since(f0);
-  const double per_answer_ms =
-      1000 * ((Cpu(RUSAGE_SELF) - cpu0) - bench::summarize(quiet).mean / 100 * flood_s) / answers;
+  const auto per_answer_ms = [&](Ask how, int* answers) {
+    const double cpu0 = Cpu(RUSAGE_SELF);
+    const auto f0 = bench::Clock::now();
+    for (*answers = 0; bench::seconds_since(f0) < phase_s; ++*answers)
+      if (!ask_once(how)) return -1.0;
+    const double flood_s = bench::seconds_since(f0);
+    return 1000 * ((Cpu(RUSAGE_SELF) - cpu0) - bench::summarize(quiet).mean / 100 * flood_s) / *answers;
+  };
+  int answers = 0, scrapes = 0;
+  const double top_ms = per_answer_ms(kTop, &answers);
+  const double metrics_ms = per_answer_ms(kMetrics, &scrapes);
+  if (top_ms < 0 || metrics_ms < 0) return 1;
   const auto bytes = std::filesystem::file_size(answer);
   std::filesystem::remove(answer);
-  const auto q = bench::summarize(quiet), a = bench::summarize(asked);
+  const auto q = bench::summarize(quiet), a = bench::summarize(asked), m = bench::summarize(scraped);
   bench::Json out;
   out.num("workers", n)
       .num("all_ready_s", ready_s)
@@ -148,9 +198,15 @@ int main(int argc, char** argv) {
       .num("master_cpu_pct_top", a.mean)
       .num("top_cost_pct", a.mean - q.mean)
       .num("back_to_back_answers", answers)
-      .num("master_cpu_ms_per_answer", per_answer_ms)
-      .num("top_cost_pct_from_per_answer", per_answer_ms / 10)
+      .num("master_cpu_ms_per_answer", top_ms)
+      .num("top_cost_pct_from_per_answer", top_ms / 10)
       .num("answer_bytes", static_cast<double>(bytes))
+      .num("master_cpu_pct_metrics", m.mean)
+      .num("metrics_cost_pct", m.mean - q.mean)
+      .num("back_to_back_scrapes", scrapes)
+      .num("master_cpu_ms_per_scrape", metrics_ms)
+      .num("metrics_cost_pct_from_per_scrape", metrics_ms / 10)
+      .num("metrics_bytes", static_cast<double>(metrics_bytes))
       .num("fiber_top_cpu_ms_each", 1000 * top_cpu / tops);
   pool.terminate();
   pool.join();
