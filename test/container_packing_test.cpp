@@ -14,6 +14,7 @@
 #include "support/stderr_capture.hpp"
 #include "support/test_containers.hpp"
 #include "tasks.hpp"
+#include "support/range.hpp"
 
 using fiber::testing::ContainersRemoved;
 using fiber::testing::eventually;
@@ -57,11 +58,6 @@ int Running(const std::string& run_id) {
   return running;
 }
 
-std::vector<int> range(int n) {
-  std::vector<int> v(n);
-  std::iota(v.begin(), v.end(), 0);
-  return v;
-}
 
 }  // namespace
 

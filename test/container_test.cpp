@@ -32,6 +32,7 @@
 #include "support/test_image.hpp"
 #include "tasks.hpp"
 #include "wire/credentials.hpp"
+#include "support/range.hpp"
 
 using fiber::backend::ContainerBackend;
 using fiber::testing::BuildTestImage;
@@ -69,11 +70,6 @@ fiber::PoolOptions InContainers(int processes) {
   return options;
 }
 
-std::vector<int> range(int n) {
-  std::vector<int> v(n);
-  std::iota(v.begin(), v.end(), 0);
-  return v;
-}
 
 void WaitReady(fiber::Pool& pool, int n) {
   REQUIRE(eventually([&] {

@@ -9,14 +9,10 @@
 #include <thread>
 
 #include "tasks.hpp"
+#include "support/range.hpp"
 
 namespace {
 
-std::vector<int> range(int n) {
-  std::vector<int> v(n);
-  std::iota(v.begin(), v.end(), 0);
-  return v;
-}
 
 // Waits (bounded) until the pool has n workers; their number then.
 std::size_t settle_at(fiber::Pool& pool, std::size_t n) {

@@ -14,14 +14,10 @@
 
 #include "process_probe.hpp"
 #include "tasks.hpp"
+#include "support/range.hpp"
 
 namespace {
 
-std::vector<int> range(int n) {
-  std::vector<int> v(n);
-  std::iota(v.begin(), v.end(), 0);
-  return v;
-}
 
 // Pids of all connected workers, waiting (bounded) until there are n.
 std::vector<long> connected_pids(fiber::Pool& pool, std::size_t n) {

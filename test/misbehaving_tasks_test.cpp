@@ -14,16 +14,12 @@
 
 #include "support/temp_dir.hpp"
 #include "tasks.hpp"
+#include "support/range.hpp"
 
 using std::chrono::milliseconds;
 
 namespace {
 
-std::vector<int> range(int n) {
-  std::vector<int> v(n);
-  std::iota(v.begin(), v.end(), 0);
-  return v;
-}
 
 std::set<std::string> worker_ids(const fiber::Pool& pool) {
   std::set<std::string> ids;

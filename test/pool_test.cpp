@@ -9,13 +9,9 @@
 #include <set>
 
 #include "tasks.hpp"
+#include "support/range.hpp"
 
 namespace {
-std::vector<int> range(int n) {
-  std::vector<int> v(n);
-  std::iota(v.begin(), v.end(), 0);
-  return v;
-}
 std::vector<int> squares(int n) {
   std::vector<int> v;
   for (int i = 0; i < n; ++i) v.push_back(i * i);
