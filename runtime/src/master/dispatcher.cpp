@@ -160,6 +160,19 @@ std::string Dispatcher::StatusJson() const {
   return StatusOf(Totals(), pools_.size(), next_worker_, requests_.manager_calls_forwarded()).dump();
 }
 
+RunStatus::Pools Dispatcher::Snapshots(Clock::time_point now) const {
+  RunStatus::Pools pools;
+  pools.reserve(pools_.size());
+  for (const auto& [channel, pool] : pools_) pools.emplace_back(channel, pool->TakeSnapshot(now));
+  return pools;
+}
+
+std::string Dispatcher::MetricsText() const {
+  RunStatus::Pools pools = Snapshots(Clock::now());
+  pools.insert(pools.end(), finished_.begin(), finished_.end());
+  return RunMetricsText(pools, next_worker_);
+}
+
 std::string Dispatcher::RunStatusJson() const {
   const auto now = Clock::now();
   RunStatus status;
@@ -172,8 +185,7 @@ std::string Dispatcher::RunStatusJson() const {
   status.manager_calls_forwarded = requests_.manager_calls_forwarded();
   status.totals = Totals();
   status.gone = gone_;
-  status.pools.reserve(pools_.size());
-  for (const auto& [channel, pool] : pools_) status.pools.emplace_back(channel, pool->TakeSnapshot(now));
+  status.pools = Snapshots(now);
   status.finished.assign(finished_.begin(), finished_.end());
   return master::RunStatusJson(status);
 }
@@ -184,14 +196,7 @@ bool Dispatcher::ServeMetrics(std::string* err) {
   if (!config::ParseHostPort(settings_.metrics, &host, &port, err)) return false;
   metrics_ = std::make_unique<http::GetServer>(
       context_, "/metrics",
-      http::GetServer::Page{metrics::kTextContentType, [this] {
-                                    RunStatus::Pools pools;
-                                    const auto now = Clock::now();
-                                    for (const auto& [channel, pool] : pools_)
-                                      pools.emplace_back(channel, pool->TakeSnapshot(now));
-                                    pools.insert(pools.end(), finished_.begin(), finished_.end());
-                                    return RunMetricsText(pools, next_worker_);
-                                  }});
+      http::GetServer::Page{metrics::kTextContentType, [this] { return MetricsText(); }});
   if (!metrics_->Listen(host, port, err)) {
     *err = "metrics: " + *err;
     metrics_.reset();

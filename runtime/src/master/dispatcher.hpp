@@ -20,12 +20,13 @@
 
 #include "config/settings.hpp"
 #include "diagnostics/log.hpp"
+#include "http/get_server.hpp"
 #include "master/admission.hpp"
 #include "master/connection_backlog.hpp"
 #include "master/control.hpp"
-#include "http/get_server.hpp"
 #include "master/outbox.hpp"
 #include "master/pool_service.hpp"
+#include "master/run_status.hpp"
 #include "master/request_service.hpp"
 #include "os/inbox.hpp"
 #include "os/process_usage.hpp"
@@ -112,6 +113,10 @@ class Dispatcher : public Outbox {
   /// The run's status in full, with every pool's and worker's
   /// ("run-status", master/run_status.hpp).
   std::string RunStatusJson() const;
+  /// Each live pool's snapshot, by channel.
+  RunStatus::Pools Snapshots(Clock::time_point now) const;
+  /// The /metrics page: live pools, then those that ended (master/run_metrics).
+  std::string MetricsText() const;
   /// Listens for /metrics where settings_.metrics says; false with *err.
   [[nodiscard]] bool ServeMetrics(std::string* err);
 
