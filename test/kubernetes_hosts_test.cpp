@@ -198,17 +198,18 @@ void CheckTopOfPods(Fiber& fiber, const std::string& run_id, const json& pods) {
   for (const json& pod : pods) {
     const json labels = pod["metadata"]["labels"];
     const std::string id = labels.value(fiber::backend::kWorkerLabel, fiber::backend::kMasterRole);
-    expected[id] = {pod["metadata"]["name"], pod["spec"]["nodeName"]};
+    expected[id] = {pod["metadata"]["name"].get<std::string>(), pod["spec"]["nodeName"].get<std::string>()};
   }
   std::map<std::string, std::pair<std::string, std::string>> shown;
-  for (const json& w : top["workers"]) shown[w["id"]] = {w["where"], w["node"]};
+  for (const json& w : top["workers"])
+    shown[w["id"].get<std::string>()] = {w["where"].get<std::string>(), w["node"].get<std::string>()};
   CHECK(shown == expected);
   auto [status, out, err] = fiber.Run({"ps", "--json", run_id});
   REQUIRE_MESSAGE(status == 0, err);
   const json ps = json::parse(out);
   CHECK(ps["workers"] == top["workers"]);
   CHECK(ps["pods"].size() == pods.size());
-  for (const json& pod : ps["pods"]) CHECK(pod["node"] == expected.at(pod["worker"]).second);
+  for (const json& pod : ps["pods"]) CHECK(pod["node"] == expected.at(pod["worker"].get<std::string>()).second);
 }
 
 // fiber logs -t --worker w0 of a run whose pods keep their logs (none in

@@ -40,8 +40,10 @@ TEST_CASE("a pod no node can take waits with the scheduler's message, and has no
 TEST_CASE("a pod is scheduled once a node was chosen for it, waiting in the scheduler's queue before") {
   json pod = Pod("Pending");
   CHECK_FALSE(ReadPodState(pod).scheduled);
+  CHECK(ReadPodState(pod).node.empty());
   pod["spec"] = {{"nodeName", "kwok-3"}};
   CHECK(ReadPodState(pod).scheduled);
+  CHECK(ReadPodState(pod).node == "kwok-3");
 }
 
 TEST_CASE("a pod being made or running neither waits nor has ended") {

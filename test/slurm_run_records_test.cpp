@@ -53,8 +53,10 @@ TEST_CASE("a run's jobs are its workers by their comment, with why they wait; en
   CHECK(r1[0].phase == WorkerRecord::Phase::kPending);
   CHECK(r1[0].engine_state == "PENDING");
   CHECK(r1[0].waiting.find("Resources") == 0);
+  CHECK(r1[0].node.empty());
   CHECK(r1[1].worker_id == "w4");
   CHECK(r1[1].phase == WorkerRecord::Phase::kRunning);
+  CHECK(r1[1].node == "localhost");
   CHECK(r1[1].waiting.empty());
   // Slurm will never run it as asked: it stays in the list, ended.
   CHECK(r1[2].worker_id == "w6");

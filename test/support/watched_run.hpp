@@ -19,11 +19,18 @@ namespace fiber::testing {
 
 // While run_id, a map of m tasks, runs: worker, lost, counted under
 // reason in the master's /metrics at metrics (a page promtool accepts,
-// whose counters agree with the map), and listed by fiber top as ended
-// because of what.
+// whose counters agree with the map; none when metrics is ""), and listed
+// by fiber top as ended because of what.
 inline void CheckLossWhileItRuns(Fiber& fiber, const std::string& run_id, const std::string& metrics, long m,
                                  const std::string& worker, const std::string& reason, const std::string& what,
                                  int seconds = 60) {
+  std::string ended;
+  CHECK_MESSAGE(eventually([&] {
+                  ended = fiber.EndedWorkers(run_id);
+                  return ended.find(worker + ": " + what) != std::string::npos;
+                }, seconds),
+                ended);
+  if (metrics.empty()) return;
   std::string page;
   const std::string labelled = "reason=\"" + reason + "\"";
   CHECK_MESSAGE(eventually([&] {
@@ -39,8 +46,6 @@ inline void CheckLossWhileItRuns(Fiber& fiber, const std::string& run_id, const 
   TempDir dir;
   const auto [lint, said] = Promtool(page, dir);
   CHECK_MESSAGE(lint == 0, said << page);
-  const std::string ended = fiber.EndedWorkers(run_id);
-  CHECK_MESSAGE(ended.find(worker + ": " + what) != std::string::npos, ended);
 }
 
 // The run's end: its log says each of lost (once), fiber top and ps RUN
