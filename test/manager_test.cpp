@@ -17,6 +17,7 @@
 #include <zmq.hpp>
 
 #include "master/run.hpp"
+#include "support/lost_calls.hpp"
 #include "wire/credentials.hpp"
 #include "wire/frames.hpp"
 #include "wire/request.hpp"
@@ -84,18 +85,7 @@ FIBER_TASK(add_in_process);
 int calls_lost(fiber::RemoteObject<Counter> c, fiber::Queue<int> started) {
   auto pending = c.call(&Counter::slow, 600000);
   started.put(1);
-  int lost = 0;
-  try {
-    pending.get();
-  } catch (const fiber::WorkerLost&) {
-    ++lost;
-  }
-  try {
-    c.call(&Counter::value).get();
-  } catch (const fiber::WorkerLost&) {
-    ++lost;
-  }
-  return lost;
+  return fiber::testing::LostCalls({[&] { pending.get(); }, [&] { c.call(&Counter::value).get(); }});
 }
 FIBER_TASK(calls_lost);
 
@@ -226,6 +216,30 @@ TEST_CASE("calls in one hop stay in order per caller, with several callers at on
   CHECK(Increasing(from_a));
   CHECK(Increasing(from_b));
   CHECK(c.call(&Counter::value).get() == 600);
+}
+
+TEST_CASE("threads of one process calling one object at once: each thread's calls in order, none lost") {
+  fiber::Manager m;
+  auto c = m.make<Counter>(0);
+  std::vector<std::future<std::vector<int>>> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.push_back(std::async(std::launch::async, [c] {
+      std::vector<fiber::AsyncResult<int>> pending;
+      std::vector<int> got;
+      for (int i = 0; i < 200; ++i) {
+        pending.push_back(c.call(&Counter::add, 1));
+        if (i % 3 == 0) got.push_back(c.call(&Counter::add, 0).get());  // some synchronous
+      }
+      for (auto& r : pending) got.push_back(r.get());
+      return got;
+    }));
+  for (auto& t : threads) {
+    const std::vector<int> got = t.get();
+    CHECK(got.size() == 267);
+    CHECK(Increasing({got.begin(), got.begin() + 67}));
+    CHECK(Increasing({got.begin() + 67, got.end()}));
+  }
+  CHECK(c.call(&Counter::value).get() == 800);
 }
 
 TEST_CASE("a killed manager fails a worker's call in flight, and its later ones, with WorkerLost") {

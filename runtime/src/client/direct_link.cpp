@@ -44,9 +44,7 @@ std::optional<DirectLink::Clock::time_point> DirectLink::deadline() const {
 }
 
 bool DirectLink::Send(const wire::Request& request) {
-  if (state_ == State::kDirect && wire::SendMessage(dealer_, {}, wire::Encode(request))) return true;
-  Close("cannot send to it");
-  return false;
+  return state_ == State::kDirect && wire::SendMessage(dealer_, {}, wire::Encode(request));
 }
 
 bool DirectLink::Receive(wire::Reply* reply) {
