@@ -40,11 +40,11 @@ class DirectLink {
 
   State state() const { return state_; }
   const std::string& endpoint() const { return endpoint_; }
-  /// For the poll: the connection's descriptor (ZMQ_FD, which signals
-  /// edge-triggered: check readable() after any use of the link) and the
-  /// socket of its events; not once closed.
-  int fd() { return dealer_.get(zmq::sockopt::fd); }
-  void* events() { return monitor_->handle(); }
+  /// For the poll, not once closed: the descriptors (ZMQ_FD) of the
+  /// connection and of its events. They signal edge-triggered: check
+  /// readable() after any use of the link; Receive and Check take all.
+  int fd() const { return fd_; }
+  int events_fd() const { return events_fd_; }
   /// An answer is waiting.
   bool readable() { return state_ != State::kClosed && (dealer_.get(zmq::sockopt::events) & ZMQ_POLLIN); }
   /// When the connection's time is up; none once it is made.
@@ -68,6 +68,8 @@ class DirectLink {
 
   std::string endpoint_;
   zmq::socket_t dealer_;
+  int fd_ = -1;         // dealer_'s ZMQ_FD
+  int events_fd_ = -1;  // the monitor's
   std::optional<wire::SocketMonitor> monitor_;
   std::uint64_t hello_id_;
   Clock::time_point connect_deadline_;

@@ -72,9 +72,13 @@ void ManagerLinks::Ended(std::uint64_t channel) {
 }
 
 void ManagerLinks::Run() {
+  // An answer may wait that no descriptor will signal: a send by this
+  // thread took its signal.
+  bool again = false;
   for (;;) {
     std::vector<zmq::pollitem_t> items = {{nullptr, inbox_.fd(), ZMQ_POLLIN, 0}};
-    auto wait = std::chrono::milliseconds(-1);
+    std::vector<std::pair<std::uint64_t, Link*>> polled;  // by channel, beside their two items
+    auto wait = std::chrono::milliseconds(again ? 0 : -1);
     {
       std::lock_guard<std::mutex> lock(mu_);
       const auto now = DirectLink::Clock::now();
@@ -83,63 +87,86 @@ void ManagerLinks::Run() {
         // The socket's descriptor, not the socket: callers send on it
         // meanwhile, under the lock.
         items.push_back({nullptr, l.link->fd(), ZMQ_POLLIN, 0});
-        items.push_back({l.link->events(), 0, ZMQ_POLLIN, 0});
-        // An answer the descriptor will not signal again: a send since
-        // the last receive took its signal.
-        if (l.link->readable()) wait = std::chrono::milliseconds(0);
+        items.push_back({nullptr, l.link->events_fd(), ZMQ_POLLIN, 0});
+        polled.emplace_back(key.first, &l);
         if (const auto deadline = l.link->deadline()) {
           const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - now);
           wait = std::max(std::chrono::milliseconds(0), wait.count() < 0 ? left : std::min(wait, left));
         }
       }
     }
-    wire::Poll(items.data(), items.size(), wait);
-    std::vector<Posted> posted = inbox_.Take();
-    if (inbox_.closed()) return Fail("this process's calls to managers have ended");
+    const int fired = wire::Poll(items.data(), items.size(), wait);
+    const bool woken = items[0].revents & ZMQ_POLLIN;
+    std::vector<Posted> posted;
+    if (woken) {
+      posted = inbox_.Take();
+      if (inbox_.closed()) return Fail("this process's calls to managers have ended");
+    }
     Answers answers;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      for (auto& p : posted) Route(std::move(p), &answers);
+      again = false;
+      for (auto& p : posted) again |= Route(std::move(p), &answers);
       const auto now = DirectLink::Clock::now();
-      for (auto& [key, l] : links_) Serve(key.first, l, now, &answers);
+      // Each zmq call may cost a system call: only the links that fired,
+      // unless a wake (a caller's, or Ended's), a time up or a send of
+      // this thread's asks for all.
+      const bool all = woken || fired <= 0 || wait.count() == 0;
+      for (std::size_t i = 0; i < polled.size(); ++i) {
+        const bool data = all || items[1 + 2 * i].revents, events = all || items[2 + 2 * i].revents;
+        if (data || events) again |= Serve(polled[i].first, *polled[i].second, now, data, events, &answers);
+      }
     }
     for (auto& [on_reply, reply] : answers) on_reply(std::move(reply));
   }
 }
 
 // A call the callers left to the thread: to its link, made on first use,
-// or through the master once that link has closed.
-void ManagerLinks::Route(Posted p, Answers* answers) {
+// or through the master once that link has closed. True when an answer
+// may wait unsignalled.
+bool ManagerLinks::Route(Posted p, Answers* answers) {
   Link& l = links_[p.key];
   --l.posted;
-  if (ended_.count(p.key.first))
-    return via_master_(std::move(p.call.request), std::move(p.call.on_reply));
-  if (!l.link)
+  if (ended_.count(p.key.first)) {
+    via_master_(std::move(p.call.request), std::move(p.call.on_reply));
+    return false;
+  }
+  bool made = false;
+  if (!l.link) {
     l.link = std::make_unique<DirectLink>(context_, client_secret_, heartbeat_timeout_, p.key.second,
                                           static_cast<wire::Channel>(p.key.first), next_id_++,
                                           DirectLink::Clock::now());
-  if (l.link->state() == DirectLink::State::kClosed)
-    return via_master_(std::move(p.call.request), std::move(p.call.on_reply));
+    made = true;  // its descriptors may have signalled before they are polled
+  }
+  if (l.link->state() == DirectLink::State::kClosed) {
+    via_master_(std::move(p.call.request), std::move(p.call.on_reply));
+    return false;
+  }
   l.held.push_back(std::move(p.call));
-  SendHeld(l, answers);
+  return SendHeld(l, answers) || made;
 }
 
-void ManagerLinks::Serve(std::uint64_t channel, Link& l, DirectLink::Clock::time_point now,
-                         Answers* answers) {
-  if (!l.link || l.link->state() == DirectLink::State::kClosed) return;
+// Takes a link's answers (data) and its connection's events (events);
+// true as Route.
+bool ManagerLinks::Serve(std::uint64_t channel, Link& l, DirectLink::Clock::time_point now, bool data,
+                         bool events, Answers* answers) {
+  if (!l.link || l.link->state() == DirectLink::State::kClosed) return false;
   Reply reply;
-  while (l.link->Receive(&reply)) {
+  while (data && l.link->Receive(&reply)) {
     auto it = l.in_flight.find(reply.id);
     if (it == l.in_flight.end()) continue;
     answers->emplace_back(std::move(it->second), std::move(reply));
     l.in_flight.erase(it);
   }
   if (ended_.count(channel)) l.link->Close("it has ended");
-  l.link->Check(now);
-  SendHeld(l, answers);
+  if (events) l.link->Check(now);
+  return SendHeld(l, answers);
 }
 
-void ManagerLinks::SendHeld(Link& l, Answers* answers) {
+// True when it sent (which may take the signal of an answer) and an
+// answer waits.
+bool ManagerLinks::SendHeld(Link& l, Answers* answers) {
+  bool sent = false;
   while (!l.held.empty() && l.link->state() == DirectLink::State::kDirect &&
          l.in_flight.size() < kMaxInFlight) {
     Call& c = l.held.front();
@@ -147,10 +174,15 @@ void ManagerLinks::SendHeld(Link& l, Answers* answers) {
       l.link->Close("cannot send to it");
       break;
     }
+    sent = true;
     l.in_flight.emplace(c.request.id, std::move(c.on_reply));
     l.held.pop_front();
   }
-  if (l.link->state() == DirectLink::State::kClosed) Fallback(l, answers);
+  if (l.link->state() == DirectLink::State::kClosed) {
+    Fallback(l, answers);
+    return false;
+  }
+  return sent && l.link->readable();
 }
 
 // The link closed: its calls in flight fail (the manager may have run

@@ -71,9 +71,10 @@ class ManagerLinks {
   static constexpr std::size_t kMaxInFlight = 1024;
 
   void Run();
-  void Route(Posted p, Answers* answers);
-  void Serve(std::uint64_t channel, Link& l, DirectLink::Clock::time_point now, Answers* answers);
-  void SendHeld(Link& l, Answers* answers);
+  bool Route(Posted p, Answers* answers);
+  bool Serve(std::uint64_t channel, Link& l, DirectLink::Clock::time_point now, bool data, bool events,
+             Answers* answers);
+  bool SendHeld(Link& l, Answers* answers);
   void Fallback(Link& l, Answers* answers);
   void Fail(const std::string& why);
 
