@@ -254,7 +254,7 @@ TEST_CASE("a killed manager fails a worker's call in flight, and its later ones,
   CHECK(lost.get() == 2);
 }
 
-TEST_CASE("a worker that cannot reach the manager's own endpoint calls it through the master") {
+TEST_CASE("a worker, or the master, that cannot reach the manager's own endpoint calls it through the master") {
   // The manager listens on 127.0.0.1 and tells callers 127.0.0.2, where
   // nothing listens: their connections are refused.
   REQUIRE(::setenv("FIBER_MANAGER_HOST", "127.0.0.2", 1) == 0);
@@ -267,6 +267,10 @@ TEST_CASE("a worker that cannot reach the manager's own endpoint calls it throug
   const std::vector<int> got = pool.apply(add_many, c, 20);
   CHECK(got == std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20});
   CHECK(ForwardedCalls() == forwarded + 20);
+  // The master's own calls fall back too, in order, through its dispatcher.
+  std::vector<fiber::AsyncResult<int>> pending;
+  for (int i = 0; i < 5; ++i) pending.push_back(c.call(&Counter::add, 1));
+  for (int i = 0; i < 5; ++i) CHECK(pending[i].get() == 21 + i);
 }
 
 TEST_CASE("a peer without the run's keys cannot call a manager's own endpoint") {
