@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "diagnostics/log.hpp"
 #include "fiber/errors.hpp"
 #include "os/background_thread.hpp"
 #include "wire/poll.hpp"
@@ -41,7 +40,8 @@ void ManagerLinks::Send(const std::string& endpoint, wire::Request request, OnRe
     // Nothing of this manager's waits in the thread: this call goes now,
     // after every one made before it.
     if (l.link && l.posted == 0 && l.held.empty()) {
-      if (l.link->state() == DirectLink::State::kClosed) return via_master_(std::move(request), std::move(on_reply));
+      if (l.link->state() == DirectLink::State::kClosed)
+        return via_master_(std::move(request), std::move(on_reply));
       if (l.link->state() == DirectLink::State::kDirect && l.in_flight.size() < kMaxInFlight &&
           l.link->Send(request)) {
         l.in_flight.emplace(request.id, std::move(on_reply));
@@ -190,7 +190,8 @@ bool ManagerLinks::SendHeld(Link& l, Answers* answers) {
 // the master, in order.
 void ManagerLinks::Fallback(Link& l, Answers* answers) {
   const std::string why = "lost the manager at " + l.link->endpoint() + ": " + l.link->why();
-  for (auto& [id, on_reply] : l.in_flight) answers->emplace_back(std::move(on_reply), Reply{id, Status::kLost, why});
+  for (auto& [id, on_reply] : l.in_flight)
+    answers->emplace_back(std::move(on_reply), Reply{id, Status::kLost, why});
   l.in_flight.clear();
   for (; !l.held.empty(); l.held.pop_front())
     via_master_(std::move(l.held.front().request), std::move(l.held.front().on_reply));
@@ -204,10 +205,13 @@ void ManagerLinks::Fail(const std::string& why) {
   Answers answers;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (auto& p : posted) answers.emplace_back(std::move(p.call.on_reply), Reply{p.call.request.id, Status::kLost, why});
+    auto lost = [&](OnReply& on_reply, std::uint64_t id) {
+      answers.emplace_back(std::move(on_reply), Reply{id, Status::kLost, why});
+    };
+    for (auto& p : posted) lost(p.call.on_reply, p.call.request.id);
     for (auto& [key, l] : links_) {
-      for (auto& [id, on_reply] : l.in_flight) answers.emplace_back(std::move(on_reply), Reply{id, Status::kLost, why});
-      for (auto& c : l.held) answers.emplace_back(std::move(c.on_reply), Reply{c.request.id, Status::kLost, why});
+      for (auto& [id, on_reply] : l.in_flight) lost(on_reply, id);
+      for (auto& c : l.held) lost(c.on_reply, c.request.id);
     }
     links_.clear();
   }
