@@ -1,14 +1,16 @@
 // This process's way to its run's master for the run's shared objects:
-// queues, pipes and calls to a manager's objects (in a worker, those go to
-// the manager itself where it can be reached: client/direct_link.hpp). In the master it hands
-// each request to the dispatcher's I/O thread. In a worker it is a second
+// queues, pipes and calls to a manager's objects (those go to the manager
+// itself where it can be reached: client/manager_links.hpp). In the master
+// it hands each request to the dispatcher's I/O thread. In a worker it is a second
 // connection to the master, with the run's keys, owned by a thread of its
 // own: the serve loop's socket belongs to the serve loop's thread, and user
 // code inside a task may block on a get while that thread waits for it.
 // Thread-safe.
 #pragma once
 
+#include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "fiber/async_result.hpp"
@@ -16,25 +18,27 @@
 
 namespace fiber::client {
 
+class ManagerLinks;
+
 class RunClient {
  public:
   /// This process's client, made on first use; in the master that makes the
   /// run. Throws fiber::Error when the master cannot be reached at all.
   static RunClient& Get();
-  virtual ~RunClient() = default;
+  virtual ~RunClient();
 
   virtual const std::string& run_id() const = 0;
   /// Sends request (its id is set here); on_reply runs once, on the
   /// client's I/O thread (or the master's): it must not block.
   virtual void Send(wire::Request request, std::function<void(wire::Reply)> on_reply) = 0;
   /// Send for a manager call: to the manager's own endpoint in one hop
-  /// when endpoint is not "" and this process reaches it (a worker; the
-  /// master's own path is one hop already), else through the master.
-  virtual void SendToManager(const std::string& endpoint, wire::Request request,
-                             std::function<void(wire::Reply)> on_reply) {
-    (void)endpoint;
-    Send(std::move(request), std::move(on_reply));
-  }
+  /// when endpoint is not "" and this process reaches it, else through
+  /// the master.
+  void SendToManager(const std::string& endpoint, wire::Request request,
+                     std::function<void(wire::Reply)> on_reply);
+  /// The manager on channel has ended (shut down by this process): later
+  /// calls to it go through the master.
+  void ManagerEnded(std::uint64_t channel);
   /// Send, and wait for the reply.
   wire::Reply Call(wire::Request request);
   /// A queue get answered at once, on this thread, with the kOk reply's
@@ -44,6 +48,16 @@ class RunClient {
     (void)request, (void)body;
     return false;
   }
+
+ protected:
+  /// Each client makes its links with the run's keys once; their calls
+  /// that fall back go through Send. Ended first thing in its destructor,
+  /// while Send still works.
+  void MakeLinks(const std::string& client_secret, std::chrono::milliseconds heartbeat_timeout);
+  void EndLinks();
+
+ private:
+  std::unique_ptr<ManagerLinks> links_;
 };
 
 /// What a manager call's reply means to its caller (the reverse of the
