@@ -139,11 +139,11 @@ TEST_CASE("a worker's pod deleted, then another evicted, mid-map: their tasks ar
   const std::string errors = read_all(child.stderr_fd, 30);
   CHECK_MESSAGE(wait_exit(child, 30) == 0, errors);
   CHECK(out == fiber::testing::SlowSquaresOutput(kTasks));
-  const std::vector<std::string> lost = {
-      "worker " + worker_of(pods[0]) + " lost: its pod was deleted",
-      "worker " + worker_of(pods[1]) + " lost: its pod was evicted (a node drain or the Eviction API)"};
-  for (const std::string& line : lost)
-    CHECK_MESSAGE(fiber::testing::Occurrences(errors, line) == 1, line << " in " << errors);
+  const std::vector<fiber::testing::Loss> lost = {
+      {worker_of(pods[0]), "its pod was deleted"},
+      {worker_of(pods[1]), "its pod was evicted (a node drain or the Eviction API)"}};
+  for (const auto& loss : lost)
+    CHECK_MESSAGE(fiber::testing::TimesSaid(errors, loss) == 1, loss.what << " in " << errors);
   fiber::testing::CheckEnd(fiber, check.run_id, lost, kTasks);
 }
 

@@ -48,11 +48,25 @@ inline void CheckLossWhileItRuns(Fiber& fiber, const std::string& run_id, const 
   CHECK_MESSAGE(lint == 0, said << page);
 }
 
-// The run's end: its log says each of lost (once), fiber top and ps RUN
+/// A worker and why it ended, as a run's log and stderr say it.
+struct Loss {
+  std::string worker, what;
+};
+
+/// How many times text says loss: as the worker is lost ("worker w0 lost:
+/// WHAT"), or as its engine tells why after it was lost with its
+/// connection ("worker w0, lost, had ended: WHAT").
+inline std::size_t TimesSaid(const std::string& text, const Loss& loss) {
+  return Occurrences(text, "worker " + loss.worker + " lost: " + loss.what) +
+         Occurrences(text, "worker " + loss.worker + ", lost, had ended: " + loss.what);
+}
+
+// The run's end: its log says each of lost once, fiber top and ps RUN
 // count every task of the map of m once, and the losses.
-inline void CheckEnd(Fiber& fiber, const std::string& run_id, const std::vector<std::string>& lost, long m) {
+inline void CheckEnd(Fiber& fiber, const std::string& run_id, const std::vector<Loss>& lost, long m) {
   auto [logged, master_log, log_err] = fiber.Run({"logs", run_id});
-  for (const std::string& line : lost) CHECK_MESSAGE(Occurrences(master_log, line) == 1, line << " in " << master_log);
+  for (const Loss& loss : lost)
+    CHECK_MESSAGE(TimesSaid(master_log, loss) == 1, loss.worker << ": " << loss.what << " in " << master_log);
   const nlohmann::json end = fiber.Top(run_id);
   CHECK(end["state"] == "exited");
   CHECK(end["tasks_done"] == m);

@@ -3,7 +3,6 @@
 // ended. Every backend is driven from the master's I/O thread only.
 #pragma once
 
-#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,14 +51,10 @@ class Backend {
   /// start_timeout counts from when they leave it, as the wait is not
   /// theirs. As of the last Poll.
   virtual std::vector<std::string> Queued() const { return {}; }
-  /// How long a worker whose connection closed is waited for, for Poll to
-  /// say how it ended (its job cancelled, not only its connection lost),
-  /// before it is lost all the same; a local worker's exit shows within a
-  /// tick, a container's or pod's from the engine's events at once.
-  virtual std::chrono::milliseconds ExitReportWait() const { return std::chrono::seconds(2); }
   /// A worker's connection closed: its engine is asked soon how it ended,
-  /// so that Poll reports it within ExitReportWait. For a backend that
-  /// looks at its engine slowly.
+  /// so that Poll reports it before the master stops waiting (2 s,
+  /// master/pool_service.cpp) and the loss says why (its job cancelled, not only
+  /// its connection lost). For a backend that looks at its engine slowly.
   virtual void ConnectionClosed(const std::string& /*worker_id*/) {}
   /// Kills every remaining worker and waits until they are gone.
   virtual void KillAll() = 0;

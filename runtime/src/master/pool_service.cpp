@@ -36,6 +36,10 @@ Outcome ToOutcome(const wire::OutcomeView& view) {
 // next to what it saves.
 constexpr std::chrono::milliseconds kStealAfter{100};
 
+// How long a worker whose connection closed waits for its backend to say
+// how it ended; a local worker's exit shows within a tick.
+constexpr std::chrono::milliseconds kExitReportWait{2000};
+
 // Statuses of a process the loader or runtime could not start (a missing
 // library or executable, docker run's 126 and 127): every replacement would
 // end the same way.
@@ -623,7 +627,7 @@ void PoolService::Tick(Clock::time_point now) {
     return now - entry.second > deadlines_.heartbeat_timeout;
   });
   // Connections closed a while ago whose end no backend reported.
-  const auto wait = std::min<std::chrono::milliseconds>(backend_->ExitReportWait(), deadlines_.heartbeat_timeout);
+  const auto wait = std::min<std::chrono::milliseconds>(kExitReportWait, deadlines_.heartbeat_timeout);
   std::vector<std::string> closed;
   for (const auto& [id, w] : workers_.all())
     if (w.closed_at && now - *w.closed_at >= wait) closed.push_back(id);

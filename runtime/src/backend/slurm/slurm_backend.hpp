@@ -51,10 +51,6 @@ class SlurmBackend : public Backend {
   std::vector<Exit> Poll() override;
   void KillAll() override;
   std::vector<std::string> Queued() const override { return queued_; }
-  /// squeue, hurried (ConnectionClosed), comes up to a kSqueueFloor after
-  /// the last, and may take seconds on a busy controller (2 s were seen to
-  /// miss a job's TIMEOUT on the test Slurm under load).
-  std::chrono::milliseconds ExitReportWait() const override { return std::chrono::seconds(6); }
   void ConnectionClosed(const std::string&) override {
     if (watch_) watch_->Hurry();  // squeue soon, for how its job ended
   }
