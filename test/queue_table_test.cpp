@@ -61,9 +61,12 @@ Request GetMany(std::uint64_t q, std::uint32_t n) {
   return Ask(Op::kQueueGetMany, q, std::string(reinterpret_cast<const char*>(&n), sizeof n));
 }
 std::vector<std::string> Items(const std::string& body) {
-  std::vector<std::string> items;
+  std::vector<std::string_view> items;
   REQUIRE(fiber::wire::DecodeList(body, &items));
-  return items;
+  return {items.begin(), items.end()};
+}
+std::vector<std::string> Items(const QueueTable::Taken& taken) {
+  return {taken.items.begin(), taken.items.end()};
 }
 
 }  // namespace
@@ -296,28 +299,56 @@ TEST_CASE("a batch whose answer cannot be sent stays, in order, for the next in 
 }
 
 TEST_CASE("the master's own get takes items already there at once, in order, and a worker's "
-          "charge returns at the next tick") {
+          "charge returns once the last item of its put is let go") {
   auto budget = PeerBudget::Make({});
   QueueTable table(budget);
   const auto q = New(table);
   Told worker("w0");
   Put(table, q, {"1", "2", "3", "4"}, worker);
-  std::string body;
-  REQUIRE(table.TakeNow(Ask(Op::kQueueGet, q), &body));
-  CHECK(body == "1");
-  REQUIRE(table.TakeNow(GetMany(q, 2), &body));
-  CHECK(Items(body) == std::vector<std::string>{"2", "3"});
+  QueueTable::Taken taken;
+  REQUIRE(table.TakeNow(Ask(Op::kQueueGet, q), &taken));
+  CHECK(Items(taken) == std::vector<std::string>{"1"});
+  REQUIRE(table.TakeNow(GetMany(q, 2), &taken));
+  CHECK(Items(taken) == std::vector<std::string>{"2", "3"});
   CHECK(table.items() == 1);
-  CHECK(budget->Of("w0").bytes == 4);  // returned on the I/O thread, not the taker's
-  table.Tick(t0);
+  CHECK(budget->Of("w0").bytes == 3);  // "2" and "3" are read in place
+  taken = {};
   CHECK(budget->Of("w0").bytes == 1);
-  REQUIRE(table.TakeNow(GetMany(q, 5), &body));
-  CHECK(Items(body) == std::vector<std::string>{"4"});
+  // Items put together are held together until the last is let go.
+  table.Handle("w0", Ask(Op::kQueuePutMany, q, fiber::wire::EncodeList({"56", "78"})),
+               worker.answer(), t0);
+  REQUIRE(table.TakeNow(GetMany(q, 2), &taken));
+  CHECK(Items(taken) == std::vector<std::string>{"4", "56"});
+  CHECK(budget->Of("w0").bytes == 5);
+  QueueTable::Taken last;
+  REQUIRE(table.TakeNow(GetMany(q, 5), &last));
+  CHECK(Items(last) == std::vector<std::string>{"78"});
+  taken = {};
+  CHECK(budget->Of("w0").bytes == 4);
+  last = {};
+  CHECK(budget->Of("w0").bytes == 0);
   // Nothing there, or not a get: asked the usual way, answered later.
-  CHECK_FALSE(table.TakeNow(Ask(Op::kQueueGet, q), &body));
-  CHECK_FALSE(table.TakeNow(Ask(Op::kQueuePoll, q), &body));
-  CHECK_FALSE(table.TakeNow(Ask(Op::kQueueGet, q + 1), &body));
-  CHECK_FALSE(table.TakeNow(GetMany(q, 0), &body));
+  CHECK_FALSE(table.TakeNow(Ask(Op::kQueueGet, q), &taken));
+  CHECK_FALSE(table.TakeNow(Ask(Op::kQueuePoll, q), &taken));
+  CHECK_FALSE(table.TakeNow(Ask(Op::kQueueGet, q + 1), &taken));
+  CHECK_FALSE(table.TakeNow(GetMany(q, 0), &taken));
+}
+
+TEST_CASE("a get of the master's own that waits is given its items in place, in turn with others") {
+  QueueTable table(PeerBudget::Make({}));
+  const auto q = New(table);
+  Told worker("w0"), first("w1"), master;
+  std::vector<QueueTable::Taken> given;
+  table.Handle(first.peer, Ask(Op::kQueueGet, q), first.answer(), t0);
+  table.Handle("", GetMany(q, 3), master.answer(), t0,
+               [&](QueueTable::Taken taken) { given.push_back(std::move(taken)); });
+  table.Handle("w0", Ask(Op::kQueuePutMany, q, fiber::wire::EncodeList({"a", "b", "c", "d"})),
+               worker.answer(), t0);
+  CHECK(first.answers.at(0).second == "a");
+  REQUIRE(given.size() == 1);
+  CHECK(Items(given[0]) == std::vector<std::string>{"b", "c", "d"});
+  CHECK(master.answers.empty());
+  CHECK(table.items() == 0);
 }
 
 TEST_CASE("the master's own get leaves to the I/O thread what would answer another: a put "
@@ -326,7 +357,7 @@ TEST_CASE("the master's own get leaves to the I/O thread what would answer anoth
   const auto q = NewBounded(table, 1);
   Told producer, consumer, closer;
   Put(table, q, {"1", "2"}, producer);
-  std::string body;
+  QueueTable::Taken body;
   CHECK_FALSE(table.TakeNow(Ask(Op::kQueueGet, q), &body));  // "2" waits for room
   Get(table, q, {&consumer});
   CHECK(producer.statuses() == std::vector<Status>{Status::kOk, Status::kOk});
