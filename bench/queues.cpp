@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
   fiber::init(argc, argv);
   const int scale = bench::quick(argc, argv) ? 10 : 1;
   // 200 MB: all of it may wait in the master, within a worker's 256 MB.
-  const int rounds = 5, small_n = 100000 / scale, large_n = 200 / scale;
+  const int rounds = 5, small_n = 300000 / scale, large_n = 200 / scale;
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) != "--only") continue;
     const std::string only = argv[i + 1];
