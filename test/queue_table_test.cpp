@@ -1,8 +1,10 @@
 // The master's queues without sockets or processes: who gets an item, what
 // happens to one whose answer cannot be sent, timeouts and close, what a
-// worker may make them hold, driven with answers that record what they
+// worker may make them hold, items held in place (in a put's body or its
+// item file), driven with answers that record what they
 // were told and a clock of our own.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <initializer_list>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "master/queue_table.hpp"
+#include "wire/item_files.hpp"
 #include "support/told.hpp"
 
 using fiber::master::PeerBudget;
@@ -366,4 +369,42 @@ TEST_CASE("the master's own get leaves to the I/O thread what would answer anoth
   Get(table, q, {&consumer, &consumer});
   CHECK(consumer.statuses() == std::vector<Status>{Status::kOk, Status::kOk, Status::kClosed});
   CHECK(table.queues() == 0);
+}
+
+TEST_CASE("a worker's batch in an item file is held mapped, read in place, its file let go with "
+          "its last item; a batch sent to a queue gone lets its file go at once") {
+  std::string err;
+  const std::string run = "queuetabletest" + std::to_string(::getpid());
+  const std::string dir = "/dev/shm/fiber-" + run + ".items";
+  auto files = fiber::wire::ItemFiles::Create(run, &err);
+  REQUIRE_MESSAGE(files, err);
+  auto worker_files = fiber::wire::ItemFiles::Open(run);
+  REQUIRE(worker_files);
+  auto budget = PeerBudget::Make({});
+  QueueTable table(budget);
+  table.UseItemFiles(files);
+  const auto q = New(table);
+  Told worker("w2");
+  const std::string name = worker_files->Write("w2", fiber::wire::EncodeList({"x", "yy", "zzz"}));
+  REQUIRE_FALSE(name.empty());
+  table.Handle("w2", Ask(Op::kQueuePutManyFile, q, name), worker.answer(), t0);
+  CHECK(worker.statuses() == std::vector<Status>{Status::kOk});
+  CHECK(budget->Of("w2").bytes == 6);
+  QueueTable::Taken first, rest;
+  REQUIRE(table.TakeNow(GetMany(q, 2), &first));
+  REQUIRE(table.TakeNow(GetMany(q, 2), &rest));
+  CHECK(Items(first) == std::vector<std::string>{"x", "yy"});
+  CHECK(Items(rest) == std::vector<std::string>{"zzz"});
+  first = {};
+  CHECK(::access((dir + "/" + name).c_str(), F_OK) == 0);  // "zzz" is still read from it
+  rest = {};
+  CHECK(::access((dir + "/" + name).c_str(), F_OK) != 0);
+  CHECK(budget->Of("w2").bytes == 0);
+  // Another's file, or a queue gone.
+  const std::string again = worker_files->Write("w2", fiber::wire::EncodeList({"a"}));
+  table.Handle("w3", Ask(Op::kQueuePutManyFile, q, again), worker.answer(), t0);
+  CHECK(worker.answers.back().first == Status::kRefused);
+  table.Handle("w2", Ask(Op::kQueuePutManyFile, q + 7, again), worker.answer(), t0);
+  CHECK(worker.answers.back().first == Status::kNoSuchObject);
+  CHECK(::access((dir + "/" + again).c_str(), F_OK) != 0);
 }
