@@ -17,6 +17,7 @@
 #include <zmq.hpp>
 
 #include "master/run.hpp"
+#include "support/lost_calls.hpp"
 #include "wire/credentials.hpp"
 #include "wire/frames.hpp"
 #include "wire/request.hpp"
@@ -84,18 +85,7 @@ FIBER_TASK(add_in_process);
 int calls_lost(fiber::RemoteObject<Counter> c, fiber::Queue<int> started) {
   auto pending = c.call(&Counter::slow, 600000);
   started.put(1);
-  int lost = 0;
-  try {
-    pending.get();
-  } catch (const fiber::WorkerLost&) {
-    ++lost;
-  }
-  try {
-    c.call(&Counter::value).get();
-  } catch (const fiber::WorkerLost&) {
-    ++lost;
-  }
-  return lost;
+  return fiber::testing::LostCalls({[&] { pending.get(); }, [&] { c.call(&Counter::value).get(); }});
 }
 FIBER_TASK(calls_lost);
 
@@ -228,6 +218,30 @@ TEST_CASE("calls in one hop stay in order per caller, with several callers at on
   CHECK(c.call(&Counter::value).get() == 600);
 }
 
+TEST_CASE("threads of one process calling one object at once: each thread's calls in order, none lost") {
+  fiber::Manager m;
+  auto c = m.make<Counter>(0);
+  std::vector<std::future<std::vector<int>>> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.push_back(std::async(std::launch::async, [c] {
+      std::vector<fiber::AsyncResult<int>> pending;
+      std::vector<int> got;
+      for (int i = 0; i < 200; ++i) {
+        pending.push_back(c.call(&Counter::add, 1));
+        if (i % 3 == 0) got.push_back(c.call(&Counter::add, 0).get());  // some synchronous
+      }
+      for (auto& r : pending) got.push_back(r.get());
+      return got;
+    }));
+  for (auto& t : threads) {
+    const std::vector<int> got = t.get();
+    CHECK(got.size() == 267);
+    CHECK(Increasing({got.begin(), got.begin() + 67}));
+    CHECK(Increasing({got.begin() + 67, got.end()}));
+  }
+  CHECK(c.call(&Counter::value).get() == 800);
+}
+
 TEST_CASE("a killed manager fails a worker's call in flight, and its later ones, with WorkerLost") {
   fiber::Manager m;
   auto c = m.make<Counter>(0);
@@ -240,7 +254,7 @@ TEST_CASE("a killed manager fails a worker's call in flight, and its later ones,
   CHECK(lost.get() == 2);
 }
 
-TEST_CASE("a worker that cannot reach the manager's own endpoint calls it through the master") {
+TEST_CASE("a worker, or the master, that cannot reach the manager's own endpoint calls it through the master") {
   // The manager listens on 127.0.0.1 and tells callers 127.0.0.2, where
   // nothing listens: their connections are refused.
   REQUIRE(::setenv("FIBER_MANAGER_HOST", "127.0.0.2", 1) == 0);
@@ -253,6 +267,10 @@ TEST_CASE("a worker that cannot reach the manager's own endpoint calls it throug
   const std::vector<int> got = pool.apply(add_many, c, 20);
   CHECK(got == std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20});
   CHECK(ForwardedCalls() == forwarded + 20);
+  // The master's own calls fall back too, in order, through its dispatcher.
+  std::vector<fiber::AsyncResult<int>> pending;
+  for (int i = 0; i < 5; ++i) pending.push_back(c.call(&Counter::add, 1));
+  for (int i = 0; i < 5; ++i) CHECK(pending[i].get() == 21 + i);
 }
 
 TEST_CASE("a peer without the run's keys cannot call a manager's own endpoint") {

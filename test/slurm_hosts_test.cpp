@@ -3,9 +3,13 @@
 // partition "hosts" spanning them), driven as a user would with the real
 // fiber command and the profile test-slurm-hosts, whose master listens on
 // the hosts' bridge. A host is stopped or cut off with test/test_hosts.sh,
-// and brought back with test/slurm/up, as by hand.
+// and brought back with test/slurm/up, as by hand. A manager on one host is
+// called from a Pool task on another: in one hop, failing fast when its
+// host is stopped, and through the master where the hosts cannot reach
+// each other (test/programs/manager_hosts.cpp).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <string>
@@ -143,4 +147,77 @@ TEST_CASE("a Slurm host cut off from the master: its worker is lost by the heart
   errors += read_all(child.stderr_fd, 30);
   CHECK_MESSAGE(wait_exit(child, 60) == 0, errors);
   CHECK(out == SlowSquaresOutput(40));
+}
+
+namespace {
+
+// The host named on out's line "WHAT HOST" (manager_hosts' first lines).
+std::string HostOf(const std::string& out, const std::string& what) {
+  const auto at = out.find(what + " ");
+  if (at == std::string::npos) return "";
+  const auto start = at + what.size() + 1;
+  return out.substr(start, out.find('\n', start) - start);
+}
+
+// Runs manager_hosts calls: its manager and its caller on two of the
+// hosts, every result in order. What fiber ps RUN says then of the path
+// of workers' calls to managers.
+std::string CallsOnTwoHosts(const std::vector<std::string>& hosts) {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  auto [status, out, err] = fiber.Run(RunArgs({built_program("manager_hosts"), "calls"}));
+  REQUIRE_MESSAGE(status == 0, err);
+  const std::string manager = HostOf(out, "manager"), caller = HostOf(out, "caller");
+  CHECK_MESSAGE(manager != caller, out);
+  CHECK(std::count(hosts.begin(), hosts.end(), manager) == 1);
+  CHECK(std::count(hosts.begin(), hosts.end(), caller) == 1);
+  std::string calls = "manager " + manager + "\ncaller " + caller + "\n";
+  for (int i = 1; i <= 50; ++i) calls += std::to_string(i) + "\n";
+  CHECK(out == calls);
+  auto [ps_status, ps, ps_err] = fiber.Run({"ps", fiber.Ps()[0]["id"]});
+  CHECK_MESSAGE(ps_status == 0, ps_err);
+  const auto at = ps.find("Managers: ");
+  return at == std::string::npos ? ps : ps.substr(at, ps.find('\n', at) - at);
+}
+
+// While it lives, each of two hosts refuses TCP connections to the other's
+// address: a caller on one cannot reach a manager's endpoint on the other.
+// Slurm's daemons talk only to its controller, on the bridge's address.
+struct HostsApart {
+  std::vector<std::string> hosts;
+  explicit HostsApart(std::vector<std::string> h) : hosts(std::move(h)) { Set("on"); }
+  ~HostsApart() { Set("off"); }
+  void Set(const std::string& how) {
+    HostsScript("host_block \"$1\" \"$2\" \"$3\" && host_block \"$2\" \"$1\" \"$3\"", {hosts[0], hosts[1], how});
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a manager on one Slurm host is called from a Pool task on another in one hop: every result, in order") {
+  CHECK(CallsOnTwoHosts(Hosts()) == "Managers: 0 calls from workers through the master (any others in one hop)");
+}
+
+TEST_CASE("a Slurm host stopped under a manager: a caller on another host gets WorkerLost for its call in flight and the next") {
+  (void)Hosts();
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  Child child = fiber.Start(RunArgs({built_program("manager_hosts"), "lost"}));
+  std::string out = read_line(child.stdout_fd, 300) + "\n";
+  out += read_line(child.stdout_fd, 300) + "\n";
+  const std::string manager = HostOf(out, "manager"), caller = HostOf(out, "caller");
+  REQUIRE_MESSAGE((!manager.empty() && !caller.empty() && manager != caller), out);
+  HostsScript("host_down \"$1\"", {manager});
+  // The manager's connection closes with its process: no waiting for a
+  // heartbeat, nor for Slurm.
+  CHECK(read_line(child.stdout_fd, 60) == "lost 2");
+  const std::string errors = read_all(child.stderr_fd, 60);
+  CHECK_MESSAGE(wait_exit(child, 60) == 0, errors);
+  Slurm({"scontrol", "update", "nodename=" + manager, "state=down", "reason=stopped by a test"});
+  BringBackHosts();
+}
+
+TEST_CASE("a caller on a Slurm host that cannot reach the manager's host calls it through the master: every result, in order") {
+  HostsApart apart(Hosts());
+  CHECK(CallsOnTwoHosts(apart.hosts) == "Managers: 50 calls from workers through the master (a fallback)");
 }

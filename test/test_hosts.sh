@@ -12,6 +12,8 @@
 #   host_exec_words NAME            HOST_EXEC=(the words of host_exec NAME)
 #   host_shared_words NAME          HOST_EXEC=(the same in this machine's mounts)
 #   host_link NAME up|down          NAME's link to the bridge up or down (a host cut off)
+#   host_block NAME OTHER on|off    NAME's TCP connections to host OTHER refused (a rule
+#                                   in NAME's own iptables), or let through again
 #   host_down NAME                  kills what runs in NAME, removes it
 #   hosts_bridge_down BRIDGE        removes the bridge (after its hosts)
 # shellcheck shell=bash
@@ -79,6 +81,18 @@ host_shared_words() {  # NAME
 
 host_link() {  # NAME up|down
   ip -n "$1" link set eth0 "$2"
+}
+
+host_block() {  # NAME OTHER on|off
+  local address rule
+  address=$(ip -n "$2" -4 -o addr show dev eth0) || return 1
+  address=${address#* inet }
+  rule=(OUTPUT -p tcp -d "${address%%/*}" -j REJECT --reject-with tcp-reset)
+  if [[ $3 == on ]]; then
+    ip netns exec "$1" iptables -C "${rule[@]}" 2>/dev/null || ip netns exec "$1" iptables -I "${rule[@]}"
+  else
+    while ip netns exec "$1" iptables -D "${rule[@]}" 2>/dev/null; do :; done
+  fi
 }
 
 host_down() {  # NAME

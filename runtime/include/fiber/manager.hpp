@@ -2,9 +2,9 @@
 // as multiprocessing's managers do. It is started by a backend of the run (so
 // it may live on another machine) and serves calls on the objects it holds
 // one at a time, in the order they reach it; several managers serve in
-// parallel. A worker's calls go to the manager in one hop (the master's
-// go to it directly too); one that cannot reach the manager goes through
-// the run's master. A manager that dies makes its pending and later calls
+// parallel. Calls go to the manager's own endpoint in one hop, from the
+// master as from a worker; a caller that cannot reach it goes through the
+// run's master. A manager that dies makes its pending and later calls
 // fail with WorkerLost at once.
 //   fiber::Manager m;
 //   auto scores = m.dict<std::string, double>();   // fiber::Dict

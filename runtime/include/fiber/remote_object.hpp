@@ -117,7 +117,7 @@ struct ObjectRef {
   std::string run_id;
   std::uint32_t manager = 0;  // the manager's channel within the run
   std::uint64_t object = 0;
-  /// The manager's own endpoint, which a worker calls in one hop; "": go
+  /// The manager's own endpoint, which a caller calls in one hop; "": go
   /// through the master.
   std::string endpoint;
   template <class Archive>

@@ -245,6 +245,16 @@ struct Manager::State {
   std::string run_id;
   std::uint32_t channel = 0;
   std::unique_ptr<master::PoolHandle> handle;
+
+  ~State() { End(); }
+  // Ends the manager process; this process's later calls to it go through
+  // the master, which answers that it has ended, not to its own endpoint,
+  // where it may still answer while it stops.
+  void End() {
+    if (!handle) return;
+    client::RunClient::Get().ManagerEnded(channel);
+    handle.reset();
+  }
 };
 
 Manager::Manager() : Manager(ProcessOptions{}) {}
@@ -267,11 +277,11 @@ Manager::Manager(ProcessOptions options) : state_(std::make_unique<State>()) {
   state_->channel = state_->handle->channel();
 }
 
-Manager::~Manager() = default;  // the handle ends the manager process
+Manager::~Manager() = default;  // its state ends the manager process
 Manager::Manager(Manager&&) noexcept = default;
 Manager& Manager::operator=(Manager&&) noexcept = default;
 
-void Manager::shutdown() { state_->handle.reset(); }
+void Manager::shutdown() { state_->End(); }
 
 detail::ObjectRef Manager::make_object(const std::string& constructor, std::string args) {
   if (!state_ || !state_->handle) throw Error("Manager::make: the manager has shut down");

@@ -28,6 +28,10 @@ DirectLink::DirectLink(zmq::context_t& context, const std::string& client_secret
                          ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
                          ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH);
     dealer_.connect(endpoint);
+    fd_ = dealer_.get(zmq::sockopt::fd);
+    std::size_t size = sizeof events_fd_;
+    if (zmq_getsockopt(monitor_->handle(), ZMQ_FD, &events_fd_, &size) != 0)
+      throw zmq::error_t();
     wire::Request hello;
     hello.id = hello_id;
     hello.op = wire::Op::kManagerHello;
@@ -44,9 +48,7 @@ std::optional<DirectLink::Clock::time_point> DirectLink::deadline() const {
 }
 
 bool DirectLink::Send(const wire::Request& request) {
-  if (state_ == State::kDirect && wire::SendMessage(dealer_, {}, wire::Encode(request))) return true;
-  Close("cannot send to it");
-  return false;
+  return state_ == State::kDirect && wire::SendMessage(dealer_, {}, wire::Encode(request));
 }
 
 bool DirectLink::Receive(wire::Reply* reply) {

@@ -4,8 +4,9 @@
 // calls only once that is answered. A manager it cannot reach (no
 // connection within kConnectBound), or one that does not answer so, is
 // called through the master instead; so is one whose connection drops, after the calls on it failed,
-// since the master knows whether that manager lives. Owned by the run
-// client's I/O thread; not thread-safe.
+// since the master knows whether that manager lives. Not thread-safe: its
+// owner (ManagerLinks) makes every use under one lock, and polls its
+// socket's descriptor, not the socket, while callers send on it.
 #pragma once
 
 #include <chrono>
@@ -39,13 +40,17 @@ class DirectLink {
 
   State state() const { return state_; }
   const std::string& endpoint() const { return endpoint_; }
-  /// For the poll: the connection and its events; nullptr once closed.
-  void* socket() { return state_ == State::kClosed ? nullptr : dealer_.handle(); }
-  void* events() { return state_ == State::kClosed ? nullptr : monitor_->handle(); }
+  /// For the poll, not once closed: the descriptors (ZMQ_FD) of the
+  /// connection and of its events. They signal edge-triggered: check
+  /// readable() after any use of the link; Receive and Check take all.
+  int fd() const { return fd_; }
+  int events_fd() const { return events_fd_; }
+  /// An answer is waiting.
+  bool readable() { return state_ != State::kClosed && (dealer_.get(zmq::sockopt::events) & ZMQ_POLLIN); }
   /// When the connection's time is up; none once it is made.
   std::optional<Clock::time_point> deadline() const;
 
-  /// Sends a call in kDirect; false when it could not go (the link is then closed).
+  /// Sends a call in kDirect; false when it could not go.
   [[nodiscard]] bool Send(const wire::Request& request);
   /// The next answer to a call waiting; false when none is. Takes the
   /// hello's answer itself, which makes the link kDirect (or kClosed).
@@ -54,14 +59,17 @@ class DirectLink {
   /// once its connection dropped or failed its handshake, or was not made
   /// within kConnectBound. True when it closed now.
   bool Check(Clock::time_point now);
+  /// Closes the link, for why.
+  void Close(std::string why);
   /// Why it closed.
   const std::string& why() const { return why_; }
 
  private:
-  void Close(std::string why);
 
   std::string endpoint_;
   zmq::socket_t dealer_;
+  int fd_ = -1;         // dealer_'s ZMQ_FD
+  int events_fd_ = -1;  // the monitor's
   std::optional<wire::SocketMonitor> monitor_;
   std::uint64_t hello_id_;
   Clock::time_point connect_deadline_;

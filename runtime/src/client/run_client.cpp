@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <deque>
-#include <set>
 #include <future>
 #include <map>
 #include <memory>
@@ -13,7 +11,7 @@
 #include <zmq.hpp>
 
 #include "api/init_state.hpp"
-#include "client/direct_link.hpp"
+#include "client/manager_links.hpp"
 #include "diagnostics/log.hpp"
 #include "fiber/errors.hpp"
 #include "master/run.hpp"
@@ -43,7 +41,13 @@ detail::GotItems Kept(master::QueueTable::Taken taken) {
 // In the master: the request goes straight to the dispatcher's I/O thread.
 class LocalClient : public RunClient {
  public:
-  explicit LocalClient(master::Run& run) : run_(run) {}
+  // Calls in one hop from the master too: the caller's thread sends them
+  // on the manager's own endpoint, not through the dispatcher's thread.
+  explicit LocalClient(master::Run& run) : run_(run) {
+    const worker::Bootstrap b = run.bootstrap();
+    MakeLinks(b.client_secret, b.heartbeat_timeout);
+  }
+  ~LocalClient() override { EndLinks(); }
   const std::string& run_id() const override { return run_.id(); }
   void Send(Request request, std::function<void(Reply)> on_reply) override {
     if (!SendMade([request = std::move(request)]() mutable { return std::move(request); }, on_reply))
@@ -105,8 +109,6 @@ class RemoteClient : public RunClient {
  public:
   explicit RemoteClient(const worker::Bootstrap& b)
       : run_id_(b.run_id),
-        client_secret_(b.client_secret),
-        heartbeat_timeout_(b.heartbeat_timeout),
         context_(1),
         dealer_(context_, zmq::socket_type::dealer) {
     if (std::string err; !outbox_.Open(&err)) throw Error(err + " for the run's client connection");
@@ -118,8 +120,10 @@ class RemoteClient : public RunClient {
     thread_ = StartBackgroundThread([this] { Run(); }, [this](const std::string& what) {
       Fail("an internal error on the connection to the run's master (" + what + ")");
     });
+    MakeLinks(b.client_secret, b.heartbeat_timeout);
   }
   ~RemoteClient() override {
+    EndLinks();
     outbox_.Close("the run's client connection has closed");
     outbox_.Wake();
     thread_.join();
@@ -128,54 +132,28 @@ class RemoteClient : public RunClient {
   const std::string& run_id() const override { return run_id_; }
 
   void Send(Request request, std::function<void(Reply)> on_reply) override {
-    SendToManager({}, std::move(request), std::move(on_reply));
-  }
-  void SendToManager(const std::string& endpoint, Request request,
-                     std::function<void(Reply)> on_reply) override {
     request.id = next_id_++;
-    Outgoing o{std::move(request), on_reply, endpoint, nullptr};
+    Outgoing o{std::move(request), on_reply, nullptr};
     if (std::string why; !outbox_.Post(std::move(o), &why)) on_reply(Reply{0, Status::kLost, why});
   }
   bool SendMade(std::function<Request()> make, std::function<void(Reply)> on_reply) override {
     Request request;
     request.id = next_id_++;
-    return outbox_.Post(Outgoing{std::move(request), std::move(on_reply), {}, std::move(make)});
+    return outbox_.Post(Outgoing{std::move(request), std::move(on_reply), std::move(make)});
   }
 
  private:
   struct Outgoing {
     Request request;
     std::function<void(Reply)> on_reply;
-    std::string endpoint;  // a manager's own, for a call in one hop
     std::function<Request()> make;  // the request, made as it goes
   };
-
-  // The calls to one manager's own endpoint: held while its hello is out
-  // (or while kMaxDirectInFlight are unanswered), then sent in order.
-  struct Link {
-    std::unique_ptr<DirectLink> link;
-    std::deque<Outgoing> held;
-    std::set<std::uint64_t> in_flight;
-  };
-  // Unanswered calls on one link; more wait their turn in this process.
-  static constexpr std::size_t kMaxDirectInFlight = 1024;
 
   void Run() {
     for (;;) {
       std::vector<zmq::pollitem_t> items = {{dealer_.handle(), 0, ZMQ_POLLIN, 0},
                                             {nullptr, outbox_.fd(), ZMQ_POLLIN, 0}};
-      auto wait = std::chrono::milliseconds(-1);
-      const auto now = DirectLink::Clock::now();
-      for (auto& [key, l] : links_) {
-        if (l.link->state() == DirectLink::State::kClosed) continue;
-        items.push_back({l.link->socket(), 0, ZMQ_POLLIN, 0});
-        items.push_back({l.link->events(), 0, ZMQ_POLLIN, 0});
-        if (const auto deadline = l.link->deadline()) {
-          const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - now);
-          wait = std::max(std::chrono::milliseconds(0), wait.count() < 0 ? left : std::min(wait, left));
-        }
-      }
-      wire::Poll(items.data(), items.size(), wait);
+      wire::Poll(items.data(), items.size(), std::chrono::milliseconds(-1));
       if (items[1].revents & ZMQ_POLLIN) {
         std::vector<Outgoing> out = outbox_.Take();
         if (outbox_.closed()) return;  // the client is going
@@ -185,71 +163,10 @@ class RemoteClient : public RunClient {
             o.request = o.make();
             o.request.id = id;
           }
-          Route(std::move(o));
+          ToMaster(std::move(o));
         }
       }
       if (items[0].revents & ZMQ_POLLIN) ReceiveAll();
-      if (!links_.empty()) ServeLinks();
-    }
-  }
-
-  // A manager call with an endpoint goes to its link, made on first use;
-  // everything else, and calls on a link closed, through the master.
-  void Route(Outgoing o) {
-    if (o.endpoint.empty() || o.request.op != wire::Op::kManagerCall) return ToMaster(std::move(o));
-    const auto key = std::pair(o.request.object, o.endpoint);
-    auto it = links_.find(key);
-    if (it == links_.end()) {
-      Link l;
-      l.link = std::make_unique<DirectLink>(context_, client_secret_, heartbeat_timeout_, o.endpoint,
-                                            static_cast<wire::Channel>(o.request.object), next_id_++,
-                                            DirectLink::Clock::now());
-      it = links_.emplace(key, std::move(l)).first;
-    }
-    Link& l = it->second;
-    if (l.link->state() == DirectLink::State::kClosed) return ToMaster(std::move(o));
-    l.held.push_back(std::move(o));
-    SendHeld(l);
-  }
-
-  void SendHeld(Link& l) {
-    while (!l.held.empty() && l.link->state() == DirectLink::State::kDirect &&
-           l.in_flight.size() < kMaxDirectInFlight) {
-      Outgoing o = std::move(l.held.front());
-      l.held.pop_front();
-      if (!l.link->Send(o.request)) {
-        l.held.push_front(std::move(o));
-        break;
-      }
-      l.in_flight.insert(o.request.id);
-      pending_[o.request.id] = std::move(o.on_reply);
-    }
-    if (l.link->state() == DirectLink::State::kClosed) Fallback(l);
-  }
-
-  // Answers on every link; a link closed fails its calls in flight (the
-  // manager may have run them: they are lost with its connection) and
-  // sends those it held through the master, in order.
-  void ServeLinks() {
-    const auto now = DirectLink::Clock::now();
-    for (auto& [key, l] : links_) {
-      Reply reply;
-      while (l.link->Receive(&reply)) {
-        l.in_flight.erase(reply.id);
-        Answer(std::move(reply));
-      }
-      l.link->Check(now);
-      SendHeld(l);
-    }
-  }
-
-  void Fallback(Link& l) {
-    const std::string why = "lost the manager at " + l.link->endpoint() + ": " + l.link->why();
-    for (std::uint64_t id : l.in_flight) Answer(Reply{id, Status::kLost, why});
-    l.in_flight.clear();
-    while (!l.held.empty()) {
-      ToMaster(std::move(l.held.front()));
-      l.held.pop_front();
     }
   }
 
@@ -287,9 +204,6 @@ class RemoteClient : public RunClient {
     log::Error(why);
     for (auto& [id, on_reply] : pending_) on_reply(Reply{id, Status::kLost, why});
     pending_.clear();
-    for (auto& [key, l] : links_)
-      for (auto& o : l.held) out.push_back(std::move(o));
-    links_.clear();
     for (auto& o : out) o.on_reply(Reply{o.request.id, Status::kLost, why});
   }
 
@@ -302,8 +216,6 @@ class RemoteClient : public RunClient {
   }
 
   std::string run_id_;
-  std::string client_secret_;
-  std::chrono::milliseconds heartbeat_timeout_;
   zmq::context_t context_;
   zmq::socket_t dealer_;  // the thread's only
   std::thread thread_;
@@ -314,8 +226,6 @@ class RemoteClient : public RunClient {
   std::atomic<std::uint64_t> next_id_{1};
 
   std::map<std::uint64_t, std::function<void(Reply)>> pending_;  // the thread's only
-  // By the manager's channel and endpoint; the thread's only.
-  std::map<std::pair<std::uint64_t, std::string>, Link> links_;
 };
 
 }  // namespace
@@ -357,6 +267,28 @@ RunClient& RunClient::Get() {
     made.store(client.get(), std::memory_order_release);
   }
   return *client;
+}
+
+RunClient::~RunClient() = default;
+
+void RunClient::MakeLinks(const std::string& client_secret, std::chrono::milliseconds heartbeat_timeout) {
+  links_ = std::make_unique<ManagerLinks>(client_secret, heartbeat_timeout,
+                                          [this](Request request, ManagerLinks::OnReply on_reply) {
+                                            Send(std::move(request), std::move(on_reply));
+                                          });
+}
+
+void RunClient::EndLinks() { links_.reset(); }
+
+void RunClient::SendToManager(const std::string& endpoint, Request request,
+                              std::function<void(Reply)> on_reply) {
+  if (endpoint.empty() || request.op != wire::Op::kManagerCall || !links_)
+    return Send(std::move(request), std::move(on_reply));
+  links_->Send(endpoint, std::move(request), std::move(on_reply));
+}
+
+void RunClient::ManagerEnded(std::uint64_t channel) {
+  if (links_) links_->Ended(channel);
 }
 
 Reply RunClient::Call(Request request) {
