@@ -5,7 +5,9 @@
 // multiprocessing.Queue with the same shape in each round. Each run is
 // timed from the producer's go to the last item got. Prints one JSON
 // object of medians over the rounds and the median of the per-round
-// ratios. --quick (or FIBER_BENCH_QUICK=1) divides the counts by 10.
+// ratios; each round's ratios go to stderr. --quick (or
+// FIBER_BENCH_QUICK=1) divides the counts by 10. --only small|large|many
+// runs that one of fiber's measures alone, round after round (for perf).
 #include <fiber/fiber.hpp>
 
 #include <cstdio>
@@ -21,8 +23,10 @@ using bench::Json;
 
 namespace {
 
-// Waits for go, then puts n items of size bytes.
-void produce(fiber::Queue<int> go, fiber::Queue<std::string> q, int n, int bytes) {
+// Says it is ready, waits for go, then puts n items of size bytes.
+void produce(fiber::Queue<int> ready, fiber::Queue<int> go, fiber::Queue<std::string> q, int n,
+             int bytes) {
+  ready.put(1);
   go.get();
   const std::string item(static_cast<std::size_t>(bytes), 'x');
   for (int i = 0; i < n; ++i) q.put(item);
@@ -31,10 +35,11 @@ FIBER_TASK(produce);
 
 // items/s through a fiber::Queue; batch 0: one get per item.
 double fiber_items_per_s(int n, int bytes, std::size_t batch) {
-  fiber::Queue<int> go;
+  fiber::Queue<int> ready, go;
   fiber::Queue<std::string> q;
-  fiber::Process producer(produce, go, q, n, bytes);
+  fiber::Process producer(produce, ready, go, q, n, bytes);
   producer.start();
+  ready.get();  // its start is not the queue's time
   const auto t0 = Clock::now();
   go.put(1);
   std::size_t got = 0;
@@ -84,7 +89,17 @@ int main(int argc, char** argv) {
   fiber::init(argc, argv);
   const int scale = bench::quick(argc, argv) ? 10 : 1;
   // 200 MB: all of it may wait in the master, within a worker's 256 MB.
-  const int rounds = 5, small_n = 20000 / scale, large_n = 200 / scale;
+  const int rounds = 5, small_n = 300000 / scale, large_n = 200 / scale;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) != "--only") continue;
+    const std::string only = argv[i + 1];
+    for (int r = 0; r < rounds; ++r)
+      std::cout << only << " " << (only == "large" ? fiber_items_per_s(large_n, 1 << 20, 0)
+                                   : only == "many" ? fiber_items_per_s(small_n, 100, 64)
+                                                    : fiber_items_per_s(small_n, 100, 0))
+                << " items/s" << std::endl;
+    return 0;
+  }
   Series small, large, batched;
   std::vector<double> batch_over_get;  // get_many(64) over get, fiber alone
   for (int r = 0; r < rounds; ++r) {
@@ -95,7 +110,11 @@ int main(int argc, char** argv) {
     const double f_batched = fiber_items_per_s(small_n, 100, 64);
     batched.add(f_batched, m_small);
     batch_over_get.push_back(f_batched / f_small);
-    std::cerr << "round " << r + 1 << "/" << rounds << " done\n";
+    std::fprintf(stderr,
+                 "round %d/%d: 100 B %.0f/s vs %.0f/s = %.2fx; 1 MB %.0f/s vs %.0f/s = %.2fx; "
+                 "get_many(64) %.0f/s = %.2fx\n",
+                 r + 1, rounds, f_small, m_small, small.ratio.back(), large.fiber.back(),
+                 large.mp.back(), large.ratio.back(), f_batched, batched.ratio.back());
   }
   std::cout << Json()
                    .num("rounds", rounds)

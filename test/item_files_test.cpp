@@ -1,6 +1,7 @@
 // The run's item files (wire/item_files.hpp) without a master: a worker's
-// large item written and taken back whole, once, its file kept for the
-// next; what the master refuses to read; when a worker does not use the
+// large item written and taken back whole, once, read in place while the
+// master holds it and its file kept for the next after; what the master
+// refuses to read; when a worker does not use the
 // directory; and what the master leaves behind (nothing).
 #include <doctest/doctest.h>
 #include <sys/stat.h>
@@ -27,10 +28,19 @@ bool Exists(const std::string& path) {
   return ::lstat(path.c_str(), &st) == 0;
 }
 
+// Maps the file name as peer's, copies its bytes out and lets it go.
+bool Take(ItemFiles& master, const std::string& peer, const std::string& name, std::string* got,
+          std::string* err) {
+  fiber::wire::MappedItem item;
+  if (!master.Map(peer, name, &item, err)) return false;
+  *got = std::string(item.bytes());
+  return true;
+}
+
 // A run's directory, made by its master and opened by a worker.
 struct Both {
   std::string run = NewRunId();
-  std::unique_ptr<ItemFiles> master, worker;
+  std::shared_ptr<ItemFiles> master, worker;
   Both() {
     std::string err;
     master = ItemFiles::Create(run, &err);
@@ -50,9 +60,9 @@ TEST_CASE("a worker's item comes back whole, once, and the master leaves nothing
   const std::string name = worker->Write("w7", item);
   REQUIRE(name.rfind("w7-", 0) == 0);
   std::string got;
-  REQUIRE_MESSAGE(master->Take("w7", name, &got, &err), err);
+  REQUIRE_MESSAGE(Take(*master, "w7", name, &got, &err), err);
   CHECK(got == item);
-  CHECK_FALSE(master->Take("w7", name, &got, &err));  // read once
+  CHECK_FALSE(Take(*master, "w7", name, &got, &err));  // read once
   CHECK(err.find("cannot open") != std::string::npos);
   CHECK(Exists(Directory(run) + "/free-0"));  // kept for the next write
 
@@ -61,11 +71,11 @@ TEST_CASE("a worker's item comes back whole, once, and the master leaves nothing
   const std::string next = worker->Write("w8", "a short one");
   CHECK(Inode(Directory(run) + "/" + next) == kept);
   CHECK_FALSE(Exists(Directory(run) + "/free-0"));
-  REQUIRE(master->Take("w8", next, &got, &err));
+  REQUIRE(Take(*master, "w8", next, &got, &err));
   CHECK(got == "a short one");
   // One larger than a kept file may be is removed once read.
   const std::string large = worker->Write("w8", std::string(ItemFiles::kRecycledBytes + 1, 'x'));
-  REQUIRE(master->Take("w8", large, &got, &err));
+  REQUIRE(Take(*master, "w8", large, &got, &err));
   CHECK_FALSE(Exists(Directory(run) + "/" + large));
   CHECK_FALSE(Exists(Directory(run) + "/free-1"));
 
@@ -77,24 +87,51 @@ TEST_CASE("a worker's item comes back whole, once, and the master leaves nothing
   CHECK_FALSE(Exists(Directory(run)));
 }
 
+TEST_CASE("an item the master holds is read in place; its file is reused only once let go") {
+  auto [run, master, worker] = Both();
+  std::string err;
+  const std::string name = worker->Write("w4", "held in place");
+  fiber::wire::MappedItem held;
+  REQUIRE_MESSAGE(master->Map("w4", name, &held, &err), err);
+  // A writer meanwhile makes a file of its own, not the one held.
+  const std::string other = worker->Write("w4", "another");
+  CHECK(Exists(Directory(run) + "/" + name));
+  CHECK_FALSE(Exists(Directory(run) + "/free-0"));
+  CHECK(held.bytes() == "held in place");
+  fiber::wire::MappedItem moved = std::move(held);
+  CHECK(held.bytes().empty());
+  CHECK(moved.bytes() == "held in place");
+  moved = fiber::wire::MappedItem();
+  CHECK_FALSE(Exists(Directory(run) + "/" + name));
+  CHECK(Exists(Directory(run) + "/free-0"));
+  // The directory outlives its master while an item of it is held.
+  REQUIRE(master->Map("w4", other, &held, &err));
+  master.reset();
+  worker.reset();
+  CHECK(Exists(Directory(run)));
+  CHECK(held.bytes() == "another");
+  held = fiber::wire::MappedItem();
+  CHECK_FALSE(Exists(Directory(run)));
+}
+
 TEST_CASE("the master reads only the asker's own item files, regular and of its user") {
   auto [run, master, worker] = Both();
   std::string err;
   const std::string theirs = worker->Write("w1", "w1's item");
   std::string got;
-  CHECK_FALSE(master->Take("w2", theirs, &got, &err));  // another worker's
+  CHECK_FALSE(Take(*master, "w2", theirs, &got, &err));  // another worker's
   CHECK(err == "'" + theirs + "' is not an item file of worker 'w2'");
   for (const std::string name : {"../w2-1", "w2-1/x", "w2-", "w2-1a", ""})
-    CHECK_FALSE(master->Take("w2", name, &got, &err));
-  CHECK_FALSE(master->Take("", "-1", &got, &err));  // the master sends none
+    CHECK_FALSE(Take(*master, "w2", name, &got, &err));
+  CHECK_FALSE(Take(*master, "", "-1", &got, &err));  // the master sends none
   REQUIRE(::symlink("/etc/hostname", (Directory(run) + "/w2-5").c_str()) == 0);
-  CHECK_FALSE(master->Take("w2", "w2-5", &got, &err));
+  CHECK_FALSE(Take(*master, "w2", "w2-5", &got, &err));
   CHECK(err.find("w2-5") != std::string::npos);
   REQUIRE(::mkdir((Directory(run) + "/w2-6").c_str(), 0700) == 0);
-  CHECK_FALSE(master->Take("w2", "w2-6", &got, &err));
+  CHECK_FALSE(Take(*master, "w2", "w2-6", &got, &err));
   CHECK(err.find("not a regular file") != std::string::npos);
   ::rmdir((Directory(run) + "/w2-6").c_str());
-  REQUIRE(master->Take("w1", theirs, &got, &err));  // still there for its owner
+  REQUIRE(Take(*master, "w1", theirs, &got, &err));  // still there for its owner
   CHECK(got == "w1's item");
 }
 
@@ -136,6 +173,6 @@ TEST_CASE("a master starting removes the directories of masters gone, not those 
   REQUIRE(worker);
   const std::string name = worker->Write("w3", "after");
   std::string got;
-  REQUIRE(again->Take("w3", name, &got, &err));
+  REQUIRE(Take(*again, "w3", name, &got, &err));
   CHECK(got == "after");
 }

@@ -337,7 +337,7 @@ TEST_CASE("the waits of a worker that left are dropped with it") {
   // Nothing is delivered to it: an item put now stays for the next consumer.
   Status put = Status::kLost;
   master.OnIoThread([&] {
-    master.dispatcher->Handle(Ask(Op::kQueuePut, queue, "x"), [&](Status s, const std::string&) {
+    master.dispatcher->Handle(Ask(Op::kQueuePut, queue, "x"), [&](Status s, std::string_view) {
       put = s;
       return true;
     });

@@ -1,8 +1,10 @@
 // The master's queues without sockets or processes: who gets an item, what
 // happens to one whose answer cannot be sent, timeouts and close, what a
-// worker may make them hold, driven with answers that record what they
+// worker may make them hold, items held in place (in a put's body or its
+// item file), driven with answers that record what they
 // were told and a clock of our own.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <initializer_list>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "master/queue_table.hpp"
+#include "wire/item_files.hpp"
 #include "support/told.hpp"
 
 using fiber::master::PeerBudget;
@@ -61,9 +64,12 @@ Request GetMany(std::uint64_t q, std::uint32_t n) {
   return Ask(Op::kQueueGetMany, q, std::string(reinterpret_cast<const char*>(&n), sizeof n));
 }
 std::vector<std::string> Items(const std::string& body) {
-  std::vector<std::string> items;
+  std::vector<std::string_view> items;
   REQUIRE(fiber::wire::DecodeList(body, &items));
-  return items;
+  return {items.begin(), items.end()};
+}
+std::vector<std::string> Items(const QueueTable::Taken& taken) {
+  return {taken.items.begin(), taken.items.end()};
 }
 
 }  // namespace
@@ -296,28 +302,56 @@ TEST_CASE("a batch whose answer cannot be sent stays, in order, for the next in 
 }
 
 TEST_CASE("the master's own get takes items already there at once, in order, and a worker's "
-          "charge returns at the next tick") {
+          "charge returns once the last item of its put is let go") {
   auto budget = PeerBudget::Make({});
   QueueTable table(budget);
   const auto q = New(table);
   Told worker("w0");
   Put(table, q, {"1", "2", "3", "4"}, worker);
-  std::string body;
-  REQUIRE(table.TakeNow(Ask(Op::kQueueGet, q), &body));
-  CHECK(body == "1");
-  REQUIRE(table.TakeNow(GetMany(q, 2), &body));
-  CHECK(Items(body) == std::vector<std::string>{"2", "3"});
+  QueueTable::Taken taken;
+  REQUIRE(table.TakeNow(Ask(Op::kQueueGet, q), &taken));
+  CHECK(Items(taken) == std::vector<std::string>{"1"});
+  REQUIRE(table.TakeNow(GetMany(q, 2), &taken));
+  CHECK(Items(taken) == std::vector<std::string>{"2", "3"});
   CHECK(table.items() == 1);
-  CHECK(budget->Of("w0").bytes == 4);  // returned on the I/O thread, not the taker's
-  table.Tick(t0);
+  CHECK(budget->Of("w0").bytes == 3);  // "2" and "3" are read in place
+  taken = {};
   CHECK(budget->Of("w0").bytes == 1);
-  REQUIRE(table.TakeNow(GetMany(q, 5), &body));
-  CHECK(Items(body) == std::vector<std::string>{"4"});
+  // Items put together are held together until the last is let go.
+  table.Handle("w0", Ask(Op::kQueuePutMany, q, fiber::wire::EncodeList({"56", "78"})),
+               worker.answer(), t0);
+  REQUIRE(table.TakeNow(GetMany(q, 2), &taken));
+  CHECK(Items(taken) == std::vector<std::string>{"4", "56"});
+  CHECK(budget->Of("w0").bytes == 5);
+  QueueTable::Taken last;
+  REQUIRE(table.TakeNow(GetMany(q, 5), &last));
+  CHECK(Items(last) == std::vector<std::string>{"78"});
+  taken = {};
+  CHECK(budget->Of("w0").bytes == 4);
+  last = {};
+  CHECK(budget->Of("w0").bytes == 0);
   // Nothing there, or not a get: asked the usual way, answered later.
-  CHECK_FALSE(table.TakeNow(Ask(Op::kQueueGet, q), &body));
-  CHECK_FALSE(table.TakeNow(Ask(Op::kQueuePoll, q), &body));
-  CHECK_FALSE(table.TakeNow(Ask(Op::kQueueGet, q + 1), &body));
-  CHECK_FALSE(table.TakeNow(GetMany(q, 0), &body));
+  CHECK_FALSE(table.TakeNow(Ask(Op::kQueueGet, q), &taken));
+  CHECK_FALSE(table.TakeNow(Ask(Op::kQueuePoll, q), &taken));
+  CHECK_FALSE(table.TakeNow(Ask(Op::kQueueGet, q + 1), &taken));
+  CHECK_FALSE(table.TakeNow(GetMany(q, 0), &taken));
+}
+
+TEST_CASE("a get of the master's own that waits is given its items in place, in turn with others") {
+  QueueTable table(PeerBudget::Make({}));
+  const auto q = New(table);
+  Told worker("w0"), first("w1"), master;
+  std::vector<QueueTable::Taken> given;
+  table.Handle(first.peer, Ask(Op::kQueueGet, q), first.answer(), t0);
+  table.Handle("", GetMany(q, 3), master.answer(), t0,
+               [&](QueueTable::Taken taken) { given.push_back(std::move(taken)); });
+  table.Handle("w0", Ask(Op::kQueuePutMany, q, fiber::wire::EncodeList({"a", "b", "c", "d"})),
+               worker.answer(), t0);
+  CHECK(first.answers.at(0).second == "a");
+  REQUIRE(given.size() == 1);
+  CHECK(Items(given[0]) == std::vector<std::string>{"b", "c", "d"});
+  CHECK(master.answers.empty());
+  CHECK(table.items() == 0);
 }
 
 TEST_CASE("the master's own get leaves to the I/O thread what would answer another: a put "
@@ -326,7 +360,7 @@ TEST_CASE("the master's own get leaves to the I/O thread what would answer anoth
   const auto q = NewBounded(table, 1);
   Told producer, consumer, closer;
   Put(table, q, {"1", "2"}, producer);
-  std::string body;
+  QueueTable::Taken body;
   CHECK_FALSE(table.TakeNow(Ask(Op::kQueueGet, q), &body));  // "2" waits for room
   Get(table, q, {&consumer});
   CHECK(producer.statuses() == std::vector<Status>{Status::kOk, Status::kOk});
@@ -335,4 +369,42 @@ TEST_CASE("the master's own get leaves to the I/O thread what would answer anoth
   Get(table, q, {&consumer, &consumer});
   CHECK(consumer.statuses() == std::vector<Status>{Status::kOk, Status::kOk, Status::kClosed});
   CHECK(table.queues() == 0);
+}
+
+TEST_CASE("a worker's batch in an item file is held mapped, read in place, its file let go with "
+          "its last item; a batch sent to a queue gone lets its file go at once") {
+  std::string err;
+  const std::string run = "queuetabletest" + std::to_string(::getpid());
+  const std::string dir = "/dev/shm/fiber-" + run + ".items";
+  auto files = fiber::wire::ItemFiles::Create(run, &err);
+  REQUIRE_MESSAGE(files, err);
+  auto worker_files = fiber::wire::ItemFiles::Open(run);
+  REQUIRE(worker_files);
+  auto budget = PeerBudget::Make({});
+  QueueTable table(budget);
+  table.UseItemFiles(files);
+  const auto q = New(table);
+  Told worker("w2");
+  const std::string name = worker_files->Write("w2", fiber::wire::EncodeList({"x", "yy", "zzz"}));
+  REQUIRE_FALSE(name.empty());
+  table.Handle("w2", Ask(Op::kQueuePutManyFile, q, name), worker.answer(), t0);
+  CHECK(worker.statuses() == std::vector<Status>{Status::kOk});
+  CHECK(budget->Of("w2").bytes == 6);
+  QueueTable::Taken first, rest;
+  REQUIRE(table.TakeNow(GetMany(q, 2), &first));
+  REQUIRE(table.TakeNow(GetMany(q, 2), &rest));
+  CHECK(Items(first) == std::vector<std::string>{"x", "yy"});
+  CHECK(Items(rest) == std::vector<std::string>{"zzz"});
+  first = {};
+  CHECK(::access((dir + "/" + name).c_str(), F_OK) == 0);  // "zzz" is still read from it
+  rest = {};
+  CHECK(::access((dir + "/" + name).c_str(), F_OK) != 0);
+  CHECK(budget->Of("w2").bytes == 0);
+  // Another's file, or a queue gone.
+  const std::string again = worker_files->Write("w2", fiber::wire::EncodeList({"a"}));
+  table.Handle("w3", Ask(Op::kQueuePutManyFile, q, again), worker.answer(), t0);
+  CHECK(worker.answers.back().first == Status::kRefused);
+  table.Handle("w2", Ask(Op::kQueuePutManyFile, q + 7, again), worker.answer(), t0);
+  CHECK(worker.answers.back().first == Status::kNoSuchObject);
+  CHECK(::access((dir + "/" + again).c_str(), F_OK) != 0);
 }

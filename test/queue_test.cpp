@@ -50,6 +50,25 @@ FIBER_TASK(get_one);
 void get_big(fiber::Queue<std::string> q) { q.get(); }
 FIBER_TASK(get_big);
 
+// Item i: small (i bytes), or every fourth one large (100 KB and i bytes),
+// each byte i.
+std::string mixed_item(int i) {
+  const std::size_t size = static_cast<std::size_t>(i) + (i % 4 == 3 ? 100 << 10 : 0);
+  return std::string(size, static_cast<char>(i));
+}
+void put_mixed(fiber::Queue<std::string> q, int n) {
+  for (int i = 0; i < n; ++i) q.put(mixed_item(i));
+}
+FIBER_TASK(put_mixed);
+
+// Gets n items and says how many were not mixed_item(i), in order.
+int get_mixed(fiber::Queue<std::string> q, int n) {
+  int wrong = 0;
+  for (int i = 0; i < n; ++i) wrong += q.get() == mixed_item(i) ? 0 : 1;
+  return wrong;
+}
+FIBER_TASK(get_mixed);
+
 void put_big(fiber::Queue<std::string> q, int mb) {
   std::string big(static_cast<std::size_t>(mb) << 20, '\0');
   for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 7);
@@ -184,6 +203,26 @@ TEST_CASE("items of several MB travel whole") {
   bool same = true;
   for (std::size_t i = 0; i < big.size(); ++i) same = same && big[i] == static_cast<char>(i * 7);
   CHECK(same);
+}
+
+TEST_CASE("small items and large ones from one producer arrive in the order put, in the master "
+          "and in another Process") {
+  const int n = 200;
+  fiber::Queue<std::string> q;
+  fiber::Process producer(put_mixed, q, n);
+  producer.start();
+  for (int i = 0; i < n; ++i) REQUIRE(q.get(std::chrono::seconds(60)) == mixed_item(i));
+  producer.join();
+  CHECK(producer.exitcode() == 0);
+  // The large items held in the master in their files reach a consumer
+  // Process whole, too.
+  fiber::Pool pool(1);
+  auto wrong = pool.apply_async(get_mixed, q, n);
+  fiber::Process again(put_mixed, q, n);
+  again.start();
+  CHECK(wrong.get() == 0);
+  again.join();
+  CHECK(q.empty());
 }
 
 TEST_CASE("get with a timeout throws TimeoutError when nothing comes") {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -26,9 +27,9 @@ struct Told {
   std::vector<std::pair<fiber::wire::Status, std::string>> answers;
   bool reachable = true;
   fiber::master::QueueTable::Answer answer() {
-    return [this](fiber::wire::Status s, const std::string& body) {
+    return [this](fiber::wire::Status s, std::string_view body) {
       if (!reachable) return false;
-      answers.emplace_back(s, body);
+      answers.emplace_back(s, std::string(body));
       return true;
     };
   }

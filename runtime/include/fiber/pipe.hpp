@@ -28,7 +28,10 @@ class Pipe {
     }
     /// Waits for an item; throws Closed once the other end is closed and
     /// nothing is left to take.
-    T recv() { return decode(detail::queue_get(require(in_, "recv"), std::nullopt, "Pipe::Connection::recv")); }
+    T recv() {
+      return decode(
+          detail::queue_get(require(in_, "recv"), std::nullopt, "Pipe::Connection::recv").items[0]);
+    }
     /// True when recv would not wait (an item, or the other end closed);
     /// waits up to timeout for that.
     template <class Rep, class Period>
@@ -60,7 +63,7 @@ class Pipe {
                     ": this end of a one-way pipe cannot " + what);
       return *q;
     }
-    static T decode(const std::string& bytes) {
+    static T decode(std::string_view bytes) {
       try {
         return detail::from_bytes<T>(bytes);
       } catch (const cereal::Exception& e) {

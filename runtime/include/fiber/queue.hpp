@@ -18,7 +18,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fiber/detail/run_object.hpp"
@@ -29,17 +31,33 @@ namespace fiber::detail {
 
 using QueueRef = RunObjectRef;
 
+/// Items a get took, to decode: views into bytes that keep holds (an
+/// answer's body, or in the master the items' own place).
+struct GotItems {
+  std::shared_ptr<const void> keep;
+  std::vector<std::string_view> items;
+};
+/// Appends the bytes of *item (a T) to out.
+using WriteBytes = void (*)(const void* item, std::string* out);
+template <class T>
+void write_bytes(const void* item, std::string* out) {
+  OutputArchive archive(out);
+  archive(*static_cast<const T*>(item));
+}
+
 // The untyped operations, through the run's client (api/queue.cpp). They throw
 // Closed, TimeoutError, or Error for a handle of another run.
 /// Waits for the master's answer (while full, up to the timeout).
 void queue_put(const QueueRef& q, std::string item, const Timeout& timeout, const char* where);
-/// Pipelined on an unbounded queue; else queue_put.
-void queue_send(const QueueRef& q, std::string item, const char* where);
+/// Pipelined on an unbounded queue, the item written straight into what
+/// goes; else queue_put.
+void queue_send(const QueueRef& q, const void* item, WriteBytes write, const char* where);
 void queue_put_many(const QueueRef& q, const std::vector<std::string>& items, const char* where);
-std::string queue_get(const QueueRef& q, const Timeout& timeout, const char* where);
+/// One item.
+GotItems queue_get(const QueueRef& q, const Timeout& timeout, const char* where);
 /// 1..n items, waiting only for the first.
-std::vector<std::string> queue_get_many(const QueueRef& q, std::size_t n, const Timeout& timeout,
-                                        const char* where);
+GotItems queue_get_many(const QueueRef& q, std::size_t n, const Timeout& timeout,
+                        const char* where);
 std::size_t queue_size(const QueueRef& q, const char* where);
 /// Waits for the answers to this process's pipelined puts; raises the
 /// error one on q met.
@@ -64,7 +82,9 @@ class Queue : public detail::RunObjectHandle {
 
   /// Unbounded: returns once the item is handed to the connection (see
   /// above). Bounded: waits while the queue is full.
-  void put(const T& item) { detail::queue_send(ref(), detail::to_bytes(item), "Queue::put"); }
+  void put(const T& item) {
+    detail::queue_send(ref(), &item, &detail::write_bytes<T>, "Queue::put");
+  }
   /// Waits while the queue is full, up to timeout; then throws
   /// TimeoutError, the item not put.
   template <class Rep, class Period>
@@ -80,11 +100,11 @@ class Queue : public detail::RunObjectHandle {
     detail::queue_put_many(ref(), bytes, "Queue::put_many");
   }
   /// Waits for an item; throws Closed once the queue is closed and empty.
-  T get() { return decode(detail::queue_get(ref(), std::nullopt, "Queue::get")); }
+  T get() { return decode(detail::queue_get(ref(), std::nullopt, "Queue::get").items[0]); }
   /// Like get(), but throws TimeoutError when no item comes in time.
   template <class Rep, class Period>
   T get(std::chrono::duration<Rep, Period> timeout) {
-    return decode(detail::queue_get(ref(), detail::timeout_of(timeout), "Queue::get"));
+    return decode(detail::queue_get(ref(), detail::timeout_of(timeout), "Queue::get").items[0]);
   }
   /// Between 1 and n of the oldest items, in one round trip: waits only
   /// for the first. Throws Closed once the queue is closed and empty.
@@ -108,17 +128,17 @@ class Queue : public detail::RunObjectHandle {
   void close() { detail::queue_close(ref(), "Queue::close"); }
 
  private:
-  static T decode(const std::string& bytes) {
+  static T decode(std::string_view bytes) {
     try {
       return detail::from_bytes<T>(bytes);
     } catch (const cereal::Exception& e) {
       throw Error(std::string("a queue item does not decode as the queue's type (") + e.what() + ")");
     }
   }
-  static std::vector<T> decode_all(const std::vector<std::string>& all) {
+  static std::vector<T> decode_all(const detail::GotItems& all) {
     std::vector<T> items;
-    items.reserve(all.size());
-    for (const std::string& bytes : all) items.push_back(decode(bytes));
+    items.reserve(all.items.size());
+    for (std::string_view bytes : all.items) items.push_back(decode(bytes));
     return items;
   }
 };

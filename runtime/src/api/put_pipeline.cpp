@@ -11,16 +11,27 @@ namespace {
 const wire::Reply kNone{0, wire::Status::kLost, {}};
 }  // namespace
 
-wire::Op PutOp(std::string* item) {
-  if (item->size() < wire::ItemFiles::kSmallest) return wire::Op::kQueuePut;
+namespace {
+
+// Writes *bytes into an item file when this is a worker on the master's
+// machine (wire/item_files.hpp), *bytes then the file's name; false when
+// they go on the socket.
+bool ToItemFile(std::string* bytes) {
   const worker::Bootstrap* b = worker::ThisWorker();
-  if (!b) return wire::Op::kQueuePut;  // the master: no socket to skip
-  static const std::unique_ptr<wire::ItemFiles> files = wire::ItemFiles::Open(b->run_id);
-  if (!files) return wire::Op::kQueuePut;
-  std::string name = files->Write(b->worker_id, *item);
-  if (name.empty()) return wire::Op::kQueuePut;
-  *item = std::move(name);
-  return wire::Op::kQueuePutFile;
+  if (!b) return false;  // the master: no socket to skip
+  static const std::shared_ptr<wire::ItemFiles> files = wire::ItemFiles::Open(b->run_id);
+  if (!files) return false;
+  std::string name = files->Write(b->worker_id, *bytes);
+  if (name.empty()) return false;
+  *bytes = name;  // its room kept
+  return true;
+}
+
+}  // namespace
+
+wire::Op PutOp(std::string* item) {
+  if (item->size() >= wire::ItemFiles::kSmallest && ToItemFile(item)) return wire::Op::kQueuePutFile;
+  return wire::Op::kQueuePut;
 }
 
 PutPipeline& PutPipeline::Get() {
@@ -28,31 +39,82 @@ PutPipeline& PutPipeline::Get() {
   return *pipeline;
 }
 
-void PutPipeline::Put(const RunObjectRef& object, std::string item, const char* where) {
+void PutPipeline::Put(const RunObjectRef& object, const void* item, WriteBytes write,
+                      const char* where) {
   client::RunClient& c = client_for(object, where);
-  const std::size_t bytes = item.size();
-  {
-    std::unique_lock<std::mutex> lock(mu_);
-    answered_.wait(lock, [&] {
-      return unanswered_ == 0 ||
-             (unanswered_ < kWindow && unanswered_bytes_ + bytes <= kWindowBytes);
-    });
-    ++unanswered_;
-    unanswered_bytes_ += bytes;
+  // Written into a buffer of this thread's, reused: no allocation.
+  thread_local std::string scratch;
+  scratch.clear();
+  write(item, &scratch);
+  const std::size_t bytes = scratch.size();
+  std::string body;
+  wire::Op op = wire::Op::kQueuePutMany;
+  if (bytes >= wire::ItemFiles::kSmallest) {
+    op = PutOp(&scratch);  // an item file written, not under mu_
+    // A file's name is copied, and the buffer kept unless it grew huge.
+    if (op == wire::Op::kQueuePutFile && scratch.capacity() <= 4 * kWindowBytes)
+      body = scratch;
+    else
+      body = std::move(scratch);
   }
-  // Not under mu_: the answer may come at once, on this thread.
-  const wire::Op op = PutOp(&item);
-  // Two words of state (this is Get()): std::function keeps them without
-  // an allocation.
-  c.Send(request_for(object, op, std::move(item), std::nullopt),
-         [id = object.id, bytes](wire::Reply reply) {
-           PutPipeline& p = Get();
-           std::lock_guard<std::mutex> lock(p.mu_);
-           if (reply.status != wire::Status::kOk) p.errors_.try_emplace(id, std::move(reply));
-           --p.unanswered_;
-           p.unanswered_bytes_ -= bytes;
-           p.answered_.notify_all();
-         });
+  std::unique_lock<std::mutex> lock(mu_);
+  answered_.wait(lock, [&] {
+    return unanswered_ == 0 || (unanswered_ < kWindow && unanswered_bytes_ + bytes <= kWindowBytes);
+  });
+  ++unanswered_;
+  unanswered_bytes_ += bytes;
+  if (op != wire::Op::kQueuePutMany) {
+    // A large item goes alone, after the batch open now.
+    open_.reset();
+    auto alone = std::make_shared<Batch>(Batch{object.id, {}, 1, bytes});
+    (void)Send(c, alone, [request = request_for(object, op, std::move(body), std::nullopt)]() mutable {
+      return std::move(request);
+    });
+    return;
+  }
+  if (!open_ || open_->object != object.id || open_->body.size() + bytes + 4 > kBatchBytes) {
+    auto batch = std::make_shared<Batch>(Batch{object.id, {}, 0, 0});
+    batch->body.reserve(kBatchBytes);
+    // The client's thread takes the batch's items as they are then.
+    const bool sent = Send(c, batch, [this, batch, request = request_for(object, op, {}, std::nullopt)]() mutable {
+      {
+        std::lock_guard<std::mutex> taking(mu_);
+        if (open_ == batch) open_.reset();
+        request.body = std::move(batch->body);
+      }
+      if (request.body.size() >= kFileBatchBytes && ToItemFile(&request.body))
+        request.op = wire::Op::kQueuePutManyFile;
+      return std::move(request);
+    });
+    if (!sent) {  // its error is kept; this item is not counted
+      --unanswered_;
+      unanswered_bytes_ -= bytes;
+      return;
+    }
+    open_ = std::move(batch);
+  }
+  wire::AppendToList(&open_->body, scratch);
+  ++open_->items;
+  open_->bytes += bytes;
+}
+
+bool PutPipeline::Send(client::RunClient& c, const std::shared_ptr<Batch>& batch,
+                       std::function<wire::Request()> make) {
+  // Under mu_, so in order with every other request of this process.
+  const bool sent = c.SendMade(std::move(make), [this, batch](wire::Reply reply) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Answered(batch, std::move(reply));
+  });
+  if (!sent) Answered(batch, wire::Reply{0, wire::Status::kLost, "the run's client connection has closed"});
+  return sent;
+}
+
+void PutPipeline::Answered(const std::shared_ptr<Batch>& batch, wire::Reply reply) {
+  if (open_ == batch) open_.reset();  // the client failed before it took it
+  if (reply.status != wire::Status::kOk) errors_.try_emplace(batch->object, std::move(reply));
+  unanswered_ -= batch->items;
+  unanswered_bytes_ -= batch->bytes;
+  answered_.notify_all();
 }
 
 wire::Reply PutPipeline::TakeError(std::uint64_t object) {

@@ -1,19 +1,32 @@
 // Puts on an unbounded queue sent without waiting for their answers: a put
 // returns once its item is handed to the connection, with at most kWindow
-// unanswered per process. The connection keeps them in order, so items
-// from one process arrive in the order put; an error the master answers
-// is kept for the queue and raised at the next call on it, or at a flush.
-// A task's (and so a Process's) result waits for every answer first
-// (worker/serve_loop.cpp), so no item put is lost. Thread-safe.
+// items (and kWindowBytes) unanswered per process. Small items are written
+// straight into the open batch, one QUEUE_PUT_MANY that the connection's
+// thread takes when it gets to it, so items put while it is busy go
+// together: one message, one decode and one charge in the master, one
+// answer for all; a large batch from a worker on the master's machine
+// goes through an item file, like a large item. The connection keeps requests in order and a batch is
+// opened and sent in order with the rest, so items from one process
+// arrive in the order put; an error the master answers is kept for the
+// queue and raised at the next call on it, or at a flush. A task's (and so
+// a Process's) result waits for every answer first (worker/serve_loop.cpp),
+// so no item put is lost. Thread-safe.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 
 #include "fiber/detail/run_object.hpp"
+#include "fiber/queue.hpp"
 #include "wire/request.hpp"
+
+namespace fiber::client {
+class RunClient;
+}  // namespace fiber::client
 
 namespace fiber::detail {
 
@@ -24,16 +37,24 @@ wire::Op PutOp(std::string* item);
 
 class PutPipeline {
  public:
-  static constexpr std::size_t kWindow = 256;
+  static constexpr std::size_t kWindow = 16384;
   /// ... and at most this many bytes of items (one item, however large,
   /// may always go).
   static constexpr std::size_t kWindowBytes = std::size_t{4} << 20;
+  /// A batch holds up to this many bytes: below malloc's threshold for
+  /// fresh pages, so its buffers (here, in the message, in the master) are
+  /// reused rather than made, faulted in and cleared each time.
+  static constexpr std::size_t kBatchBytes = std::size_t{64} << 10;
+  /// A batch this large from a worker on the master's machine goes
+  /// through an item file: cheaper than encrypting it and sending it.
+  static constexpr std::size_t kFileBatchBytes = std::size_t{16} << 10;
 
   /// This process's.
   static PutPipeline& Get();
 
-  /// Sends a put on object; waits while kWindow are unanswered.
-  void Put(const RunObjectRef& object, std::string item, const char* where);
+  /// Sends a put of *item (written by write) on object; waits while the
+  /// window is full.
+  void Put(const RunObjectRef& object, const void* item, WriteBytes write, const char* where);
   /// The first error a put on object met, taken once: a reply that is not
   /// kOk (status kLost with no body: none).
   wire::Reply TakeError(std::uint64_t object);
@@ -44,10 +65,25 @@ class PutPipeline {
   wire::Reply DrainAll();
 
  private:
+  // Items of one queue that go in one request: a QUEUE_PUT_MANY, or one
+  // large item alone.
+  struct Batch {
+    std::uint64_t object = 0;
+    std::string body;  // wire::EncodeList's
+    std::size_t items = 0, bytes = 0;
+  };
+  /// Sends batch's request, which make makes when it goes; false, its
+  /// error kept, when the client takes no more. Under mu_.
+  bool Send(client::RunClient& c, const std::shared_ptr<Batch>& batch,
+            std::function<wire::Request()> make);
+  /// The answer to batch's request; under mu_.
+  void Answered(const std::shared_ptr<Batch>& batch, wire::Reply reply);
+
   std::mutex mu_;
   std::condition_variable answered_;
   std::size_t unanswered_ = 0;
   std::size_t unanswered_bytes_ = 0;
+  std::shared_ptr<Batch> open_;  // more small items join it until it is taken
   std::map<std::uint64_t, wire::Reply> errors_;  // the first per queue
 };
 

@@ -42,14 +42,20 @@ void Settle(const QueueRef& q, const char* where) {
 wire::Reply Ask(const QueueRef& q, Op op, std::string body, const Timeout& timeout,
                 const char* where) {
   Settle(q, where);
-  // In the master a get of items already there needs no hand-off.
-  wire::Reply reply{0, Status::kOk, {}};
-  const bool get = op == Op::kQueueGet || op == Op::kQueueGetMany;
-  if (get && client_for(q, where).TakeNow(request_for(q, op, body, timeout), &reply.body))
-    return reply;
-  reply = ask_master(q, op, std::move(body), timeout, where);
+  wire::Reply reply = ask_master(q, op, std::move(body), timeout, where);
   if (reply.status != Status::kOk) Raise(reply, where);
   return reply;
+}
+
+// A get's items, read where they are.
+GotItems Take(const QueueRef& q, Op op, std::string body, const Timeout& timeout,
+              const char* where) {
+  Settle(q, where);
+  wire::Reply error{0, Status::kOk, {}};
+  GotItems got = client_for(q, where).Take(request_for(q, op, std::move(body), timeout), &error);
+  if (error.status != Status::kOk) Raise(error, where);
+  if (got.items.empty()) throw Error(std::string(where) + ": a malformed answer from the run's master");
+  return got;
 }
 
 }  // namespace
@@ -60,33 +66,33 @@ void queue_put(const QueueRef& q, std::string item, const Timeout& timeout, cons
   Ask(q, op, std::move(item), timeout, where);
 }
 
-void queue_send(const QueueRef& q, std::string item, const char* where) {
-  if (q.maxsize != 0) return queue_put(q, std::move(item), std::nullopt, where);
+void queue_send(const QueueRef& q, const void* item, WriteBytes write, const char* where) {
+  if (q.maxsize != 0) {
+    std::string bytes;
+    write(item, &bytes);
+    return queue_put(q, std::move(bytes), std::nullopt, where);
+  }
   PutPipeline& pipeline = PutPipeline::Get();
   RaisePutError(pipeline.TakeError(q.id), where);
-  pipeline.Put(q, std::move(item), where);
+  pipeline.Put(q, item, write, where);
 }
 
 void queue_put_many(const QueueRef& q, const std::vector<std::string>& items, const char* where) {
   if (items.empty()) return;
-  Ask(q, Op::kQueuePutMany, wire::EncodeList(items), std::nullopt, where);
+  Ask(q, Op::kQueuePutMany, wire::EncodeList({items.begin(), items.end()}), std::nullopt, where);
 }
 
-std::string queue_get(const QueueRef& q, const Timeout& timeout, const char* where) {
-  return std::move(Ask(q, Op::kQueueGet, {}, timeout, where).body);
+GotItems queue_get(const QueueRef& q, const Timeout& timeout, const char* where) {
+  return Take(q, Op::kQueueGet, {}, timeout, where);
 }
 
-std::vector<std::string> queue_get_many(const QueueRef& q, std::size_t n, const Timeout& timeout,
-                                        const char* where) {
+GotItems queue_get_many(const QueueRef& q, std::size_t n, const Timeout& timeout,
+                        const char* where) {
   if (n == 0) throw Error(std::string(where) + ": asks for at least one item, not 0");
   const auto most = static_cast<std::uint32_t>(
       std::min<std::size_t>(n, std::numeric_limits<std::uint32_t>::max()));
-  std::string body(reinterpret_cast<const char*>(&most), sizeof most);
-  const wire::Reply reply = Ask(q, Op::kQueueGetMany, std::move(body), timeout, where);
-  std::vector<std::string> items;
-  if (!wire::DecodeList(reply.body, &items) || items.empty())
-    throw Error(std::string(where) + ": a malformed answer from the run's master");
-  return items;
+  return Take(q, Op::kQueueGetMany, std::string(reinterpret_cast<const char*>(&most), sizeof most),
+              timeout, where);
 }
 
 bool queue_poll(const QueueRef& q, const Timeout& timeout, const char* where) {

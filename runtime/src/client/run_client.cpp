@@ -30,6 +30,14 @@ using wire::Reply;
 using wire::Request;
 using wire::Status;
 
+// Items the master's own get took, kept where the queue held them.
+detail::GotItems Kept(master::QueueTable::Taken taken) {
+  auto kept = std::make_shared<master::QueueTable::Taken>(std::move(taken));
+  detail::GotItems got{nullptr, std::move(kept->items)};
+  got.keep = std::move(kept);
+  return got;
+}
+
 // In the master: the request goes straight to the dispatcher's I/O thread.
 class LocalClient : public RunClient {
  public:
@@ -42,18 +50,53 @@ class LocalClient : public RunClient {
   ~LocalClient() override { EndLinks(); }
   const std::string& run_id() const override { return run_.id(); }
   void Send(Request request, std::function<void(Reply)> on_reply) override {
+    if (!SendMade([request = std::move(request)]() mutable { return std::move(request); }, on_reply))
+      on_reply(Reply{0, Status::kLost, "the run's master has stopped"});
+  }
+  bool SendMade(std::function<Request()> make, std::function<void(Reply)> on_reply) override {
     master::Dispatcher& d = run_.dispatcher();
-    const bool posted = d.Post([&d, request = std::move(request), on_reply]() mutable {
+    return d.Post([&d, make = std::move(make), on_reply = std::move(on_reply)] {
+      Request request = make();
       const std::uint64_t id = request.id;
-      d.Handle(std::move(request), [on_reply, id](Status status, const std::string& body) {
-        on_reply(Reply{id, status, body});
+      d.Handle(std::move(request), [on_reply, id](Status status, std::string_view body) {
+        on_reply(Reply{id, status, std::string(body)});
         return true;
       });
     });
-    if (!posted) on_reply(Reply{0, Status::kLost, "the run's master has stopped"});
   }
-  bool TakeNow(const Request& request, std::string* body) override {
-    return run_.dispatcher().TakeNow(request, body);
+  // Items already there are taken on this thread; else the I/O thread
+  // gives them when they come. Either way read where the queue held them.
+  detail::GotItems Take(Request request, Reply* error) override {
+    master::Dispatcher& d = run_.dispatcher();
+    master::QueueTable::Taken taken;
+    if (d.TakeNow(request, &taken)) return Kept(std::move(taken));
+    struct Outcome {
+      Reply error;
+      master::QueueTable::Taken taken;
+    };
+    auto promise = std::make_shared<std::promise<Outcome>>();
+    auto future = promise->get_future();
+    const bool posted = d.Post([&d, request = std::move(request), promise]() mutable {
+      d.Handle(
+          std::move(request),
+          [promise](Status status, std::string_view body) {
+            promise->set_value(Outcome{Reply{0, status, std::string(body)}, {}});
+            return true;
+          },
+          [promise](master::QueueTable::Taken taken) {
+            promise->set_value(Outcome{Reply{0, Status::kOk, {}}, std::move(taken)});
+          });
+    });
+    if (!posted) {
+      *error = Reply{0, Status::kLost, "the run's master has stopped"};
+      return {};
+    }
+    Outcome outcome = future.get();
+    if (outcome.error.status != Status::kOk) {
+      *error = std::move(outcome.error);
+      return {};
+    }
+    return Kept(std::move(outcome.taken));
   }
 
  private:
@@ -90,14 +133,20 @@ class RemoteClient : public RunClient {
 
   void Send(Request request, std::function<void(Reply)> on_reply) override {
     request.id = next_id_++;
-    Outgoing o{std::move(request), on_reply};
+    Outgoing o{std::move(request), on_reply, nullptr};
     if (std::string why; !outbox_.Post(std::move(o), &why)) on_reply(Reply{0, Status::kLost, why});
+  }
+  bool SendMade(std::function<Request()> make, std::function<void(Reply)> on_reply) override {
+    Request request;
+    request.id = next_id_++;
+    return outbox_.Post(Outgoing{std::move(request), std::move(on_reply), std::move(make)});
   }
 
  private:
   struct Outgoing {
     Request request;
     std::function<void(Reply)> on_reply;
+    std::function<Request()> make;  // the request, made as it goes
   };
 
   void Run() {
@@ -106,9 +155,16 @@ class RemoteClient : public RunClient {
                                             {nullptr, outbox_.fd(), ZMQ_POLLIN, 0}};
       wire::Poll(items.data(), items.size(), std::chrono::milliseconds(-1));
       if (items[1].revents & ZMQ_POLLIN) {
-        std::vector<Outgoing> out = Coalesced(outbox_.Take());
+        std::vector<Outgoing> out = outbox_.Take();
         if (outbox_.closed()) return;  // the client is going
-        for (auto& o : out) ToMaster(std::move(o));
+        for (auto& o : out) {
+          if (o.make) {
+            const std::uint64_t id = o.request.id;
+            o.request = o.make();
+            o.request.id = id;
+          }
+          ToMaster(std::move(o));
+        }
       }
       if (items[0].revents & ZMQ_POLLIN) ReceiveAll();
     }
@@ -122,43 +178,6 @@ class RemoteClient : public RunClient {
       Answer(Reply{o.request.id, Status::kRefused, "cannot send " + fault});
     else if (!wire::SendMessage(dealer_, {}, std::move(message)))
       Answer(Reply{o.request.id, Status::kLost, "cannot reach the run's master"});
-  }
-
-  // Puts of small items waiting together for one queue (pipelined puts pile
-  // up here while the thread sends) go as one QUEUE_PUT_MANY, in order,
-  // whose answer is each one's: one message and one answer for many.
-  static std::vector<Outgoing> Coalesced(std::vector<Outgoing> in) {
-    constexpr std::size_t kSmall = 64 << 10, kMost = 1 << 20;
-    auto joins = [](const Outgoing& o) {
-      return o.request.op == wire::Op::kQueuePut && !o.request.timeout_ms &&
-             o.request.body.size() <= kSmall;
-    };
-    std::vector<Outgoing> out;
-    for (std::size_t i = 0; i < in.size();) {
-      std::size_t end = i + 1, bytes = in[i].request.body.size();
-      if (joins(in[i]))
-        while (end < in.size() && joins(in[end]) && in[end].request.object == in[i].request.object &&
-               bytes + in[end].request.body.size() <= kMost)
-          bytes += in[end++].request.body.size();
-      if (end == i + 1) {
-        out.push_back(std::move(in[i++]));
-        continue;
-      }
-      std::vector<std::string> items;
-      std::vector<std::pair<std::uint64_t, std::function<void(Reply)>>> each;
-      for (; i < end; ++i) {
-        items.push_back(std::move(in[i].request.body));
-        each.emplace_back(in[i].request.id, std::move(in[i].on_reply));
-      }
-      Outgoing many{std::move(in[end - items.size()].request), {}};
-      many.request.op = wire::Op::kQueuePutMany;
-      many.request.body = wire::EncodeList(items);
-      many.on_reply = [each = std::move(each)](Reply reply) {
-        for (const auto& [id, on_reply] : each) on_reply(Reply{id, reply.status, reply.body});
-      };
-      out.push_back(std::move(many));
-    }
-    return out;
   }
 
   void ReceiveAll() {
@@ -210,6 +229,24 @@ class RemoteClient : public RunClient {
 };
 
 }  // namespace
+
+// Items in a reply's body: the one item of a get, the list of a get_many.
+detail::GotItems RunClient::Take(Request request, Reply* error) {
+  const bool many = request.op == wire::Op::kQueueGetMany;
+  Reply reply = Call(std::move(request));
+  if (reply.status != Status::kOk) {
+    *error = std::move(reply);
+    return {};
+  }
+  auto body = std::make_shared<const std::string>(std::move(reply.body));
+  detail::GotItems got;
+  if (!many)
+    got.items.push_back(*body);
+  else if (!wire::DecodeList(*body, &got.items))
+    got.items.clear();
+  got.keep = std::move(body);
+  return got;
+}
 
 RunClient& RunClient::Get() {
   // Made once: every later call (one per queue put) reads it without a lock.

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "fiber/async_result.hpp"
+#include "fiber/queue.hpp"
 #include "wire/request.hpp"
 
 namespace fiber::client {
@@ -39,15 +40,18 @@ class RunClient {
   /// The manager on channel has ended (shut down by this process): later
   /// calls to it go through the master.
   void ManagerEnded(std::uint64_t channel);
+  /// Send of the request make makes on the client's thread (or the
+  /// master's) as it goes, so that what the caller adds to it until then
+  /// goes too (pipelined puts); false, on_reply never run, when the
+  /// client takes no more.
+  [[nodiscard]] virtual bool SendMade(std::function<wire::Request()> make,
+                                      std::function<void(wire::Reply)> on_reply) = 0;
   /// Send, and wait for the reply.
   wire::Reply Call(wire::Request request);
-  /// A queue get answered at once, on this thread, with the kOk reply's
-  /// body, when the master can (only in the master, when items are
-  /// there); false: Send it.
-  virtual bool TakeNow(const wire::Request& request, std::string* body) {
-    (void)request, (void)body;
-    return false;
-  }
+  /// A queue get or get_many, waited for: its items, read where they
+  /// are (in the master, where the queue holds them); none, and *error
+  /// the reply, when the answer is not kOk.
+  virtual detail::GotItems Take(wire::Request request, wire::Reply* error);
 
  protected:
   /// Each client makes its links with the run's keys once; their calls

@@ -357,7 +357,7 @@ void Dispatcher::OnRequest(const std::string& id, const zmq::message_t& message)
   const std::uint64_t rid = request.id;
   requests_.Handle(
       id, std::move(request),
-      [this, id, rid](wire::Status status, const std::string& body) {
+      [this, id, rid](wire::Status status, std::string_view body) {
         return Send(id, wire::EncodeReply(rid, status, body));
       },
       Clock::now());

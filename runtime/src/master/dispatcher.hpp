@@ -72,14 +72,16 @@ class Dispatcher : public Outbox {
   std::string NewWorkerId() { return worker::WorkerId(next_worker_++); }
   [[nodiscard]] bool Send(const std::string& worker_id, zmq::message_t message) override;
   /// A request from this process (the master's own Queue, Pipe or Manager
-  /// calls), answered as a peer's REQUEST would be.
-  void Handle(wire::Request request, QueueTable::Answer answer) {
-    requests_.Handle("", std::move(request), std::move(answer), Clock::now());
+  /// calls), answered as a peer's REQUEST would be; a get may be given its
+  /// items by deliver instead (QueueTable::Handle).
+  void Handle(wire::Request request, QueueTable::Answer answer,
+              QueueTable::Deliver deliver = nullptr) {
+    requests_.Handle("", std::move(request), std::move(answer), Clock::now(), std::move(deliver));
   }
   /// The master's own get answered on the caller's thread, without a
   /// hand-off, when items are there (QueueTable::TakeNow). Thread-safe.
-  bool TakeNow(const wire::Request& request, std::string* body) {
-    return requests_.TakeNow(request, body);
+  bool TakeNow(const wire::Request& request, QueueTable::Taken* taken) {
+    return requests_.TakeNow(request, taken);
   }
   const RequestService& requests() const { return requests_; }
   const ConnectionBacklog& backlog() const { return backlog_; }

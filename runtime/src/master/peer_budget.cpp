@@ -41,6 +41,8 @@ std::string Over(std::size_t held, std::size_t more, std::size_t limit, const ch
 }  // namespace
 
 bool PeerBudget::Take(const std::string& peer, Usage usage, Hold* hold, std::string* err) {
+  *hold = Hold();  // what it held returns first, outside the lock
+  std::lock_guard<std::mutex> lock(mu_);
   if (!peer.empty()) {
     const auto it = held_.find(peer);
     const Usage now = it == held_.end() ? Usage{} : it->second.usage;
@@ -62,7 +64,6 @@ bool PeerBudget::Take(const std::string& peer, Usage usage, Hold* hold, std::str
   h.usage.requests += usage.requests;
   h.usage.bytes += usage.bytes;
   h.usage.objects += usage.objects;
-  *hold = Hold();
   hold->budget_ = shared_from_this();
   hold->peer_ = peer;
   hold->usage_ = usage;
@@ -70,6 +71,7 @@ bool PeerBudget::Take(const std::string& peer, Usage usage, Hold* hold, std::str
 }
 
 void PeerBudget::Return(const std::string& peer, const Usage& usage) {
+  std::lock_guard<std::mutex> lock(mu_);
   const auto it = held_.find(peer);
   if (it == held_.end()) return;
   Usage& u = it->second.usage;
@@ -80,11 +82,13 @@ void PeerBudget::Return(const std::string& peer, const Usage& usage) {
 }
 
 PeerBudget::Usage PeerBudget::Of(const std::string& peer) const {
+  std::lock_guard<std::mutex> lock(mu_);
   const auto it = held_.find(peer);
   return it == held_.end() ? Usage{} : it->second.usage;
 }
 
 std::vector<std::string> PeerBudget::Waiting() const {
+  std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::string> peers;
   for (const auto& [peer, h] : held_)
     if (!peer.empty() && h.usage.requests > 0) peers.push_back(peer);

@@ -4,12 +4,14 @@
 // kept within wire::PeerLimits so that no worker, buggy or hostile, can make
 // the master grow without bound. A worker and its client connection
 // (ID.client) are one peer; the master's own requests (peer "") are not
-// bounded. Not thread-safe: the dispatcher's I/O thread's.
+// bounded. Thread-safe: a Hold may be returned on any thread (the master's
+// own get drops the charge of what it took on its own).
 #pragma once
 
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -69,6 +71,7 @@ class PeerBudget : public std::enable_shared_from_this<PeerBudget> {
     bool warned = false;  // its refusal is logged; again once it held nothing
   };
   wire::PeerLimits limits_;
+  mutable std::mutex mu_;
   std::map<std::string, Held> held_;  // peers holding something
   log::RateLimit unheld_refusals_;
 };

@@ -20,10 +20,14 @@ std::size_t QueueTable::items() const {
 }
 
 void QueueTable::Handle(const std::string& peer, wire::Request request, Answer answer,
-                        Clock::time_point now) {
+                        Clock::time_point now, Deliver deliver) {
   std::lock_guard<std::mutex> lock(mu_);
-  taken_.clear();
   if (request.op == Op::kQueueNew) return Create(peer, request, answer);
+  // Taken in first, so that an item file sent to a queue gone is let go.
+  std::deque<Item> items;
+  const bool put = request.op == Op::kQueuePut || request.op == Op::kQueuePutMany ||
+                   request.op == Op::kQueuePutFile || request.op == Op::kQueuePutManyFile;
+  if (put && !BlockOf(peer, request, answer, &items)) return;
   auto it = queues_.find(request.object);
   if (it == queues_.end()) {
     if (request.object != 0 && request.object < next_id_) return AnswerFreed(request, answer);
@@ -34,10 +38,14 @@ void QueueTable::Handle(const std::string& peer, wire::Request request, Answer a
   Queue& q = it->second;
   switch (request.op) {
     case Op::kQueuePut:
-    case Op::kQueuePutMany: Put(peer, q, request, std::move(answer), now); return Serve(it);
+    case Op::kQueuePutFile:
+    case Op::kQueuePutManyFile:
+    case Op::kQueuePutMany: Put(q, std::move(items), request, std::move(answer), now); return Serve(it);
     case Op::kQueueGet:
-    case Op::kQueueGetMany: Wait(peer, q, true, request, std::move(answer), now); return Serve(it);
-    case Op::kQueuePoll: Wait(peer, q, false, request, std::move(answer), now); return Serve(it);
+    case Op::kQueueGetMany:
+      Wait(peer, q, true, request, std::move(answer), std::move(deliver), now);
+      return Serve(it);
+    case Op::kQueuePoll: Wait(peer, q, false, request, std::move(answer), nullptr, now); return Serve(it);
     case Op::kQueueEmpty: (void)answer(Status::kOk, q.items.empty() ? "1" : "0"); return;
     case Op::kQueueSize: (void)answer(Status::kOk, wire::EncodeU64(q.items.size())); return;
     case Op::kQueueClose:
@@ -49,33 +57,34 @@ void QueueTable::Handle(const std::string& peer, wire::Request request, Answer a
   (void)answer(Status::kNoSuchObject, "not a queue request");
 }
 
-bool QueueTable::TakeNow(const wire::Request& request, std::string* body) {
+bool QueueTable::TakeNow(const wire::Request& request, Taken* taken) {
   if (request.op != Op::kQueueGet && request.op != Op::kQueueGetMany) return false;
+  std::uint32_t many = 1;
+  if (request.op == Op::kQueueGetMany) {
+    if (request.body.size() != sizeof many) return false;  // Handle says why
+    std::memcpy(&many, request.body.data(), sizeof many);
+    if (many == 0) return false;
+  }
   std::lock_guard<std::mutex> lock(mu_);
   auto it = queues_.find(request.object);
   if (it == queues_.end()) return false;
   Queue& q = it->second;
   if (q.items.empty() || !q.waiters.empty() || !q.putters.empty() || q.closed) return false;
-  if (request.op == Op::kQueueGet) {
-    *body = std::move(q.items.front().bytes);
-    taken_.push_back(std::move(q.items.front().hold));
-    q.items.pop_front();
-    return true;
-  }
-  std::uint32_t many = 0;
-  if (request.body.size() != sizeof many) return false;  // Handle says why
-  std::memcpy(&many, request.body.data(), sizeof many);
-  if (many == 0) return false;
-  const std::size_t n = BatchOf(q, many);
-  std::vector<std::string> batch;
-  batch.reserve(n);
+  *taken = TakeFirst(q, request.op == Op::kQueueGet ? 1 : BatchOf(q, many));
+  return true;
+}
+
+QueueTable::Taken QueueTable::TakeFirst(Queue& q, std::size_t n) {
+  Taken taken;
+  taken.items.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
-    batch.push_back(std::move(q.items[i].bytes));
-    taken_.push_back(std::move(q.items[i].hold));
+    Item& item = q.items[i];
+    if (taken.blocks.empty() || taken.blocks.back() != item.block)
+      taken.blocks.push_back(std::move(item.block));
+    taken.items.push_back(item.bytes);
   }
   q.items.erase(q.items.begin(), q.items.begin() + static_cast<std::ptrdiff_t>(n));
-  *body = wire::EncodeList(batch);
-  return true;
+  return taken;
 }
 
 std::size_t QueueTable::BatchOf(const Queue& q, std::uint32_t many) {
@@ -116,36 +125,54 @@ void QueueTable::AnswerFreed(const wire::Request& request, const Answer& answer)
   }
 }
 
-void QueueTable::Put(const std::string& peer, Queue& q, wire::Request& request,
+bool QueueTable::BlockOf(const std::string& peer, wire::Request& request, const Answer& answer,
+                         std::deque<Item>* items) {
+  auto block = std::make_shared<Block>();
+  std::string err;
+  std::string_view all;
+  if (request.op == Op::kQueuePutFile || request.op == Op::kQueuePutManyFile) {
+    if (!item_files_) err = "this run's master takes no item files";
+    if (!err.empty() || !item_files_->Map(peer, request.body, &block->mapped, &err)) {
+      (void)answer(Status::kRefused, err);
+      return false;
+    }
+    all = block->mapped.bytes();
+  } else {
+    block->body = std::move(request.body);
+    all = block->body;
+  }
+  std::vector<std::string_view> bytes;
+  if (request.op == Op::kQueuePut || request.op == Op::kQueuePutFile) {
+    bytes.push_back(all);
+  } else if (!wire::DecodeList(all, &bytes)) {
+    (void)answer(Status::kNoSuchObject, "a malformed list of items");
+    return false;
+  }
+  std::size_t size = 0;
+  for (std::string_view b : bytes) {
+    // A get from any process but the master would bring it in one message.
+    err = wire::MessageSizeFault(b.size());
+    if (!err.empty()) {
+      (void)answer(Status::kRefused, "cannot hold " + err);
+      return false;
+    }
+    size += b.size();
+  }
+  if (!budget_->Take(peer, {.bytes = size}, &block->hold, &err)) {
+    (void)answer(Status::kRefused, err);
+    return false;
+  }
+  for (std::string_view b : bytes) items->push_back(Item{block, b});
+  return true;
+}
+
+void QueueTable::Put(Queue& q, std::deque<Item> items, const wire::Request& request,
                      Answer answer, Clock::time_point now) {
   if (q.closed) {
     (void)answer(Status::kClosed, {});
     return;
   }
-  std::vector<std::string> bodies;
-  if (request.op == Op::kQueuePutMany) {
-    if (!wire::DecodeList(request.body, &bodies)) {
-      (void)answer(Status::kNoSuchObject, "a malformed list of items");
-      return;
-    }
-  } else {
-    bodies.push_back(std::move(request.body));
-  }
-  Putter putter{{}, std::nullopt, std::move(answer)};
-  for (std::string& body : bodies) {
-    // A get from any process but the master would bring it in one message.
-    std::string err = wire::MessageSizeFault(body.size());
-    if (!err.empty()) {
-      (void)putter.answer(Status::kRefused, "cannot hold " + err);
-      return;
-    }
-    Item item{std::move(body), {}};
-    if (!budget_->Take(peer, {.bytes = item.bytes.size()}, &item.hold, &err)) {
-      (void)putter.answer(Status::kRefused, err);
-      return;
-    }
-    putter.items.push_back(std::move(item));
-  }
+  Putter putter{std::move(items), std::nullopt, std::move(answer)};
   // Behind those waiting for room, or into the queue by Serve.
   if (request.timeout_ms) putter.deadline = now + std::chrono::milliseconds(*request.timeout_ms);
   if (request.timeout_ms == 0u && (q.full() || !q.putters.empty())) {
@@ -156,7 +183,7 @@ void QueueTable::Put(const std::string& peer, Queue& q, wire::Request& request,
 }
 
 void QueueTable::Wait(const std::string& peer, Queue& q, bool take, const wire::Request& request,
-                      Answer answer, Clock::time_point now) {
+                      Answer answer, Deliver deliver, Clock::time_point now) {
   // A zero timeout asks only about now.
   if (request.timeout_ms == 0u && q.items.empty() && !q.closed) {
     (void)answer(Status::kTimeout, {});
@@ -170,7 +197,7 @@ void QueueTable::Wait(const std::string& peer, Queue& q, bool take, const wire::
       return;
     }
   }
-  Waiter w{peer, take, many, std::nullopt, std::move(answer)};
+  Waiter w{peer, take, many, std::nullopt, std::move(answer), std::move(deliver)};
   if (request.timeout_ms) w.deadline = now + std::chrono::milliseconds(*request.timeout_ms);
   q.waiters.push_back(std::move(w));
 }
@@ -197,22 +224,23 @@ void QueueTable::Serve(Queues::iterator it) {
         (void)w.answer(Status::kClosed, {});
       } else if (!w.take) {
         (void)w.answer(Status::kOk, {});
-      } else if (w.many == 0) {
-        Item item = std::move(q.items.front());
-        q.items.pop_front();
+      } else if (w.deliver) {
+        w.deliver(TakeFirst(q, w.many == 0 ? 1 : BatchOf(q, w.many)));
         moved = true;
+      } else if (w.many == 0) {
         // Not delivered: the item stays first for the next in line.
-        if (!w.answer(Status::kOk, item.bytes)) q.items.push_front(std::move(item));
+        if (w.answer(Status::kOk, q.items.front().bytes)) {
+          q.items.pop_front();
+          moved = true;
+        }
       } else {
         const std::size_t n = BatchOf(q, w.many);
-        std::vector<std::string> batch;
+        std::vector<std::string_view> batch;
         batch.reserve(n);
-        for (std::size_t i = 0; i < n; ++i) batch.push_back(std::move(q.items[i].bytes));
+        for (std::size_t i = 0; i < n; ++i) batch.push_back(q.items[i].bytes);
         if (w.answer(Status::kOk, wire::EncodeList(batch))) {
           q.items.erase(q.items.begin(), q.items.begin() + static_cast<std::ptrdiff_t>(n));
           moved = true;
-        } else {
-          for (std::size_t i = 0; i < n; ++i) q.items[i].bytes = std::move(batch[i]);
         }
       }
     }
@@ -242,7 +270,6 @@ void AnswerTimedOut(Waits& waits, QueueTable::Clock::time_point now) {
 
 void QueueTable::Tick(Clock::time_point now) {
   std::lock_guard<std::mutex> lock(mu_);
-  taken_.clear();
   for (auto& [id, q] : queues_) {
     AnswerTimedOut(q.waiters, now);
     AnswerTimedOut(q.putters, now);

@@ -25,7 +25,8 @@ void AnswerWith(const Outcome& outcome, const QueueTable::Answer& answer) {
 }  // namespace
 
 void RequestService::Handle(const std::string& routing_id, wire::Request request,
-                            QueueTable::Answer answer, Clock::time_point now) {
+                            QueueTable::Answer answer, Clock::time_point now,
+                            QueueTable::Deliver deliver) {
   const std::string peer = PeerBudget::PeerOf(routing_id);
   if (!peer.empty()) {
     if (!connected_(peer)) {
@@ -43,18 +44,9 @@ void RequestService::Handle(const std::string& routing_id, wire::Request request
       (void)answer(Status::kRefused, err);
       return;
     }
-    answer = [hold, inner = std::move(answer)](Status status, const std::string& body) {
+    answer = [hold, inner = std::move(answer)](Status status, std::string_view body) {
       return inner(status, body);
     };
-  }
-  if (request.op == wire::Op::kQueuePutFile) {
-    std::string item, err = "this run's master takes no item files";
-    if (!item_files_ || !item_files_->Take(peer, request.body, &item, &err)) {
-      (void)answer(Status::kRefused, err);
-      return;
-    }
-    request.op = wire::Op::kQueuePut;
-    request.body = std::move(item);
   }
   if (request.op == wire::Op::kManagerCall) {
     if (!peer.empty()) ++manager_calls_forwarded_;
@@ -66,7 +58,7 @@ void RequestService::Handle(const std::string& routing_id, wire::Request request
   }
   if (SyncTable::Serves(request.op)) return sync_.Handle(peer, request, std::move(answer), now);
   if (ShareTable::Serves(request.op)) return shares_.Handle(peer, request, answer);
-  queues_.Handle(peer, std::move(request), std::move(answer), now);
+  queues_.Handle(peer, std::move(request), std::move(answer), now, std::move(deliver));
 }
 
 void RequestService::Tick(Clock::time_point now) {

@@ -34,15 +34,18 @@ class RequestService {
 
   /// A request from the connection with this routing id ("" for the master
   /// itself), answered now or later.
+  /// deliver: a get of the master itself (QueueTable::Handle).
   void Handle(const std::string& routing_id, wire::Request request, QueueTable::Answer answer,
-              Clock::time_point now);
+              Clock::time_point now, QueueTable::Deliver deliver = nullptr);
   /// Serves QUEUE_PUT_FILE from files; until then such puts are refused.
   /// Before the I/O thread starts.
-  void UseItemFiles(std::unique_ptr<wire::ItemFiles> files) { item_files_ = std::move(files); }
+  void UseItemFiles(std::shared_ptr<wire::ItemFiles> files) {
+    queues_.UseItemFiles(std::move(files));
+  }
   /// The master's own get, answered at once on the caller's thread when
   /// it can be (QueueTable::TakeNow). Thread-safe.
-  bool TakeNow(const wire::Request& request, std::string* body) {
-    return queues_.TakeNow(request, body);
+  bool TakeNow(const wire::Request& request, QueueTable::Taken* taken) {
+    return queues_.TakeNow(request, taken);
   }
   /// Answers waits whose time is up; forgets those of workers gone and
   /// releases what they held.
@@ -68,7 +71,6 @@ class RequestService {
   SyncTable sync_{budget_};
   ShareTable shares_{budget_};
   log::RateLimit unknown_askers_;
-  std::unique_ptr<wire::ItemFiles> item_files_;  // when the run has them
   std::uint64_t manager_calls_forwarded_ = 0;
 };
 

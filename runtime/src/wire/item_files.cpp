@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "wire/limits.hpp"
 
@@ -87,7 +88,7 @@ void RemoveAbandoned() {
 
 void ItemFiles::RemoveAll() { Empty(fd_); }
 
-std::unique_ptr<ItemFiles> ItemFiles::Create(const std::string& run_id, std::string* err) {
+std::shared_ptr<ItemFiles> ItemFiles::Create(const std::string& run_id, std::string* err) {
   RemoveAbandoned();
   const std::string path = DirectoryOf(run_id);
   if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
@@ -108,12 +109,12 @@ std::unique_ptr<ItemFiles> ItemFiles::Create(const std::string& run_id, std::str
     ::close(fd);
     return nullptr;
   }
-  std::unique_ptr<ItemFiles> files(new ItemFiles(path, fd, true));
+  std::shared_ptr<ItemFiles> files(new ItemFiles(path, fd, true));
   files->RemoveAll();
   return files;
 }
 
-std::unique_ptr<ItemFiles> ItemFiles::Open(const std::string& run_id) {
+std::shared_ptr<ItemFiles> ItemFiles::Open(const std::string& run_id) {
   const std::string path = DirectoryOf(run_id);
   const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return nullptr;
@@ -121,7 +122,7 @@ std::unique_ptr<ItemFiles> ItemFiles::Open(const std::string& run_id) {
     ::close(fd);
     return nullptr;
   }
-  return std::unique_ptr<ItemFiles>(new ItemFiles(path, fd, false));
+  return std::shared_ptr<ItemFiles>(new ItemFiles(path, fd, false));
 }
 
 ItemFiles::~ItemFiles() {
@@ -158,8 +159,27 @@ std::string ItemFiles::Write(const std::string& worker_id, const std::string& it
   return "";
 }
 
-bool ItemFiles::Take(const std::string& peer, const std::string& name, std::string* item,
-                     std::string* err) {
+MappedItem& MappedItem::operator=(MappedItem&& other) noexcept {
+  if (this == &other) return *this;
+  Release();
+  files_ = std::move(other.files_);
+  address_ = std::exchange(other.address_, nullptr);
+  size_ = std::exchange(other.size_, 0);
+  name_ = std::move(other.name_);
+  return *this;
+}
+
+void MappedItem::Release() {
+  if (!files_) return;
+  if (address_) ::munmap(address_, size_);
+  files_->Recycle(name_, size_);
+  files_.reset();
+  address_ = nullptr;
+  size_ = 0;
+}
+
+bool ItemFiles::Map(const std::string& peer, const std::string& name, MappedItem* item,
+                    std::string* err) {
   if (!NamedFor(peer, name)) {
     *err = "'" + name + "' is not an item file of worker '" + peer + "'";
     return false;
@@ -171,33 +191,41 @@ bool ItemFiles::Take(const std::string& peer, const std::string& name, std::stri
   }
   struct stat st {};
   bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid();
+  const auto size = static_cast<std::size_t>(st.st_size);
+  void* address = nullptr;
   if (!ok) {
     *err = "the item file " + path_ + "/" + name + " is not a regular file of this user";
-  } else if (const std::size_t size = static_cast<std::size_t>(st.st_size); size > kMaxMessageBytes) {
+  } else if (size > kMaxMessageBytes) {
     *err = "the item file " + path_ + "/" + name + " holds more than any message may";
     ok = false;
-  } else if (size == 0) {
-    item->clear();
-  } else {
-    // Mapped whole at once and copied: one pass over the bytes.
-    void* bytes = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    ok = bytes != MAP_FAILED;
-    if (ok) {
-      item->assign(static_cast<const char*>(bytes), size);
-      ::munmap(bytes, size);
-    } else {
+  } else if (size > 0) {
+    // Populated at once: the consumer reads it without faulting page by page.
+    address = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    ok = address != MAP_FAILED;
+    if (!ok) {
+      address = nullptr;
       *err = "cannot map the item file " + path_ + "/" + name + ": " + std::strerror(errno);
     }
   }
   ::close(fd);
-  // Read once: renamed for a writer to reuse (small enough, and a place
-  // free), else removed.
+  if (!ok) {
+    (void)::unlinkat(fd_, name.c_str(), 0);
+    return false;
+  }
+  MappedItem mapped;
+  mapped.files_ = shared_from_this();
+  mapped.address_ = address;
+  mapped.size_ = size;
+  mapped.name_ = name;
+  *item = std::move(mapped);
+  return true;
+}
+
+void ItemFiles::Recycle(const std::string& name, std::size_t size) {
   bool kept = false;
-  const bool small = static_cast<std::size_t>(st.st_size) <= kRecycledBytes;
-  for (int k = 0; ok && small && !kept && k < kRecycled; ++k)
+  for (int k = 0; size <= kRecycledBytes && !kept && k < kRecycled; ++k)
     kept = ::renameat2(fd_, name.c_str(), fd_, RecycledName(k).c_str(), RENAME_NOREPLACE) == 0;
   if (!kept) (void)::unlinkat(fd_, name.c_str(), 0);
-  return ok;
 }
 
 }  // namespace fiber::wire

@@ -61,20 +61,22 @@ bool Decode(const zmq::message_t& message, Reply* m, std::string* err) {
   return true;
 }
 
-std::string EncodeList(const std::vector<std::string>& items) {
+void AppendToList(std::string* body, std::string_view item) {
+  const auto n = static_cast<std::uint32_t>(item.size());
+  body->append(reinterpret_cast<const char*>(&n), sizeof n);
+  body->append(item);
+}
+
+std::string EncodeList(const std::vector<std::string_view>& items) {
   std::size_t size = 0;
-  for (const auto& item : items) size += sizeof(std::uint32_t) + item.size();
+  for (std::string_view item : items) size += sizeof(std::uint32_t) + item.size();
   std::string out;
   out.reserve(size);
-  for (const auto& item : items) {
-    const auto n = static_cast<std::uint32_t>(item.size());
-    out.append(reinterpret_cast<const char*>(&n), sizeof n);
-    out += item;
-  }
+  for (std::string_view item : items) AppendToList(&out, item);
   return out;
 }
 
-bool DecodeList(const std::string& body, std::vector<std::string>* items) {
+bool DecodeList(std::string_view body, std::vector<std::string_view>* items) {
   items->clear();
   std::size_t at = 0;
   while (at < body.size()) {
@@ -83,7 +85,7 @@ bool DecodeList(const std::string& body, std::vector<std::string>* items) {
     std::memcpy(&n, body.data() + at, sizeof n);
     at += sizeof n;
     if (body.size() - at < n) return false;
-    items->emplace_back(body, at, n);
+    items->push_back(body.substr(at, n));
     at += n;
   }
   return true;

@@ -49,8 +49,9 @@ enum class Op : std::uint8_t {
   kShareClaim = 22,    // body: the token (u64), then hold (u8)
   kShareRelease = 23,  // this process holds no handle any more
   kShareGet = 24,      // -> the value's bytes
+  kQueuePutManyFile = 25,  // body: an item file's name holding a list; then as kQueuePutMany
 };
-constexpr std::uint8_t kLastOp = static_cast<std::uint8_t>(Op::kShareGet);
+constexpr std::uint8_t kLastOp = static_cast<std::uint8_t>(Op::kQueuePutManyFile);
 
 struct Request {
   std::uint64_t id = 0;  // chosen by the requester, echoed in the REPLY
@@ -92,8 +93,11 @@ std::string Encode(const SemaphoreSpec& spec);
 
 /// The body of a kQueuePutMany request and of a kQueueGetMany reply: each
 /// item a u32 length and its bytes.
-std::string EncodeList(const std::vector<std::string>& items);
-[[nodiscard]] bool DecodeList(const std::string& body, std::vector<std::string>* items);
+std::string EncodeList(const std::vector<std::string_view>& items);
+/// Appends one item of a list to body.
+void AppendToList(std::string* body, std::string_view item);
+/// The items as views into body (which must outlive them).
+[[nodiscard]] bool DecodeList(std::string_view body, std::vector<std::string_view>* items);
 /// A u64 body (a new queue's maxsize, an id, a size); Decode is false for
 /// any other length.
 std::string EncodeU64(std::uint64_t n);

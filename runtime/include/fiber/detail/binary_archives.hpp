@@ -46,13 +46,17 @@ class InputArchive : public cereal::InputArchive<InputArchive, cereal::AllowEmpt
         budget_(kAllocationPerByte * bytes.size() + kAllocationSlack) {}
 
   void loadBinary(void* data, std::streamsize size) {
-    const auto n = static_cast<std::size_t>(size);
+    const std::string_view from = next(static_cast<std::size_t>(size));
+    if (!from.empty()) std::memcpy(data, from.data(), from.size());  // an empty container's data() may be null
+  }
+  /// The next n bytes, read in place.
+  std::string_view next(std::size_t n) {
     if (n > bytes_.size())
       throw cereal::Exception("the bytes end " + std::to_string(n - bytes_.size()) +
                               " bytes short of the value");
-    if (n == 0) return;  // an empty container's data() may be null
-    std::memcpy(data, bytes_.data(), n);
+    const std::string_view taken = bytes_.substr(0, n);
     bytes_.remove_prefix(n);
+    return taken;
   }
 
   /// A bool is one byte, 0 or 1: any other byte copied into a bool would
@@ -129,6 +133,13 @@ void CEREAL_LOAD_FUNCTION_NAME(InputArchive& ar, cereal::SizeTag<T>& t) {
   if (static_cast<std::uint64_t>(t.size) > ar.left())
     throw cereal::Exception("a length of " + std::to_string(t.size) + " with only " +
                             std::to_string(ar.left()) + " bytes left");
+}
+/// A std::string's characters copied once, straight from the bytes (cereal's
+/// own load zero-fills it first).
+inline void CEREAL_LOAD_FUNCTION_NAME(InputArchive& ar, std::string& s) {
+  cereal::size_type size = 0;
+  ar(cereal::make_size_tag(size));
+  s.assign(ar.next(static_cast<std::size_t>(size)));
 }
 template <class T>
 void CEREAL_SAVE_FUNCTION_NAME(OutputArchive& ar, const cereal::BinaryData<T>& bd) {
