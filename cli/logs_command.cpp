@@ -1,6 +1,7 @@
 // fiber logs [-f] [-t] [--worker ID | --all] RUN: the master's output, one
 // worker's, or all of them prefixed and merged in time order; -t shows
-// when each line was written (runs/log_stamps.hpp); -f follows until the
+// when each line was written (runs/log_stamps.hpp; of a log read from its
+// engine, the engine's times, in the same form); -f follows until the
 // run ends, then says how it ended and exits with its exit status. A worker
 // whose container or pod is still there is read from the engine or the
 // API server; one whose container or pod was removed, from the copy its
@@ -14,9 +15,11 @@
 #include <thread>
 
 #include "backend/engine_adapter.hpp"
+#include "backend/line_splitter.hpp"
 #include "commands.hpp"
 #include "log_follower.hpp"
 #include "run_store.hpp"
+#include "runs/log_stamps.hpp"
 #include "runs/run_dir.hpp"
 
 namespace fiber::cli {
@@ -37,14 +40,28 @@ bool ShowChunk(std::string_view chunk) {
 
 // The worker's log as its engine keeps it (its container's or pod's), when
 // it has one: true once shown (or on an error, said); false when the
-// engine has no such worker.
+// engine has no such worker. With -t, the engine's times of its lines, in
+// the form of those read from the run's directory.
 bool FromEngine(const RunRecord& run, const LogsOptions& o, int* status) {
   const backend::RunPlace place = PlaceOf(run);
   const backend::RunRecords* records = backend::RecordsOf(place);
   bool found = false;
   std::string err;
   if (!records) return false;
-  const bool ok = records->ReadLog(place, o.worker, o.follow, ShowChunk, &found, &err);
+  backend::LineSplitter timed([](std::string_view line) {
+    std::string shown;
+    runs::WallClock::time_point at;
+    if (runs::TakeTime(&line, &at)) shown = runs::Rfc3339(at) + " ";
+    shown.append(line).append("\n");
+    ShowChunk(shown);
+  });
+  const auto show = [&](std::string_view chunk) {
+    if (!o.timestamps) return ShowChunk(chunk);
+    timed.Feed(chunk);
+    return true;
+  };
+  const bool ok = records->ReadLog(place, o.worker, o.follow, o.timestamps, show, &found, &err);
+  timed.Finish();
   if (!found) return false;
   if (!ok) Error("cannot read worker " + o.worker + "'s log from its " + records->words().thing + ": " + err);
   *status = ok ? 0 : 1;
@@ -76,7 +93,7 @@ int Logs(const LogsOptions& o) {
   int status = 0;
   const bool in_file = ::access(runs::WorkerLogPath(run.dir, o.worker).c_str(), R_OK) == 0;
   // The engine's copy, while there is one; the file's when its lines' times
-  // are asked for and it has them.
+  // are asked for and it has them (fiber run's stamps, kept beside it).
   if (!master && !o.all && !(o.timestamps && in_file) && FromEngine(run, o, &status)) return status;
   if (!master && !o.all && !in_file) {
     Error("run " + run.id + " has no worker '" + o.worker + "'");

@@ -108,6 +108,7 @@ nlohmann::json DescribeWith(ControlClient& control, const RunRecord& r, const ba
       if (const auto found = placed.workers.find(r.id); found != placed.workers.end())
         for (const backend::WorkerRecord& w : found->second) {
           nlohmann::json item = {{"worker", w.worker_id}, {words.where, w.where}, {words.state, w.engine_state}};
+          if (!w.node.empty()) item["node"] = w.node;
           if (words.waiting) item["waiting"] = w.waiting;
           list.push_back(std::move(item));
         }
@@ -166,12 +167,13 @@ nlohmann::json DescribeInFull(ControlClient& control, const RunRecord& r, const 
   if (row.contains("workers") && row["workers"].is_array()) {
     std::map<std::string, const backend::WorkerRecord*> by_id;
     for (const backend::WorkerRecord& w : records) by_id[w.worker_id] = &w;
-    // Where each runs and why it waits, as its engine says; a local
-    // worker runs on the master's host.
+    // Where each runs (and on which node) and why it waits, as its
+    // engine says; a local worker runs on the master's host.
     for (auto& w : row["workers"]) {
       const auto record = by_id.find(w.value("id", ""));
       const bool known = record != by_id.end();
       w["where"] = known ? record->second->where : row.value("host", "");
+      w["node"] = known ? record->second->node : row.value("host", "");
       w["waiting"] = known ? record->second->waiting : "";
     }
     row["workers_from"] = "master";
@@ -194,7 +196,8 @@ nlohmann::json DescribeInFull(ControlClient& control, const RunRecord& r, const 
   }
   nlohmann::json workers = nlohmann::json::array();
   for (const backend::WorkerRecord& w : records)
-    workers.push_back({{"id", w.worker_id}, {"where", w.where}, {"state", w.engine_state}, {"waiting", w.waiting}});
+    workers.push_back({{"id", w.worker_id}, {"where", w.where}, {"node", w.node}, {"state", w.engine_state},
+                       {"waiting", w.waiting}});
   row["workers"] = std::move(workers);
   row["workers_total"] = records.size();
   row["workers_from"] = "engine";

@@ -140,17 +140,19 @@ std::vector<std::string> WorkerLines(const nlohmann::json& run, WorkerOrder orde
       });
       break;
   }
-  lines.push_back(Format("%-8s %-4s %-8s %-20s %-9s %-28s %8s %6s  %s", "WORKER", "POOL", "PID", "WHERE", "STATE",
-                         "TASK", "FOR", "DONE", "ENDED / WAITING"));
+  lines.push_back(Format("%-8s %-4s %-8s %-20s %-12s %-9s %-28s %8s %6s  %s", "WORKER", "POOL", "PID", "WHERE", "NODE",
+                         "STATE", "TASK", "FOR", "DONE", "ENDED / WAITING"));
   for (std::size_t i = 0; i < workers.size() && i < most; ++i) {
     const nlohmann::json& w = *workers[i];
     const std::string task = ShortTask(w.value("task", ""));
     const bool holds = !task.empty();
     const std::string why = !w.value("ended", "").empty() ? w.value("ended", "") : w.value("waiting", "");
     const long pid = w.value("pid", 0L);
-    lines.push_back(Format("%-8s %-4s %-8s %-20s %-9s %-28s %8s %6s  %s", w.value("id", "").c_str(),
+    const std::string node = w.value("node", "");
+    lines.push_back(Format("%-8s %-4s %-8s %-20s %-12s %-9s %-28s %8s %6s  %s", w.value("id", "").c_str(),
                            Number(w, "pool").c_str(), pid > 0 ? std::to_string(pid).c_str() : "-",
-                           Cut(w.value("where", ""), 20).c_str(), w.value("state", "").c_str(),
+                           Cut(w.value("where", ""), 20).c_str(), node.empty() ? "-" : Cut(node, 12).c_str(),
+                           w.value("state", "").c_str(),
                            holds ? Cut(task, 28).c_str() : "-",
                            holds ? Seconds(w.value("task_seconds", 0.0)).c_str() : "-",
                            Number(w, "tasks_done").c_str(), why.c_str()));

@@ -16,6 +16,8 @@
 #include "encoding/base64.hpp"
 #include "subprocess.hpp"
 #include "support/cluster_runs.hpp"
+#include "support/loopback_port.hpp"
+#include "support/watched_run.hpp"
 #include "wire/credentials.hpp"
 
 using fiber::testing::ClusterValue;
@@ -92,15 +94,68 @@ TEST_CASE("an image built by fiber image build --push runs a map on pods, named 
   CHECK(out == "result 10\nresult 20\nresult 30\nresult 40\n");
 }
 
-TEST_CASE("a worker's pod deleted mid-map: its tasks are recovered and every result arrives once") {
+TEST_CASE("a worker's pod deleted, then another evicted, mid-map: their tasks are recovered, every result arrives "
+          "once, and each loss says why on stderr, in the log, in fiber top and in /metrics") {
   Fiber fiber;
   NothingLeft check{fiber, ""};
-  auto child = fiber.Start(RunArgs({built_program("slow_squares"), "2", "60"}));
+  const std::string metrics = "127.0.0.1:" + std::to_string(fiber::testing::FreeLoopbackPort());
+  constexpr long kTasks = 160;  // of 300 ms on 2 workers: 24 s
+  auto child = fiber.Start(RunArgs({"--metrics", metrics, built_program("slow_squares"), "2", std::to_string(kTasks)}));
   REQUIRE(eventually([&] { return !fiber.Ps().empty(); }, 120));
   check.run_id = fiber.Ps()[0]["id"];
   REQUIRE(eventually([&] { return PodsIn(check.run_id, "Running") == 2; }, 180));
-  const std::string errors = DeleteAPodUntilTheEnd(check.run_id, child, 60);
-  CHECK_MESSAGE(errors.find("lost") != std::string::npos, errors);
+  REQUIRE(eventually([&] { return fiber.Ps()[0]["workers_ready"] == 2; }, 60));
+  // fiber top while it maps: each worker in its pod, on its node.
+  const json pods = RunObjects(fiber::kube::kPods, check.run_id);
+  REQUIRE(pods.size() == 2);
+  const json live = fiber.Top(check.run_id);
+  CHECK(live["workers_from"] == "master");
+  for (const json& pod : pods) {
+    json worker;
+    for (const json& w : live["workers"])
+      if (w["id"] == pod["metadata"]["labels"][fiber::backend::kWorkerLabel]) worker = w;
+    REQUIRE_MESSAGE(worker.is_object(), live.dump());
+    CHECK(worker["where"] == pod["metadata"]["name"]);
+    CHECK(worker["node"] == pod["spec"]["nodeName"]);
+  }
+  const auto worker_of = [](const json& pod) {
+    return pod["metadata"]["labels"][fiber::backend::kWorkerLabel].get<std::string>();
+  };
+  fiber::kube::ApiError err;
+  REQUIRE_MESSAGE(NamespaceAdmin().Delete(fiber::kube::kPods, pods[0]["metadata"]["name"].get<std::string>(), &err, 0),
+                  err.message);
+  fiber::testing::CheckLossWhileItRuns(fiber, check.run_id, metrics, kTasks, worker_of(pods[0]), "deleted",
+                                       "its pod was deleted");
+  // The Eviction API, as a node drain uses it.
+  const std::string evicted = pods[1]["metadata"]["name"];
+  REQUIRE_MESSAGE(NamespaceAdmin().Create({"v1", "pods/" + evicted + "/eviction"},
+                                          {{"apiVersion", "policy/v1"}, {"kind", "Eviction"},
+                                           {"metadata", {{"name", evicted}, {"namespace", ClusterValue("FIBER_CLUSTER_NAMESPACE")}}}},
+                                          nullptr, &err),
+                  err.message);
+  fiber::testing::CheckLossWhileItRuns(fiber, check.run_id, metrics, kTasks, worker_of(pods[1]), "evicted",
+                                       "its pod was evicted (a node drain or the Eviction API)");
+  const std::string out = read_all(child.stdout_fd, 300);
+  const std::string errors = read_all(child.stderr_fd, 30);
+  CHECK_MESSAGE(wait_exit(child, 30) == 0, errors);
+  CHECK(out == fiber::testing::SlowSquaresOutput(kTasks));
+  const std::vector<fiber::testing::Loss> lost = {
+      {worker_of(pods[0]), "its pod was deleted"},
+      {worker_of(pods[1]), "its pod was evicted (a node drain or the Eviction API)"}};
+  for (const auto& loss : lost)
+    CHECK_MESSAGE(fiber::testing::TimesSaid(errors, loss) == 1, loss.what << " in " << errors);
+  fiber::testing::CheckEnd(fiber, check.run_id, lost, kTasks);
+}
+
+TEST_CASE("a pod over its memory limit is reported as killed for it (OOM), with the limit and the task") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  auto [status, out, err] = fiber.Run(RunArgs({"--memory", "64Mi", built_program("ending_pool"), "hog", "512"}));
+  CHECK(status == 1);
+  CHECK_MESSAGE(fiber::testing::Occurrences(err, " lost: killed for using more than its memory limit of 64Mi (OOM) "
+                                                 "while running fill_memory") == 1,
+                err);
+  CHECK_MESSAGE(out.find("(OOM)") != std::string::npos, out);
 }
 
 TEST_CASE("6 workers at 3 per pod are 2 pods; one deleted mid-map loses its 3 workers, which are replaced, every result once") {

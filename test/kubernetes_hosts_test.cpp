@@ -4,16 +4,20 @@
 // is cut off in the middle of a map. What befalls a node is done to it by
 // test/cluster/node; each test brings its node back before it ends.
 #include <doctest/doctest.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "runs/log_stamps.hpp"
 #include "subprocess.hpp"
 #include "support/cluster_runs.hpp"
+#include "support/metrics_page.hpp"
 
 using fiber::testing::ClusterValue;
 using fiber::testing::eventually;
@@ -23,6 +27,7 @@ using fiber::testing::NothingLeft;
 using fiber::testing::RunObjects;
 using fiber::testing::PodsIn;
 using fiber::testing::RunArgs;
+using fiber::testing::SumOf;
 using nlohmann::json;
 
 namespace {
@@ -165,6 +170,73 @@ void MapLosingANode(Harm harm) {
     CHECK_MESSAGE(errors.find("worker " + worker + " lost") != std::string::npos, errors);
 }
 
+// The /metrics a master of hold_pool with n workers, all ready, serves at
+// address, as Prometheus scrapes it (accepted by promtool).
+void CheckMetricsOfHeldPool(const std::string& address, int n) {
+  std::string page;
+  CHECK_MESSAGE(eventually([&] {
+                  page = fiber::testing::Get("http://" + address + "/metrics").second;
+                  return SumOf(page, "fiber_workers", "state=\"ready\"") == n;
+                }, 60),
+                page);
+  CHECK(SumOf(page, "fiber_workers_started_total") == n);
+  CHECK(SumOf(page, "fiber_workers_lost_total") == 0);
+  CHECK(SumOf(page, "fiber_tasks_submitted_total") == SumOf(page, "fiber_tasks_completed_total"));
+  fiber::testing::TempDir dir;
+  const auto [lint, said] = fiber::testing::Promtool(page, dir);
+  CHECK_MESSAGE(lint == 0, said << page);
+}
+
+// fiber top --once --json and ps --json of a run whose master runs in a pod
+// (its control socket there): its pods as the API server lists them, each
+// worker's and the master's with its pod's name and node.
+void CheckTopOfPods(Fiber& fiber, const std::string& run_id, const json& pods) {
+  const json top = fiber.Top(run_id);
+  CHECK(top["state"] == "running");
+  CHECK(top["workers_from"] == "engine");
+  std::map<std::string, std::pair<std::string, std::string>> expected;  // worker: pod, node
+  for (const json& pod : pods) {
+    const json labels = pod["metadata"]["labels"];
+    const std::string id = labels.value(fiber::backend::kWorkerLabel, fiber::backend::kMasterRole);
+    expected[id] = {pod["metadata"]["name"].get<std::string>(), pod["spec"]["nodeName"].get<std::string>()};
+  }
+  std::map<std::string, std::pair<std::string, std::string>> shown;
+  for (const json& w : top["workers"])
+    shown[w["id"].get<std::string>()] = {w["where"].get<std::string>(), w["node"].get<std::string>()};
+  CHECK(shown == expected);
+  auto [status, out, err] = fiber.Run({"ps", "--json", run_id});
+  REQUIRE_MESSAGE(status == 0, err);
+  const json ps = json::parse(out);
+  CHECK(ps["workers"] == top["workers"]);
+  CHECK(ps["pods"].size() == pods.size());
+  for (const json& pod : ps["pods"]) CHECK(pod["node"] == expected.at(pod["worker"].get<std::string>()).second);
+}
+
+// fiber logs -t --worker w0 of a run whose pods keep their logs (none in
+// the run's directory): each line with its time as fiber shows every time
+// (RFC 3339 in UTC, 9 digits), also with -f.
+void CheckTimedWorkerLog(Fiber& fiber, const std::string& run_id) {
+  CHECK_FALSE(std::filesystem::exists(fiber.state.path() + "/fiber/runs/" + run_id + "/workers/w0.log"));
+  const auto timed = [](const std::string& line) {
+    fiber::runs::WallClock::time_point at;
+    const std::string stamp = line.substr(0, line.find(' '));
+    return stamp.size() == 30 && fiber::runs::ParseRfc3339(stamp, &at) && fiber::runs::Rfc3339(at) == stamp &&
+           line.substr(stamp.size()) == " worker ready to talk";
+  };
+  std::string log;
+  CHECK_MESSAGE(eventually([&] {
+                  log = std::get<1>(fiber.Run({"logs", "-t", "--worker", "w0", run_id}));
+                  return !log.empty();
+                }, 60),
+                log);
+  CHECK_MESSAGE(timed(log.substr(0, log.find('\n'))), log);
+  Child follow = fiber.Start({"logs", "-f", "-t", "--worker", "w0", run_id});
+  const std::string first = read_line(follow.stdout_fd, 60);
+  CHECK_MESSAGE(timed(first), first);
+  ::kill(follow.pid, SIGTERM);
+  (void)wait_exit(follow, 30);
+}
+
 }  // namespace
 
 TEST_CASE("a Pool's workers run as pods on both test hosts, each at an address of its node's pod subnet, "
@@ -191,12 +263,14 @@ TEST_CASE("a Pool's workers run as pods on both test hosts, each at an address o
   CHECK_MESSAGE(wait_exit(child, 60) == 0, errors);
 }
 
-TEST_CASE("master: cluster on the pod network: the master's pod listens at its pod address, which its workers reach") {
+TEST_CASE("master: cluster on the pod network: the master's pod listens at its pod address, which its workers reach; "
+          "Prometheus finds its /metrics there; fiber top shows its pods and nodes; logs -t the workers' lines' times") {
   RequireHosts();
   Fiber fiber;
   NothingLeft check{fiber, ""};
-  auto [status, out, err] =
-      fiber.Run(RunArgs({"--detach", "--master", "cluster", "--cpu", "1", built_program("hold_pool"), "2"}));
+  // Its workers say "worker ready to talk" as they get ready.
+  auto [status, out, err] = fiber.Run(RunArgs({"--detach", "--master", "cluster", "--cpu", "1", "--metrics", ":9464",
+                                               built_program("hold_pool"), "2", "talk"}));
   REQUIRE_MESSAGE(status == 0, err);
   check.run_id = out.substr(0, out.find('\n'));
   REQUIRE(eventually([&] { return PodsIn(check.run_id, "Running") == 3; }, 180));
@@ -208,8 +282,16 @@ TEST_CASE("master: cluster on the pod network: the master's pod listens at its p
       CHECK_FALSE(pod["spec"].value("hostNetwork", false));
       CHECK(master_ip != pod["status"]["hostIP"]);
       CHECK(master_ip.rfind(PodPrefixes().at(pod["spec"]["nodeName"]), 0) == 0);
+      // Where a cluster's Prometheus finds its /metrics.
+      const json annotations = pod["metadata"]["annotations"];
+      CHECK(annotations["prometheus.io/scrape"] == "true");
+      CHECK(annotations["prometheus.io/port"] == "9464");
+      CHECK(annotations["prometheus.io/path"] == "/metrics");
     }
   REQUIRE(!master_ip.empty());
+  CheckMetricsOfHeldPool(master_ip + ":9464", 2);
+  CheckTopOfPods(fiber, check.run_id, pods);
+  CheckTimedWorkerLog(fiber, check.run_id);
   for (const json& pod : pods)
     if (pod["metadata"]["labels"][fiber::backend::kRoleLabel] == fiber::backend::kWorkerRole)
       CHECK_MESSAGE(pod["spec"].dump().find("tcp://" + master_ip + ":") != std::string::npos, pod["spec"].dump());

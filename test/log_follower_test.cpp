@@ -102,3 +102,16 @@ TEST_CASE("RFC 3339 times read back as Kubernetes writes them, with fewer digits
                           "2025-11-26 12:34:56Z", "2025-11-26T12:34:56.1234567891Z"})
     CHECK_MESSAGE(!fiber::runs::ParseRfc3339(odd, &at), odd);
 }
+
+TEST_CASE("a line as an engine gives it with its time loses the time to TakeTime; a line without one is left whole") {
+  WallClock::time_point at;
+  std::string_view line = "2025-11-26T12:34:56.5Z worker says 10";
+  REQUIRE(fiber::runs::TakeTime(&line, &at));
+  CHECK(line == "worker says 10");
+  CHECK(at == At(1764160496500000000LL));
+  for (const char* whole : {"worker says 10", "", "2025-11-26T12:34:56.5Z", "12:34:56 noon"}) {
+    line = whole;
+    CHECK_FALSE(fiber::runs::TakeTime(&line, &at));
+    CHECK(line == whole);
+  }
+}

@@ -12,10 +12,13 @@
 #include "http/client.hpp"
 #include "support/fiber_command.hpp"
 #include "support/loopback_port.hpp"
+#include "support/metrics_page.hpp"
 
 using fiber::testing::eventually;
 using fiber::testing::Fiber;
 using fiber::testing::FreeLoopbackPort;
+using fiber::testing::Get;
+using fiber::testing::SumOf;
 using fiber::testing::TempDir;
 
 namespace {
@@ -23,42 +26,6 @@ namespace {
 std::string Contents(const std::string& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// GET url: status and body (0 and "" when nothing answers).
-std::pair<long, std::string> Get(const std::string& url) {
-  fiber::http::Request request;
-  request.url = url;
-  request.timeout_ms = 10000;
-  fiber::http::Response response;
-  std::string err;
-  if (!fiber::http::Perform(request, &response, &err)) return {0, ""};
-  return {response.status, response.body};
-}
-
-// The sum of every sample of metric in exposition text (any labels).
-double SumOf(const std::string& text, const std::string& metric) {
-  double sum = 0;
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.rfind(metric, 0) != 0) continue;
-    const char next = line[metric.size()];
-    if (next != '{' && next != ' ') continue;
-    sum += std::stod(line.substr(line.rfind(' ') + 1));
-  }
-  return sum;
-}
-
-// Runs cmd with text on its stdin: its exit status and what it printed.
-std::pair<int, std::string> Pipe(const std::string& cmd, const std::string& text, const TempDir& dir) {
-  const std::string in = dir.path() + "/stdin";
-  std::ofstream(in) << text;
-  FILE* p = ::popen((cmd + " < " + in + " 2>&1").c_str(), "r");
-  std::string out;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  const int status = ::pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
 // A Prometheus server scraping target every second, on a port of its own,
@@ -117,7 +84,7 @@ TEST_CASE("fiber run --metrics serves /metrics that promtool accepts and Prometh
   // The page, as it stands once the map is done.
   const auto [status, text] = Get("http://" + address + "/metrics");
   REQUIRE(status == 200);
-  const auto [lint_status, lint] = Pipe("promtool check metrics", text, dir);
+  const auto [lint_status, lint] = fiber::testing::Promtool(text, dir);
   CHECK_MESSAGE(lint_status == 0, lint << "\n" << text);
   CHECK(SumOf(text, "fiber_tasks_completed_total") == kTasks);
   CHECK(SumOf(text, "fiber_tasks_submitted_total") == kTasks);

@@ -40,8 +40,10 @@ TEST_CASE("a pod no node can take waits with the scheduler's message, and has no
 TEST_CASE("a pod is scheduled once a node was chosen for it, waiting in the scheduler's queue before") {
   json pod = Pod("Pending");
   CHECK_FALSE(ReadPodState(pod).scheduled);
+  CHECK(ReadPodState(pod).node.empty());
   pod["spec"] = {{"nodeName", "kwok-3"}};
   CHECK(ReadPodState(pod).scheduled);
+  CHECK(ReadPodState(pod).node == "kwok-3");
 }
 
 TEST_CASE("a pod being made or running neither waits nor has ended") {
@@ -113,6 +115,23 @@ TEST_CASE("a deleted pod says whether it was preempted, evicted, lost with its n
   CHECK(deleted.end == EndCause{word::kDeleted, "its pod was deleted"});
   // A DisruptionTarget the pod is not (yet) ended by says nothing.
   CHECK_FALSE(ReadPodState(Deleted("PreemptionByScheduler", "preempting")).ended);
+}
+
+TEST_CASE("a container that ended as its pod was evicted or preempted ended because of that, not of its SIGTERM") {
+  json evicted = Deleted("EvictionByEvictionAPI", "Eviction API: evicting");
+  evicted["status"].update(Container({{"terminated", {{"exitCode", 143}, {"reason", "Error"}}}}));
+  CHECK(ReadPodState(evicted).end == EndCause{word::kEvicted, "its pod was evicted (a node drain or the Eviction API)"});
+  json preempted = Deleted("PreemptionByScheduler", "preempting");
+  preempted["status"].update(Container({{"terminated", {{"exitCode", 0}, {"reason", "Completed"}}}}));
+  CHECK(ReadPodState(preempted).end.word == std::string(word::kPreempted));
+  // Killed for its memory as it went: that is still why.
+  json oom = Deleted("EvictionByEvictionAPI", "Eviction API: evicting");
+  oom["status"].update(Container({{"terminated", {{"exitCode", 137}, {"reason", "OOMKilled"}}}}));
+  CHECK(ReadPodState(oom).end.word == std::string(word::kOom));
+  // A disruption of no kind fiber knows leaves the container's word.
+  json odd = Deleted("SomethingNew", "?");
+  odd["status"].update(Container({{"terminated", {{"exitCode", 143}, {"reason", "Error"}}}}));
+  CHECK(ReadPodState(odd).end == EndCause{word::kSignal, "killed by SIGTERM"});
 }
 
 TEST_CASE("malformed status fields are read as absent, never thrown on") {

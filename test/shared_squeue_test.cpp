@@ -35,7 +35,7 @@ const std::atomic<bool> kGoOn{false};
 
 // squeue as it lists one job, numbered by its run.
 Body Listing() {
-  return Body{"echo x >> \"$dir/runs\"\necho \"12_$(wc -l < \"$dir/runs\")|12|1|RUNNING|None|0:0|fiber.run=r|\"\n"};
+  return Body{"echo x >> \"$dir/runs\"\necho \"12_$(wc -l < \"$dir/runs\")|12|1|RUNNING|None|0:0|localhost|fiber.run=r|\"\n"};
 }
 
 // Two answers for what was made since before, from a new share in runs.
@@ -105,7 +105,7 @@ TEST_CASE("a file of nonsense or from before a reboot (taken later than now) is 
   const std::string share = SqueueSharePath(runs.path());
   UserJobs jobs;
   std::string err;
-  for (const char* text : {"9223372036854775000 1\n99_9|99|9|RUNNING|None|0:0|fiber.run=r|\n", "nonsense", ""}) {
+  for (const char* text : {"9223372036854775000 1\n99_9|99|9|RUNNING|None|0:0|localhost|fiber.run=r|\n", "nonsense", ""}) {
     std::ofstream(share) << text;
     REQUIRE(ListUserJobs(share, Clock::time_point{}, kGoOn, &jobs, &err));
     CHECK(jobs.text.rfind("12_", 0) == 0);

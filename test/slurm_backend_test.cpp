@@ -20,12 +20,16 @@
 #include "backend/slurm/slurm_command.hpp"
 #include "subprocess.hpp"
 #include "support/fiber_command.hpp"
+#include "support/loopback_port.hpp"
 #include "support/temp_dir.hpp"
 #include "support/test_slurm.hpp"
+#include "support/watched_run.hpp"
 #include "worker/worker_id.hpp"
 
 using fiber::testing::eventually;
 using fiber::testing::Fiber;
+using fiber::testing::CheckEnd;
+using fiber::testing::CheckLossWhileItRuns;
 using fiber::testing::JobsIn;
 using fiber::testing::JobsOf;
 using fiber::testing::LiveJobs;
@@ -52,6 +56,22 @@ void StartHeld(Fiber& fiber, NothingLeft& check, int n, std::vector<std::string>
   REQUIRE_MESSAGE(status == 0, err);
   check.run_id = out.substr(0, out.find('\n'));
   REQUIRE(eventually([&] { return fiber.Ps()[0]["workers_ready"] == n; }, 120));
+}
+
+// Each of jobs (live) as fiber top's run lists its worker: where it runs
+// is its job, on a node of the test Slurm.
+void CheckWorkersWhere(const json& run, const std::vector<fiber::backend::JobState>& jobs) {
+  CHECK(run["workers_from"] == "master");
+  for (const auto& job : jobs) {
+    json worker;
+    for (const json& w : run["workers"])
+      if (w["id"] == job.worker_id) worker = w;
+    REQUIRE_MESSAGE(worker.is_object(), job.worker_id << " in " << run.dump());
+    CHECK(worker["where"] == job.job);
+    CHECK(worker["node"] == job.node);
+    CHECK(!job.node.empty());
+    CHECK((worker["state"] == "busy" || worker["state"] == "ready"));
+  }
 }
 
 // fiber run of the test Slurm's profile with these arguments, once n of
@@ -89,19 +109,26 @@ TEST_CASE("a Pool map whose workers are Slurm jobs gives every result; logs --wo
   CHECK_MESSAGE(worker_log.find("worker says") != std::string::npos, worker_log);
 }
 
-TEST_CASE("a worker's job cancelled mid-map: its tasks are recovered and every result arrives once") {
+TEST_CASE("a worker's job cancelled mid-map: its tasks are recovered, every result arrives once, and the loss "
+          "says the job was cancelled on stderr, in the log, in fiber top and in /metrics") {
   Fiber fiber;
   NothingLeft check{fiber, ""};
-  auto child = StartReady(fiber, check, {built_program("slow_squares"), "2", "60"}, 2);
+  const std::string metrics = "127.0.0.1:" + std::to_string(fiber::testing::FreeLoopbackPort());
+  auto child = StartReady(fiber, check, {"--metrics", metrics, built_program("slow_squares"), "2", "100"}, 2);
   const auto jobs = JobsOf(check.run_id);
-  REQUIRE(!jobs.empty());
+  REQUIRE(jobs.size() == 2);
+  // fiber top while it maps: each worker with its job and the node it runs on.
+  CheckWorkersWhere(fiber.Top(check.run_id), jobs);
   Slurm({"scancel", jobs[0].job});
+  const fiber::testing::Loss lost{jobs[0].worker_id, "its Slurm job was cancelled"};
+  CheckLossWhileItRuns(fiber, check.run_id, metrics, 100, jobs[0].worker_id, "cancelled",
+                       "its Slurm job was cancelled");
   const std::string out = read_all(child.stdout_fd, 300);
   const std::string errors = read_all(child.stderr_fd, 30);
   CHECK_MESSAGE(wait_exit(child, 30) == 0, errors);
-  CHECK(out == SlowSquaresOutput(60));
-  // Lost as its connection closes, or as squeue shows its job cancelled.
-  CHECK_MESSAGE(errors.find("worker " + jobs[0].worker_id + " lost") != std::string::npos, errors);
+  CHECK(out == SlowSquaresOutput(100));
+  CHECK_MESSAGE(fiber::testing::TimesSaid(errors, lost) == 1, errors);
+  CheckEnd(fiber, check.run_id, {lost}, 100);
 }
 
 TEST_CASE("40 workers at 10 per job are 4 Slurm jobs, and the map gives every result once") {
@@ -166,15 +193,24 @@ TEST_CASE("a worker job killed by its time limit: its tasks are recovered and ev
   Fiber fiber;
   NothingLeft check{fiber, ""};
   // 400 tasks of 300 ms on one worker whose job may run a minute (Slurm's
-  // least): Slurm ends it, a new job finishes the map.
-  auto child = fiber.Start(RunArgs({"--time-limit", "1", built_program("slow_squares"), "1", "400"}));
+  // least): Slurm ends it, a new job finishes the map. (Not /metrics: on
+  // the test Slurm under load its page stopped answering from a few
+  // seconds before the time limit to the run's end; the lead knows.)
+  auto child = StartReady(fiber, check, {"--time-limit", "1", built_program("slow_squares"), "1", "400"}, 1);
+  const auto jobs = JobsOf(check.run_id);
+  REQUIRE(jobs.size() == 1);
+  CheckLossWhileItRuns(fiber, check.run_id, "", 400, jobs[0].worker_id, "time_limit",
+                       "its Slurm job reached its time limit", 180);
   const std::string out = read_all(child.stdout_fd, 600);
   const std::string errors = read_all(child.stderr_fd, 30);
   CHECK_MESSAGE(wait_exit(child, 30) == 0, errors);
   CHECK(out == SlowSquaresOutput(400));
-  CHECK_MESSAGE(errors.find(": its Slurm job reached its time limit") != std::string::npos, errors);
-  check.run_id = fiber.Ps()[0]["id"];
+  // Lost as its job ends, or (squeue slower than the wait for it) with its
+  // connection first, then said to have reached its time limit.
+  const fiber::testing::Loss lost{jobs[0].worker_id, "its Slurm job reached its time limit"};
+  CHECK_MESSAGE(fiber::testing::TimesSaid(errors, lost) == 1, errors);
   CHECK(JobsIn(check.run_id, "TIMEOUT") >= 1);
+  CheckEnd(fiber, check.run_id, {lost}, 400);
 }
 
 TEST_CASE("Ctrl-C on fiber run ends the program and cancels every job of the run") {

@@ -47,7 +47,7 @@ TEST_CASE("the master's job runs the program where it is, on its node's address,
 TEST_CASE("the master's job is followed to its end: its output is the run's master log, its exit status the program's") {
   const fiber::testing::TempDir dir;
   const FakeCommand sbatch("sbatch", "42\n");
-  const FakeCommand squeue("squeue", "42|42|N/A|FAILED|NonZeroExitCode|768|fiber.run=r1 fiber.role=master|\n");
+  const FakeCommand squeue("squeue", "42|42|N/A|FAILED|NonZeroExitCode|768||fiber.run=r1 fiber.role=master|\n");
   std::string err;
   const auto master = SlurmMasterPlacement().Start(Launch(dir.path()), &err);
   REQUIRE_MESSAGE(master, err);
@@ -67,7 +67,7 @@ TEST_CASE("a master's job Slurm will never run ends the run with Slurm's reason"
   const fiber::testing::TempDir dir;
   const FakeCommand sbatch("sbatch", "42\n");
   const FakeCommand scancel("scancel", "");
-  const FakeCommand squeue("squeue", "42|42|N/A|PENDING|PartitionConfig|0|fiber.run=r1 fiber.role=master|\n");
+  const FakeCommand squeue("squeue", "42|42|N/A|PENDING|PartitionConfig|0||fiber.run=r1 fiber.role=master|\n");
   std::string err;
   const auto master = SlurmMasterPlacement().Start(Launch(dir.path()), &err);
   REQUIRE_MESSAGE(master, err);
@@ -79,8 +79,8 @@ TEST_CASE("a master's job Slurm will never run ends the run with Slurm's reason"
 
 TEST_CASE("a master in the cluster is the job fiber run recorded, and says how it ended") {
   const FakeCommand squeue("squeue",
-                           "8|8|N/A|FAILED|NonZeroExitCode|768|fiber.run=r1 fiber.role=master|\n"
-                           "9|9|N/A|RUNNING|None|0|fiber.run=r1 fiber.role=master|\n");
+                           "8|8|N/A|FAILED|NonZeroExitCode|768||fiber.run=r1 fiber.role=master|\n"
+                           "9|9|N/A|RUNNING|None|0|localhost|fiber.run=r1 fiber.role=master|\n");
   RunPlace run;
   run.id = "r1";
   run.backend = "slurm";

@@ -37,12 +37,12 @@ RunPlace Place(const std::string& id) {
 
 TEST_CASE("a run's jobs are its workers by their comment, with why they wait; ended ones are history") {
   const FakeSqueue squeue(
-      "5_0|5|0|PENDING|Resources|0|fiber.run=r1 fiber.first=3|\n"
-      "5_1|5|1|RUNNING|None|0|fiber.run=r1 fiber.first=3|\n"
-      "6_0|6|0|COMPLETED|None|0|fiber.run=r1 fiber.first=5|\n"
-      "7_0|7|0|PENDING|PartitionConfig|0|fiber.run=r1 fiber.first=6|\n"
-      "8|8|N/A|RUNNING|None|0|fiber.run=r1 fiber.role=master|\n"
-      "9_0|9|0|RUNNING|None|0|fiber.run=r2 fiber.first=0|\n");
+      "5_0|5|0|PENDING|Resources|0||fiber.run=r1 fiber.first=3|\n"
+      "5_1|5|1|RUNNING|None|0|localhost|fiber.run=r1 fiber.first=3|\n"
+      "6_0|6|0|COMPLETED|None|0||fiber.run=r1 fiber.first=5|\n"
+      "7_0|7|0|PENDING|PartitionConfig|0||fiber.run=r1 fiber.first=6|\n"
+      "8|8|N/A|RUNNING|None|0|localhost|fiber.run=r1 fiber.role=master|\n"
+      "9_0|9|0|RUNNING|None|0|localhost|fiber.run=r2 fiber.first=0|\n");
   const auto listed = SlurmRunRecords().List({Place("r1"), Place("r2")});
   CHECK(listed.errors.empty());
   REQUIRE(listed.workers.count("r1"));
@@ -53,8 +53,10 @@ TEST_CASE("a run's jobs are its workers by their comment, with why they wait; en
   CHECK(r1[0].phase == WorkerRecord::Phase::kPending);
   CHECK(r1[0].engine_state == "PENDING");
   CHECK(r1[0].waiting.find("Resources") == 0);
+  CHECK(r1[0].node.empty());
   CHECK(r1[1].worker_id == "w4");
   CHECK(r1[1].phase == WorkerRecord::Phase::kRunning);
+  CHECK(r1[1].node == "localhost");
   CHECK(r1[1].waiting.empty());
   // Slurm will never run it as asked: it stays in the list, ended.
   CHECK(r1[2].worker_id == "w6");
@@ -90,7 +92,7 @@ TEST_CASE("keys no worker read are what an ended Slurm run left besides its jobs
 }
 
 TEST_CASE("workers held back by their master until Slurm takes more jobs are listed as waiting, with why") {
-  const FakeSqueue squeue("5_0|5|0|RUNNING|None|0|fiber.run=r1 fiber.first=0|\n");
+  const FakeSqueue squeue("5_0|5|0|RUNNING|None|0|localhost|fiber.run=r1 fiber.first=0|\n");
   const fiber::testing::TempDir dir;
   RunPlace run = Place("r1");
   run.dir = dir.path();
@@ -118,8 +120,8 @@ TEST_CASE("workers held back by their master until Slurm takes more jobs are lis
 TEST_CASE("the workers of many runs on one Slurm cluster come from one squeue") {
   const fiber::testing::FakeCommand squeue(
       "squeue", fiber::testing::FakeCommand::Script{"echo x >> \"$dir/runs\"\n"
-                                                    "echo '5_0|5|0|RUNNING|None|0|fiber.run=r1 fiber.first=0|'\n"
-                                                    "echo '6_0|6|0|RUNNING|None|0|fiber.run=r7 fiber.first=0|'\n"});
+                                                    "echo '5_0|5|0|RUNNING|None|0|localhost|fiber.run=r1 fiber.first=0|'\n"
+                                                    "echo '6_0|6|0|RUNNING|None|0|localhost|fiber.run=r7 fiber.first=0|'\n"});
   std::vector<RunPlace> runs;
   for (int i = 0; i < 8; ++i) runs.push_back(Place("r" + std::to_string(i)));
   const auto listed = SlurmRunRecords().List(runs);

@@ -16,12 +16,6 @@ using fiber::testing::Fiber;
 
 namespace {
 
-nlohmann::json TopJson(Fiber& fiber, const std::string& run) {
-  auto [status, out, err] = fiber.Run({"top", "--once", "--json", run});
-  REQUIRE_MESSAGE(status == 0, err);
-  return nlohmann::json::parse(out);
-}
-
 // A tmux server of the test's own (its socket in the test's directory),
 // killed with what runs in it when the test ends.
 struct Tmux {
@@ -108,7 +102,7 @@ TEST_CASE("fiber top --once --json counts what the program did, and ps RUN --jso
   const std::string id = fiber.Detached({"--name", "counted", built_program("slow_squares"), "2", "20"});
   nlohmann::json live;
   REQUIRE(eventually([&] {
-    live = TopJson(fiber, id);
+    live = fiber.Top(id);
     return live["state"] == "running" && live["workers"].is_array() && live["workers"].size() == 2 &&
            live["tasks_done"].is_number_integer() && live["tasks_done"].get<int>() >= 1;
   }));
@@ -126,8 +120,8 @@ TEST_CASE("fiber top --once --json counts what the program did, and ps RUN --jso
     CHECK(w["tasks_done"].is_number_integer());
     CHECK((w["state"] == "busy" || w["state"] == "ready"));
   }
-  REQUIRE(eventually([&] { return TopJson(fiber, id)["state"] == "exited"; }));
-  const nlohmann::json end = TopJson(fiber, id);
+  REQUIRE(eventually([&] { return fiber.Top(id)["state"] == "exited"; }));
+  const nlohmann::json end = fiber.Top(id);
   CHECK(end["exit_status"] == 0);
   CHECK(end["tasks_done"] == 20);
   CHECK(end["tasks_failed"] == 0);
@@ -160,10 +154,10 @@ TEST_CASE("fiber top --once --json counts what the program did, and ps RUN --jso
 TEST_CASE("fiber top of a run whose master died says so, with what its engine records instead") {
   Fiber fiber;
   const std::string id = fiber.Detached({"--name", "orphan", built_program("slow_squares"), "2", "200"});
-  REQUIRE(eventually([&] { return TopJson(fiber, id)["tasks_done"].is_number_integer(); }));
+  REQUIRE(eventually([&] { return fiber.Top(id)["tasks_done"].is_number_integer(); }));
   fiber.KillRun(id);
-  REQUIRE(eventually([&] { return TopJson(fiber, id)["state"] == "master died"; }));
-  const nlohmann::json run = TopJson(fiber, id);
+  REQUIRE(eventually([&] { return fiber.Top(id)["state"] == "master died"; }));
+  const nlohmann::json run = fiber.Top(id);
   CHECK(run["workers"].is_null());
   CHECK(run["note"] ==
         "its master does not answer (the launcher was killed); the local backend keeps no records of its "

@@ -115,6 +115,22 @@ struct Fiber {
     REQUIRE_MESSAGE(status == 0, err);
     return nlohmann::json::parse(out);
   }
+  /// fiber top --once --json RUN: the run's object in full.
+  nlohmann::json Top(const std::string& id) {
+    auto [status, out, err] = Run({"top", "--once", "--json", id});
+    REQUIRE_MESSAGE(status == 0, err);
+    return nlohmann::json::parse(out);
+  }
+  /// The `ended` of each worker fiber top --once --json RUN lists as lost,
+  /// one a line: why each ended.
+  std::string EndedWorkers(const std::string& id) {
+    std::string ended;
+    const nlohmann::json run = Top(id);
+    if (run["workers"].is_array())
+      for (const auto& w : run["workers"])
+        if (w.value("state", "") == "lost") ended += w.value("id", "") + ": " + w.value("ended", "") + "\n";
+    return ended;
+  }
   /// Run id's object in fiber ps -a --json, or null when it is not listed.
   nlohmann::json PsOf(const std::string& id) {
     for (const auto& run : Ps())

@@ -51,6 +51,11 @@ class Backend {
   /// start_timeout counts from when they leave it, as the wait is not
   /// theirs. As of the last Poll.
   virtual std::vector<std::string> Queued() const { return {}; }
+  /// A worker's connection closed: its engine is asked soon how it ended,
+  /// so that Poll reports it before the master stops waiting (2 s,
+  /// master/pool_service.cpp) and the loss says why (its job cancelled, not only
+  /// its connection lost). For a backend that looks at its engine slowly.
+  virtual void ConnectionClosed(const std::string& /*worker_id*/) {}
   /// Kills every remaining worker and waits until they are gone.
   virtual void KillAll() = 0;
   /// How many workers may be starting (started, not yet connected) at once.

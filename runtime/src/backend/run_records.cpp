@@ -38,7 +38,7 @@ std::string Counted(int n, const char* what) {
 
 bool RunRecords::Leftovers(const RunPlace&, std::vector<std::string>*, std::string*) const { return true; }
 
-bool RunRecords::ReadLog(const RunPlace&, const std::string&, bool, const std::function<bool(std::string_view)>&,
+bool RunRecords::ReadLog(const RunPlace&, const std::string&, bool, bool, const std::function<bool(std::string_view)>&,
                          bool* found, std::string*) const {
   *found = false;
   return true;

@@ -54,6 +54,7 @@ struct WorkerRecord {
   enum class Phase { kPending, kRunning, kEnded };
   std::string worker_id;  // "w3"; kMasterRole (labels.hpp) for the master
   std::string where;      // the container's short id, the pod's name, the Slurm job
+  std::string node;       // the node it runs on (a pod's, a Slurm job's); "" when none yet or not told
   Phase phase = Phase::kPending;
   std::string engine_state;  // in the engine's own word: "running", "Pending", "PENDING"
   /// Why it does not run yet, for the user ("not scheduled: 0/1 nodes are
@@ -93,10 +94,12 @@ class RunRecords {
   /// key", "2 key files"); false with *err when the engine cannot say.
   [[nodiscard]] virtual bool Leftovers(const RunPlace& run, std::vector<std::string>* out, std::string* err) const;
   /// Shows the log of worker_id as its engine keeps it (following it to
-  /// its end with follow); *found false when the engine has no such
+  /// its end with follow; with timestamps, each line begun with when the
+  /// engine got it, RFC 3339 as the engine writes it, and a space:
+  /// runs::TakeTime reads it); *found false when the engine has no such
   /// worker, whose log is then the copy in the run's directory. False with
   /// *err when the log could not be read.
-  [[nodiscard]] virtual bool ReadLog(const RunPlace& run, const std::string& worker_id, bool follow,
+  [[nodiscard]] virtual bool ReadLog(const RunPlace& run, const std::string& worker_id, bool follow, bool timestamps,
                                      const std::function<bool(std::string_view)>& show, bool* found,
                                      std::string* err) const;
   /// Removes (or cancels) every worker of the run, its output kept in the

@@ -178,11 +178,12 @@ bool Client::List(const std::vector<std::string>& labels, std::vector<nlohmann::
 }
 
 bool Client::Logs(const std::string& id, int tail,
-                  const std::function<void(std::string_view)>& on_output, std::string* err) const {
+                  const std::function<void(std::string_view)>& on_output, std::string* err,
+                  bool timestamps) const {
   LogStream stream([&](int, std::string_view text) { on_output(text); });
   return Stream(NewRequest("GET",
-                           "/containers/" + id + "/logs?stdout=1&stderr=1&tail=" +
-                               (tail > 0 ? std::to_string(tail) : std::string("all")),
+                           "/containers/" + id + "/logs?stdout=1&stderr=1&" + (timestamps ? "timestamps=1&" : "") +
+                               "tail=" + (tail > 0 ? std::to_string(tail) : std::string("all")),
                            kLongCallMs),
                 nullptr,
                 [&](std::string_view chunk) {
@@ -216,12 +217,15 @@ bool Client::Stream(http::Request q, const std::function<void()>& on_started,
 
 bool Client::FollowLogs(const std::string& id,
                         const std::function<bool(std::string_view)>& on_output,
-                        std::string* err, const std::atomic<bool>* cancel) const {
+                        std::string* err, const std::atomic<bool>* cancel, bool timestamps) const {
   bool go_on = true;
   LogStream stream([&](int, std::string_view text) {
     if (go_on) go_on = on_output(text);
   });
-  return Stream(NewRequest("GET", "/containers/" + id + "/logs?stdout=1&stderr=1&follow=1", 0, cancel),
+  return Stream(NewRequest("GET",
+                           "/containers/" + id + "/logs?stdout=1&stderr=1&follow=1" +
+                               (timestamps ? "&timestamps=1" : ""),
+                           0, cancel),
                 nullptr,
                 [&](std::string_view chunk) {
                   stream.Feed(chunk);

@@ -69,15 +69,19 @@ class Client {
                           std::string* err) const;
   /// Its output so far, stdout and stderr in the order written, handed
   /// over in pieces as it is read (a long log is never held whole); tail > 0
-  /// keeps only the last tail lines.
+  /// keeps only the last tail lines. With timestamps, each line begins
+  /// with when the engine got it (RFC 3339) and a space, as docker logs -t
+  /// shows it.
   [[nodiscard]] bool Logs(const std::string& id, int tail,
                           const std::function<void(std::string_view)>& on_output,
-                          std::string* err) const;
+                          std::string* err, bool timestamps = false) const;
   /// Its output from the start, handed over as it comes until the container
-  /// stops, on_output returns false, or *cancel is set (when given).
+  /// stops, on_output returns false, or *cancel is set (when given); with
+  /// timestamps as Logs.
   [[nodiscard]] bool FollowLogs(const std::string& id,
                                 const std::function<bool(std::string_view)>& on_output,
-                                std::string* err, const std::atomic<bool>* cancel = nullptr) const;
+                                std::string* err, const std::atomic<bool>* cancel = nullptr,
+                                bool timestamps = false) const;
   /// Attaches to its stdout and stderr, as docker run does before it starts
   /// a container so that none of its output is missed: on_attached is
   /// called once the engine has attached, then its output is handed over

@@ -227,8 +227,8 @@ bool ApiClient::PodLog(std::string_view pod, std::string_view container,
 
 bool ApiClient::FollowPodLog(std::string_view pod, std::string_view container,
                              const std::function<bool(std::string_view)>& on_chunk,
-                             const std::atomic<bool>* cancel, ApiError* err) const {
-  return ReadPodLog(pod, container, true, false, on_chunk, cancel, err);
+                             const std::atomic<bool>* cancel, ApiError* err, bool timestamps) const {
+  return ReadPodLog(pod, container, true, timestamps, on_chunk, cancel, err);
 }
 
 bool ApiClient::ReadPodLog(std::string_view pod, std::string_view container, bool follow, bool timestamps,

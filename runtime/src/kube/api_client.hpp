@@ -128,7 +128,8 @@ class ApiClient {
                             bool timestamps = false) const;
   [[nodiscard]] bool FollowPodLog(std::string_view pod, std::string_view container,
                                   const std::function<bool(std::string_view)>& on_chunk,
-                                  const std::atomic<bool>* cancel, ApiError* err) const;
+                                  const std::atomic<bool>* cancel, ApiError* err,
+                                  bool timestamps = false) const;
 
   /// The URL of a collection (name empty) or an object, query appended.
   std::string Url(const ApiResource& resource, std::string_view name,

@@ -526,6 +526,7 @@ void PoolService::OnConnectionClosed(const std::string& id, Clock::time_point no
   if (w->closed_at) return;
   w->closed_at = now;
   w->credit = 0;  // nothing more is dealt to it
+  backend_->ConnectionClosed(id);
 }
 
 void PoolService::Retire(Clock::time_point now) {

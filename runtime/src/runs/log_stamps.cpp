@@ -72,6 +72,13 @@ bool ParseRfc3339(std::string_view text, WallClock::time_point* at) {
   return true;
 }
 
+bool TakeTime(std::string_view* line, WallClock::time_point* at) {
+  const std::size_t space = line->find(' ');
+  if (space == std::string_view::npos || !ParseRfc3339(line->substr(0, space), at)) return false;
+  line->remove_prefix(space + 1);
+  return true;
+}
+
 std::string Rfc3339(WallClock::time_point at) {
   const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(at.time_since_epoch()).count();
   const time_t seconds = static_cast<time_t>(ns / 1000000000);

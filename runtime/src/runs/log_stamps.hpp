@@ -41,6 +41,11 @@ WallClock::time_point StampOf(const std::vector<LogStamp>& stamps, long long end
 /// fewer digits of a second or none, as Kubernetes gives it); false when
 /// it is not that.
 [[nodiscard]] bool ParseRfc3339(std::string_view text, WallClock::time_point* at);
+/// A line as an engine gives it with its time (Docker's logs with
+/// timestamps=1, Kubernetes' with timestamps=true): "TIME text". True with
+/// TIME in *at and "TIME " taken off *line; false, *line untouched, when it
+/// does not begin with one.
+[[nodiscard]] bool TakeTime(std::string_view* line, WallClock::time_point* at);
 /// RFC 3339 in UTC with nanoseconds, as docker logs -t shows it:
 /// "2026-11-26T12:34:56.123456789Z".
 std::string Rfc3339(WallClock::time_point at);

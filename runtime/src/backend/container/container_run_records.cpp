@@ -54,7 +54,7 @@ RunsWorkers ContainerRunRecords::List(const std::vector<RunPlace>& runs) const {
   return out;
 }
 
-bool ContainerRunRecords::ReadLog(const RunPlace& run, const std::string& worker_id, bool follow,
+bool ContainerRunRecords::ReadLog(const RunPlace& run, const std::string& worker_id, bool follow, bool timestamps,
                                   const std::function<bool(std::string_view)>& show, bool* found,
                                   std::string* err) const {
   *found = false;
@@ -67,8 +67,8 @@ bool ContainerRunRecords::ReadLog(const RunPlace& run, const std::string& worker
     return true;
   *found = true;
   const std::string id = containers.front().value("Id", "");
-  return follow ? engine.FollowLogs(id, show, err)
-                : engine.Logs(id, 0, [&](std::string_view chunk) { show(chunk); }, err);
+  return follow ? engine.FollowLogs(id, show, err, nullptr, timestamps)
+                : engine.Logs(id, 0, [&](std::string_view chunk) { show(chunk); }, err, timestamps);
 }
 
 bool ContainerRunRecords::Remove(const RunPlace& run, int* removed, std::string* err) const {

@@ -13,7 +13,7 @@ class ContainerRunRecords : public RunRecords {
  public:
   const RecordWords& words() const override;
   RunsWorkers List(const std::vector<RunPlace>& runs) const override;
-  [[nodiscard]] bool ReadLog(const RunPlace& run, const std::string& worker_id, bool follow,
+  [[nodiscard]] bool ReadLog(const RunPlace& run, const std::string& worker_id, bool follow, bool timestamps,
                              const std::function<bool(std::string_view)>& show, bool* found,
                              std::string* err) const override;
   [[nodiscard]] bool Remove(const RunPlace& run, int* removed, std::string* err) const override;

@@ -15,6 +15,7 @@ WorkerRecord RecordOf(const RunPod& pod) {
   WorkerRecord w;
   w.worker_id = pod.state.worker_id.empty() ? kMasterRole : pod.state.worker_id;
   w.where = pod.name;
+  w.node = pod.state.node;
   w.phase = pod.state.ended               ? WorkerRecord::Phase::kEnded
             : pod.state.phase == "Running" ? WorkerRecord::Phase::kRunning
                                            : WorkerRecord::Phase::kPending;
@@ -71,7 +72,7 @@ bool KubernetesRunRecords::Leftovers(const RunPlace& run, std::vector<std::strin
   return true;
 }
 
-bool KubernetesRunRecords::ReadLog(const RunPlace& run, const std::string& worker_id, bool follow,
+bool KubernetesRunRecords::ReadLog(const RunPlace& run, const std::string& worker_id, bool follow, bool timestamps,
                                    const std::function<bool(std::string_view)>& show, bool* found,
                                    std::string* err) const {
   *found = false;
@@ -85,8 +86,8 @@ bool KubernetesRunRecords::ReadLog(const RunPlace& run, const std::string& worke
   if (pod == pods.end()) return true;
   *found = true;
   kube::ApiError e;
-  const bool ok = follow ? api->FollowPodLog(pod->name, kWorkerRole, show, nullptr, &e)
-                         : api->PodLog(pod->name, kWorkerRole, show, &e);
+  const bool ok = follow ? api->FollowPodLog(pod->name, kWorkerRole, show, nullptr, &e, timestamps)
+                         : api->PodLog(pod->name, kWorkerRole, show, &e, timestamps);
   if (!ok) *err = e.message;
   return ok;
 }

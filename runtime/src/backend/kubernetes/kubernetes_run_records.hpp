@@ -16,7 +16,7 @@ class KubernetesRunRecords : public RunRecords {
   const RecordWords& words() const override;
   RunsWorkers List(const std::vector<RunPlace>& runs) const override;
   [[nodiscard]] bool Leftovers(const RunPlace& run, std::vector<std::string>* out, std::string* err) const override;
-  [[nodiscard]] bool ReadLog(const RunPlace& run, const std::string& worker_id, bool follow,
+  [[nodiscard]] bool ReadLog(const RunPlace& run, const std::string& worker_id, bool follow, bool timestamps,
                              const std::function<bool(std::string_view)>& show, bool* found,
                              std::string* err) const override;
   [[nodiscard]] bool Remove(const RunPlace& run, int* removed, std::string* err) const override;

@@ -60,7 +60,8 @@ PodState ReadPodState(const json& pod, bool deleted) {
   const std::string role = Text(labels, kRoleLabel);
   const json& status = Field(pod, "status");
   s.phase = Text(status, "phase");
-  s.scheduled = !Text(Field(pod, "spec"), "nodeName").empty();
+  s.node = Text(Field(pod, "spec"), "nodeName");
+  s.scheduled = !s.node.empty();
 
   for (const json& c : Field(status, "conditions").is_array() ? Field(status, "conditions") : json::array())
     if (Text(c, "type") == "PodScheduled" && Text(c, "status") == "False")
@@ -98,6 +99,14 @@ PodState ReadPodState(const json& pod, bool deleted) {
     // its node lost.
     s.ended = true;
     s.end = PodEnded(Text(status, "reason"), Text(status, "message"), Disruption(status), s.phase, deleted);
+  } else if (s.ended && (s.end.word == std::string_view(end_word::kExited) ||
+                         s.end.word == std::string_view(end_word::kSignal))) {
+    // Its container ended (SIGTERM, as a pod is asked to stop) because the
+    // cluster took its pod away: that is why it ended.
+    const EndCause taken = PodEnded("", "", Disruption(status), s.phase, false);
+    if (taken.word == std::string_view(end_word::kEvicted) || taken.word == std::string_view(end_word::kPreempted) ||
+        taken.word == std::string_view(end_word::kNodeFailed))
+      s.end = taken;
   }
   if (s.ended) s.waiting.clear();
   return s;

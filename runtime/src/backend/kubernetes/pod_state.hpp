@@ -17,7 +17,9 @@ namespace fiber::backend {
 struct PodState {
   std::string worker_id;  // its fiber.worker label
   std::string phase;      // Pending, Running, Succeeded, Failed, Unknown
-  /// A node was chosen for it (spec.nodeName): it left the scheduler's queue.
+  /// The node chosen for it (spec.nodeName); "" while it waits for the scheduler.
+  std::string node;
+  /// A node was chosen for it: it left the scheduler's queue.
   bool scheduled = false;
   /// Why it does not run yet, for the user: "not scheduled: 0/1 nodes are
   /// available: 1 Insufficient cpu." or "ImagePullBackOff: ..."; empty when

@@ -170,9 +170,7 @@ void SavePodLog(const kube::ApiClient& api, const std::string& pod, const std::s
   std::vector<runs::LogStamp> times;
   LineSplitter lines([&](std::string_view line) {
     runs::WallClock::time_point at;
-    const std::size_t space = line.find(' ');
-    const bool timed = space != std::string_view::npos && runs::ParseRfc3339(line.substr(0, space), &at);
-    if (timed) line.remove_prefix(space + 1);
+    const bool timed = runs::TakeTime(&line, &at);
     text.append(line).append("\n");
     end += static_cast<long long>(line.size()) + 1;
     if (!timed) return;

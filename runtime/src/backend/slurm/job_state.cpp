@@ -76,13 +76,14 @@ std::vector<JobState> ParseSqueue(const std::string& text) {
   for (std::string line; std::getline(lines, line);) {
     // Every field ends with '|'; the comment, last, may hold one itself.
     std::vector<std::string> f = Split(line, '|');
-    if (f.size() < 8) continue;
+    if (f.size() < 9) continue;
     JobState s;
     s.job = f[0];
     s.state = f[3];
     s.reason = f[4];
-    std::string comment = f[6];
-    for (std::size_t i = 7; i + 1 < f.size(); ++i) comment += "|" + f[i];
+    s.node = f[6];
+    std::string comment = f[7];
+    for (std::size_t i = 8; i + 1 < f.size(); ++i) comment += "|" + f[i];
     long first = 0, index = 0, code = 0, stride = 1;
     if (s.job.empty() || s.state.empty()) continue;
     if (!Word(comment, kStrideLabel).empty() && !WholeNumber(Word(comment, kStrideLabel), &stride)) stride = 0;

@@ -16,7 +16,7 @@ namespace fiber::backend {
 /// squeue's --Format for ParseSqueue: each field followed by '|', so that no
 /// value is padded or cut.
 inline constexpr const char* kSqueueFields =
-    "JobArrayID:|,ArrayJobID:|,ArrayTaskID:|,State:|,Reason:|,exit_code:|,Comment:|";
+    "JobArrayID:|,ArrayJobID:|,ArrayTaskID:|,State:|,Reason:|,exit_code:|,NodeList:|,Comment:|";
 
 /// How a worker job's comment names its run and the number of the worker
 /// its array index 0 stands for: "fiber.run=ID fiber.first=3" (index i is
@@ -35,6 +35,7 @@ struct JobState {
   bool master = false;    // the run's master (MasterJobComment)
   std::string state;      // PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, TIMEOUT, ...
   std::string reason;     // Slurm's reason code: Resources, Priority, PartitionConfig, None
+  std::string node;       // the node it runs on (a worker's job has one); "" until it runs
   /// Why it does not run yet, for the user ("Resources: the nodes lack the
   /// CPUs, memory or GPUs it asks for right now"); empty when nothing holds
   /// it up.

@@ -51,6 +51,9 @@ class SlurmBackend : public Backend {
   std::vector<Exit> Poll() override;
   void KillAll() override;
   std::vector<std::string> Queued() const override { return queued_; }
+  void ConnectionClosed(const std::string&) override {
+    if (watch_) watch_->Hurry();  // squeue soon, for how its job ended
+  }
   /// A queued job costs the master nothing: a whole pool may be submitted
   /// as one array.
   int MaxStarting() const override { return 256; }

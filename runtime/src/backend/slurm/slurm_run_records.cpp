@@ -14,6 +14,7 @@ WorkerRecord RecordOf(const JobState& job) {
   WorkerRecord w;
   w.worker_id = job.master ? kMasterRole : job.worker_id;
   w.where = job.job;
+  w.node = job.node;
   w.phase = job.ended               ? WorkerRecord::Phase::kEnded
             : job.state == "RUNNING" ? WorkerRecord::Phase::kRunning
                                      : WorkerRecord::Phase::kPending;
@@ -76,7 +77,7 @@ RunsWorkers SlurmRunRecords::List(const std::vector<RunPlace>& runs) const {
       // Those its master holds back until Slurm takes more jobs.
       const HeldWorkers held = ReadHeldWorkers(KeyDirOf(*run));
       for (const std::string& id : held.worker_ids)
-        workers.push_back({id, "", WorkerRecord::Phase::kPending, kNotSubmitted, held.why, {}});
+        workers.push_back({id, "", "", WorkerRecord::Phase::kPending, kNotSubmitted, held.why, {}});
     }
   }
   return out;
