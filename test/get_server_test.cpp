@@ -142,3 +142,12 @@ TEST_CASE("a port already taken is one error naming the address") {
   CHECK_FALSE(second.Listen("127.0.0.1", std::stoi(served.server.address().substr(colon + 1)), &err));
   CHECK(err.find("cannot listen on 127.0.0.1:") == 0);
 }
+
+TEST_CASE("more requests one after another than connections allowed at once are each answered") {
+  // A connection the server answered and closed is gone from its count:
+  // Prometheus scraping every second never finds the server full.
+  Served served;
+  const std::size_t requests = GetServer::kMaxConnections * 2 + 8;
+  for (std::size_t i = 0; i < requests; ++i) REQUIRE(Get(served.url("/metrics")).status == 200);
+  CHECK(served.pages == static_cast<int>(requests));
+}
