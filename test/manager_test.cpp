@@ -358,3 +358,25 @@ TEST_CASE("a manager's own endpoint answers the run's peers its hello and method
   CHECK(ask(fiber::wire::Op::kQueueGet, channel, {}, {}).status == fiber::wire::Status::kRefused);
   CHECK(c.call(&Counter::value).get() == 8);
 }
+
+TEST_CASE("after its manager is shut down, the master calls the next manager in one hop still") {
+  // A call in one hop lost with its manager names the manager's endpoint;
+  // one through the master names the task it was. Each manager shut down
+  // once its link is made used to leave the master's later links unable
+  // to connect (libzmq's I/O thread blocked on their monitor), all of its
+  // calls going through the master.
+  for (int i = 0; i < 3; ++i) {
+    fiber::Manager a;
+    auto ca = a.make<Counter>(0);
+    CHECK(ca.call(&Counter::add, 1).get() == 1);
+    fiber::Pool pool(1);
+    CHECK(pool.apply(add_remote, ca, 1) == 2);
+  }
+  fiber::Manager b;
+  auto cb = b.make<Counter>(0);
+  const long pid = cb.call(&Counter::pid).get();
+  auto pending = cb.call(&Counter::slow, 600000);
+  ::kill(static_cast<pid_t>(pid), SIGKILL);
+  const std::string in_one_hop = "lost the manager at " + cb.ref().endpoint;
+  CHECK_THROWS_WITH_AS(pending.get(), doctest::Contains(in_one_hop.c_str()), fiber::WorkerLost);
+}

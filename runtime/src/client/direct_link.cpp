@@ -91,6 +91,11 @@ void DirectLink::Close(std::string why) {
   if (state_ == State::kClosed) return;
   state_ = State::kClosed;
   why_ = std::move(why);
+  // Monitoring stops before its reader closes: else libzmq's I/O thread,
+  // shared by every link of this process, blocks for good sending the
+  // connection's next event to a reader gone (libzmq issue 3575), and no
+  // later link connects.
+  if (dealer_) (void)zmq_socket_monitor(dealer_.handle(), nullptr, 0);
   monitor_.reset();
   dealer_.close();
 }
