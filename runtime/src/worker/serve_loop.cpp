@@ -297,12 +297,20 @@ class ServeLoop {
       Flush();
   }
 
-  // Runs every direct call waiting, as it would a task of one call.
+  // Runs every direct call waiting, as it would a task of one call; the
+  // calls of one message are answered in one.
   void ServeDirect() {
-    std::string peer, function;
-    wire::Request call;
-    while (direct_->Next(&peer, &call, &function))
-      direct_->Answer(peer, call.id, RunCall(b_, Lookup(function).call, function, call.body).view());
+    DirectCallServer::Calls in;
+    std::vector<CallOutcome> outcomes;
+    std::vector<wire::OutcomeView> views;
+    while (direct_->Next(&in)) {
+      outcomes.clear();
+      views.clear();
+      for (const DirectCallServer::Call& call : in.calls)
+        outcomes.push_back(RunCall(b_, Lookup(call.function).call, call.function, call.args));
+      for (const CallOutcome& outcome : outcomes) views.push_back(outcome.view());
+      direct_->Answer(in, views);
+    }
   }
 
   // The registered function called name; remembers the last one asked for,
