@@ -1,7 +1,8 @@
 // zmq::poll that a signal does not end. A signal landing on the polling
 // thread makes zmq_poll fail with EINTR, which cppzmq throws; a program
 // that handles a signal of its own must not abort fiber's loops for it.
-// Every poll fiber makes goes through here.
+// Every poll fiber makes goes through here, but the serve loop's of its two
+// descriptors (worker/serve_loop.cpp), which calls poll(2) itself.
 #pragma once
 
 #include <chrono>

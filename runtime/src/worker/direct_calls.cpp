@@ -78,6 +78,7 @@ std::unique_ptr<DirectCallServer> DirectCallServer::Open(zmq::context_t& context
     if (address.front() == '[') s->router_.set(zmq::sockopt::ipv6, 1);
     s->router_.bind("tcp://" + address + ":*");
     s->endpoint_ = s->router_.get(zmq::sockopt::last_endpoint);
+    s->fd_ = s->router_.get(zmq::sockopt::fd);
   } catch (const std::exception& e) {
     *err = "cannot listen on " + address + ": " + e.what();
     return nullptr;

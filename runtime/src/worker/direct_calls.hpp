@@ -33,7 +33,9 @@ class DirectCallServer {
   /// Where callers reach it, tcp://host:port: the bound address, its host
   /// replaced by b.manager_host when that is set.
   const std::string& endpoint() const { return endpoint_; }
-  zmq::socket_t& socket() { return router_; }
+  /// Its socket's ZMQ_FD, for poll(2): signals once a call comes after
+  /// Next found none.
+  int fd() const { return fd_; }
 
   /// One call: its id, and the function and arguments it calls.
   struct Call {
@@ -64,6 +66,7 @@ class DirectCallServer {
   wire::Channel channel_;
   std::string function_;
   std::string endpoint_;
+  int fd_ = -1;
 };
 
 }  // namespace fiber::worker
