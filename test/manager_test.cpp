@@ -120,6 +120,16 @@ int batch_lost(fiber::RemoteObject<Counter> c, fiber::Queue<int> started) {
 }
 FIBER_TASK(batch_lost);
 
+// A call's result seen without get(): ready() polled until true, then
+// wait(timeout) of a second call made meanwhile; both right.
+bool ready_without_get(fiber::RemoteObject<Counter> c) {
+  auto first = c.call(&Counter::add, 1);
+  auto second = c.call(&Counter::add, 1);  // held behind the first, to go with the next answer
+  while (!first.ready()) std::this_thread::yield();
+  return second.wait(std::chrono::minutes(5)) && second.get() == first.get() + 1;
+}
+FIBER_TASK(ready_without_get);
+
 using Counters = std::vector<fiber::RemoteObject<Counter>>;
 
 // Rounds of one call to each counter at once, then their results: each
@@ -544,4 +554,13 @@ TEST_CASE("a manager's own endpoint answers calls sent together in one message w
   CHECK(replies[1].status == fiber::wire::Status::kRaised);  // one call's exception ends nothing
   CHECK(replies[2].id == 102);
   CHECK(fiber::detail::from_bytes<int>(fiber::detail::from_bytes<std::string>(replies[2].body)) == 20);
+}
+
+TEST_CASE("a call's result turns ready without get, polled with ready() or waited for with a timeout") {
+  fiber::Manager m;
+  auto c = m.make<Counter>(0);
+  CHECK(ready_without_get(c));
+  fiber::Pool pool(1);
+  CHECK(pool.apply(ready_without_get, c));
+  CHECK(c.call(&Counter::value).get() == 4);
 }
