@@ -75,9 +75,22 @@ TEST_CASE("a Pool map whose workers are pods gives every result; logs --worker r
   const json run = fiber.Ps()[0];
   CHECK(run["backend"] == "kubernetes");
   check.run_id = run["id"];
-  // Either worker may have run all four tasks: read both.
+  // Either worker may have run all four tasks (the other even stopped before
+  // its pod started, its log then empty): read both.
   const std::string worker_log = FirstWorkerLog(fiber, check.run_id) + WorkerLog(fiber, check.run_id, "w1");
   CHECK_MESSAGE(worker_log.find("worker says") != std::string::npos, worker_log);
+}
+
+TEST_CASE("a worker killed for its task's timeout keeps its output: its pod's log is saved before it is deleted") {
+  Fiber fiber;
+  NothingLeft check{fiber, ""};
+  auto [status, out, err] = fiber.Run(RunArgs({built_program("stuck_task")}));
+  CHECK_MESSAGE(status == 0, err);
+  CHECK(out == "timed out\nresult 10\n");
+  check.run_id = fiber.Ps()[0]["id"];
+  const std::string killed = FirstWorkerLog(fiber, check.run_id);
+  CHECK_MESSAGE(killed.find("task 0 starts") != std::string::npos, killed);
+  CHECK(WorkerLog(fiber, check.run_id, "w1").find("task 1 starts") != std::string::npos);
 }
 
 TEST_CASE("an image built by fiber image build --push runs a map on pods, named by --image") {

@@ -83,7 +83,7 @@ TEST_CASE("a pod deleted while its creation waits is never created, and nothing 
   ScriptedApi api({});
   PodRequests requests(api.client(), 0);  // no thread: every creation waits
   requests.Create("w0", Made("fiber-r-w0"));
-  CHECK_FALSE(requests.Delete("w0", {"fiber-r-w0", 1, false, ""}));
+  CHECK_FALSE(requests.Delete("w0", {"fiber-r-w0", 1, ""}));
   CHECK(requests.WaitIdle(In(1)));
   CHECK(requests.TakeDeleted().empty());
   CHECK(api.requests().empty());
@@ -95,7 +95,7 @@ TEST_CASE("a deletion saves the pod's output to the worker's log first, then del
   fiber::testing::TempDir dir;
   const std::string log = dir.path() + "/w0.log";
   PodRequests requests(api.client(), 2);
-  CHECK(requests.Delete("w0", {"fiber-r-w0", -1, true, log}));
+  CHECK(requests.Delete("w0", {"fiber-r-w0", -1, log}));
   REQUIRE(requests.WaitIdle(In(60)));
   CHECK(requests.TakeDeleted() == std::vector<std::string>{"w0"});
   std::ifstream in(log);

@@ -191,6 +191,39 @@ TEST_CASE("a closed connection whose end no backend reports loses the worker a m
   CHECK(h.outbox.TaskIds("w1") == std::vector<std::uint64_t>{1});
 }
 
+TEST_CASE("a worker lost with its connection is said and counted once, under the cause its engine tells later") {
+  namespace word = fiber::backend::end_word;
+  PoolHarness h(2);
+  h.backend->kills_untold = true;  // as Slurm, whose squeue tells a moment later
+  h.Connect("w0");
+  h.Connect("w1");
+  auto batch = h.SubmitSquares(1);  // w0 busy
+  h.outbox.unreachable.insert("w0");
+  CHECK_FALSE(h.pool->Probe("w0", h.now));
+  h.Advance(milliseconds(3000));
+  // Its task moved on at once; its loss waits for the engine's word.
+  CHECK_FALSE(h.pool->Owns("w0"));
+  CHECK(h.outbox.TaskIds("w1") == std::vector<std::uint64_t>{1});
+  CHECK(h.pool->TakeSnapshot(h.now).lost_by_cause.empty());
+  const auto time_limit = fiber::backend::Because(word::kTimeLimit, "its Slurm job reached its time limit");
+  ScriptedBackend::Exit(*h.backend, {"w0", time_limit, fiber::ExitStatus::Killed(15)});
+  h.Advance(milliseconds(100));
+  auto s = h.pool->TakeSnapshot(h.now);
+  CHECK(s.lost_by_cause == std::map<std::string, std::uint64_t>{{word::kTimeLimit, 1}});
+  const auto lost = std::find_if(s.workers.begin(), s.workers.end(), [](const auto& w) { return w.id == "w0"; });
+  REQUIRE(lost != s.workers.end());
+  CHECK(lost->ended == "its Slurm job reached its time limit while running square (item 0)");
+  // w1's connection lost too, and no engine ever tells: counted as that, once its wait ends.
+  h.outbox.unreachable.insert("w1");
+  CHECK_FALSE(h.pool->Probe("w1", h.now));
+  h.Advance(milliseconds(3000));
+  CHECK(h.pool->TakeSnapshot(h.now).lost_by_cause.size() == 1);
+  h.Advance(milliseconds(10000));
+  s = h.pool->TakeSnapshot(h.now);
+  CHECK(s.lost_by_cause == std::map<std::string, std::uint64_t>{{word::kTimeLimit, 1}, {word::kConnectionLost, 1}});
+  CHECK(s.counters.workers_lost == 2);
+}
+
 TEST_CASE("a task that kills every worker it is given fails with the signal, task and item") {
   PoolHarness h(1, /*max_task_retries=*/1);
   auto batch = h.SubmitSquares(3);

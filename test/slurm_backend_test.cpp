@@ -189,24 +189,24 @@ TEST_CASE("worker jobs preempted by a job of a more urgent partition: their task
   CHECK(JobsOf(check.run_id).size() >= 4);
 }
 
-TEST_CASE("a worker job killed by its time limit: its tasks are recovered and every result arrives once") {
+TEST_CASE("a worker job killed by its time limit: its tasks are recovered, every result arrives once, and the "
+          "loss is said once and counted once in /metrics, as a time limit") {
   Fiber fiber;
   NothingLeft check{fiber, ""};
+  const std::string metrics = "127.0.0.1:" + std::to_string(fiber::testing::FreeLoopbackPort());
   // 400 tasks of 300 ms on one worker whose job may run a minute (Slurm's
-  // least): Slurm ends it, a new job finishes the map. (Not /metrics: on
-  // the test Slurm under load its page stopped answering from a few
-  // seconds before the time limit to the run's end; the lead knows.)
-  auto child = StartReady(fiber, check, {"--time-limit", "1", built_program("slow_squares"), "1", "400"}, 1);
+  // least): Slurm ends it, a new job finishes the map.
+  auto child = StartReady(fiber, check,
+                          {"--metrics", metrics, "--time-limit", "1", built_program("slow_squares"), "1", "400"}, 1);
   const auto jobs = JobsOf(check.run_id);
   REQUIRE(jobs.size() == 1);
-  CheckLossWhileItRuns(fiber, check.run_id, "", 400, jobs[0].worker_id, "time_limit",
+  CheckLossWhileItRuns(fiber, check.run_id, metrics, 400, jobs[0].worker_id, "time_limit",
                        "its Slurm job reached its time limit", 180);
   const std::string out = read_all(child.stdout_fd, 600);
   const std::string errors = read_all(child.stderr_fd, 30);
   CHECK_MESSAGE(wait_exit(child, 30) == 0, errors);
   CHECK(out == SlowSquaresOutput(400));
-  // Lost as its job ends, or (squeue slower than the wait for it) with its
-  // connection first, then said to have reached its time limit.
+  // Whether its connection closed first or squeue told first, said once.
   const fiber::testing::Loss lost{jobs[0].worker_id, "its Slurm job reached its time limit"};
   CHECK_MESSAGE(fiber::testing::TimesSaid(errors, lost) == 1, errors);
   CHECK(JobsIn(check.run_id, "TIMEOUT") >= 1);

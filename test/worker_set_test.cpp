@@ -96,17 +96,29 @@ TEST_CASE("a worker that ends leaves the set, its cause kept for views; losses c
   CHECK(set.lost_by_cause().at(word::kOom) == fiber::master::kMostEndedKept + 10);
 }
 
-TEST_CASE("a worker lost with its connection takes the cause its engine tells later; no other loss does") {
+TEST_CASE("a loss held until its engine tells why is kept and counted once, with that cause or as held") {
   namespace word = fiber::backend::end_word;
   WorkerSet set;
-  set.Add("w0", t0);
-  set.Add("w1", t0);
-  set.End({"w0", fiber::backend::Because(word::kConnectionLost, "its connection was lost"), "", 0, true, t0});
-  set.End({"w1", fiber::backend::Because(word::kSignal, "killed by SIGSEGV"), "", 0, true, t0});
-  const auto preempted = fiber::backend::Because(word::kPreempted, "its Slurm job was preempted");
-  CHECK(set.Amend("w0", preempted));
-  CHECK(set.ended()[0].cause == preempted);
-  CHECK_FALSE(set.Amend("w0", preempted));  // told once
-  CHECK_FALSE(set.Amend("w1", preempted));  // its own end said already
-  CHECK_FALSE(set.Amend("w9", preempted));
+  for (const char* id : {"w0", "w1", "w2"}) set.Add(id, t0);
+  const auto connection = fiber::backend::Because(word::kConnectionLost, "its connection was lost");
+  set.End({"w0", connection, "", 0, true, t0}, /*held=*/true);
+  set.End({"w1", connection, "", 0, true, t0}, /*held=*/true);
+  set.End({"w2", fiber::backend::Because(word::kSignal, "killed by SIGSEGV"), "", 0, true, t0});
+  // Held: neither shown nor counted yet.
+  CHECK(set.Held() == std::vector<std::string>{"w0", "w1"});
+  REQUIRE(set.ended().size() == 1);
+  CHECK(set.lost_by_cause() == std::map<std::string, std::uint64_t>{{word::kSignal, 1}});
+  const auto time_limit = fiber::backend::Because(word::kTimeLimit, "its Slurm job reached its time limit");
+  const auto told = set.Settle("w0", &time_limit);
+  REQUIRE(told);
+  CHECK(told->cause == time_limit);
+  CHECK(set.ended().back().cause == time_limit);
+  const auto untold = set.Settle("w1", nullptr);  // its wait for the engine ended
+  REQUIRE(untold);
+  CHECK(untold->cause == connection);
+  CHECK(set.lost_by_cause() ==
+        std::map<std::string, std::uint64_t>{{word::kSignal, 1}, {word::kTimeLimit, 1}, {word::kConnectionLost, 1}});
+  CHECK_FALSE(set.Settle("w0", &time_limit));  // told once
+  CHECK_FALSE(set.Settle("w2", &time_limit));  // its own end said already
+  CHECK(set.Held().empty());
 }

@@ -23,7 +23,7 @@ bool ScriptedBackend::Start(const backend::Launch& launch, std::string* err) {
 void ScriptedBackend::Kill(const std::string& id) {
   std::lock_guard<std::mutex> lock(state_->mu);
   state_->killed.push_back(id);
-  state_->exits.push_back({id, backend::EndedWith(ExitStatus::Killed(9)), ExitStatus::Killed(9)});
+  if (!state_->kills_untold) state_->exits.push_back({id, backend::EndedWith(ExitStatus::Killed(9)), ExitStatus::Killed(9)});
 }
 
 std::vector<backend::Exit> ScriptedBackend::Poll() {
@@ -39,6 +39,11 @@ void ScriptedBackend::Crash(State& state, const std::string& id, const std::stri
   backend::EndCause cause = backend::EndedWith(ExitStatus::FromSigned(status));
   cause.text = how;
   state.exits.push_back({id, std::move(cause), ExitStatus::FromSigned(status)});
+}
+
+void ScriptedBackend::Exit(State& state, backend::Exit exit) {
+  std::lock_guard<std::mutex> lock(state.mu);
+  state.exits.push_back(std::move(exit));
 }
 
 backend::Launch ScriptedBackend::WaitForLaunch(State& state, std::size_t n) {

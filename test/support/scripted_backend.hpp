@@ -22,6 +22,7 @@ class ScriptedBackend : public backend::Backend {
     std::vector<backend::Exit> exits;  // reported by the next Poll
     bool fail_starts = false;          // Start fails from now on
     std::string poll_throws;           // Poll throws std::runtime_error(this), when set
+    bool kills_untold = false;         // Kill reports no end: the test tells (Crash, Exit)
   };
   explicit ScriptedBackend(std::shared_ptr<State> state) : state_(std::move(state)) {}
   const char* name() const override { return "scripted"; }
@@ -34,6 +35,8 @@ class ScriptedBackend : public backend::Backend {
   /// how and status as a backend reports them (backend::Exit).
   static void Crash(State& state, const std::string& id, const std::string& how,
                     int status = -9);
+  /// Ends worker id as its engine tells it (reported by the next Poll).
+  static void Exit(State& state, backend::Exit exit);
   /// The n-th launch, waiting (bounded) until the master asked for it.
   static backend::Launch WaitForLaunch(State& state, std::size_t n);
 

@@ -99,7 +99,10 @@ PoolService::PoolService(Options options, std::unique_ptr<backend::Backend> back
       tasks_(options_.max_task_retries),
       sizer_(options_.elastic ? Sizer(*options_.elastic) : Sizer(options_.processes)) {}
 
-PoolService::~PoolService() { backend_->KillAll(); }
+PoolService::~PoolService() {
+  for (const std::string& id : workers_.Held()) SayLoss(*workers_.Settle(id, nullptr));
+  backend_->KillAll();
+}
 
 void PoolService::Start(Clock::time_point now) {
   stats_ = PoolStats(now);
@@ -541,6 +544,11 @@ void PoolService::Retire(Clock::time_point now) {
   }
 }
 
+void PoolService::SayLoss(const WorkerEnd& loss) {
+  log::Warning("worker " + loss.id + " lost: " + loss.cause.text +
+               (loss.task.empty() ? "" : " while running " + loss.task + RetriesSaid(loss.retries_left)));
+}
+
 void PoolService::LoseWorker(const std::string& id, const std::string& why, Clock::time_point now) {
   LoseWorker(id, backend::Because(backend::end_word::kProtocol, why), now);
 }
@@ -555,13 +563,17 @@ void PoolService::LoseWorker(const std::string& id, const backend::EndCause& cau
   const bool done = terminating_ || (retiring && tasks_.Leases(id) == 0);
   const std::string running = tasks_.Running(id);
   const int retries_left = tasks_.RetriesLeft(id);
-  workers_.End({id, cause, running, retries_left, !done, now, worker.pid, worker.tasks_done});
+  // Lost with its connection, as a Slurm job past its time limit or an
+  // evicted pod often is before its engine tells: its tasks move on now,
+  // its loss is said and counted once the engine tells why (Tick), or
+  // its wait for that ends.
+  const bool held = !done && std::string_view(cause.word) == backend::end_word::kConnectionLost;
+  const WorkerEnd ended{id, cause, running, retries_left, !done, now, worker.pid, worker.tasks_done};
+  if (!done && !held) SayLoss(ended);
+  workers_.End(ended, held);
   backend_->Kill(id);
   const std::string why = cause.text + (running.empty() ? "" : " while running " + running);
   if (!worker.connected && !terminating_ && !retiring) sizer_.StartFailed();
-  if (!done) {
-    log::Warning("worker " + id + " lost: " + why + (running.empty() ? "" : RetriesSaid(retries_left)));
-  }
   stats_.Retried(tasks_.Lose(id, why));
   // The pool finishes once the backend has seen it end (and on_exit has
   // its status): a closed connection can show before the process is gone.
@@ -614,18 +626,22 @@ void PoolService::Tick(Clock::time_point now) {
       LoseWorker(exit.worker_id, backend::Because(backend::end_word::kCannotStart, exit.cause.text), now);
     } else if (w) {
       LoseWorker(exit.worker_id, exit.cause, now);
-    } else if (EngineEnded(exit.cause) && workers_.Amend(exit.worker_id, exit.cause)) {
-      // Lost with its connection before the engine said why.
-      log::Warning("worker " + exit.worker_id + ", lost, had ended: " + exit.cause.text);
+    } else if (const auto loss = workers_.Settle(exit.worker_id, EngineEnded(exit.cause) ? &exit.cause : nullptr)) {
+      SayLoss(*loss);  // lost with its connection; now the engine said why
     }
     awaiting_exit_.erase(exit.worker_id);
   }
   for (const std::string& id : backend_->Queued())
     if (Worker* w = workers_.Find(id); w && !w->connected) w->started = now;
   // A backend that never reports the exit holds up nobody for long.
-  std::erase_if(awaiting_exit_, [&](const auto& entry) {
-    return now - entry.second > deadlines_.heartbeat_timeout;
-  });
+  for (auto it = awaiting_exit_.begin(); it != awaiting_exit_.end();) {
+    if (now - it->second <= deadlines_.heartbeat_timeout) {
+      ++it;
+      continue;
+    }
+    if (const auto loss = workers_.Settle(it->first, nullptr)) SayLoss(*loss);
+    it = awaiting_exit_.erase(it);
+  }
   // Connections closed a while ago whose end no backend reported.
   const auto wait = std::min<std::chrono::milliseconds>(kExitReportWait, deadlines_.heartbeat_timeout);
   std::vector<std::string> closed;

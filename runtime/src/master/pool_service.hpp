@@ -149,8 +149,12 @@ class PoolService {
   void LoseWorker(const std::string& id, const std::string& why, Clock::time_point now);
   /// Ends a worker lost for cause: said once as a warning (with the task
   /// it ran and its retries left) unless it was done anyway, kept in the
-  /// worker set's record (workers()), its tasks to run again or fail.
+  /// worker set's record (workers()), its tasks to run again or fail. A
+  /// connection lost is said once the backend tells how the worker ended
+  /// (WorkerSet::Settle).
   void LoseWorker(const std::string& id, const backend::EndCause& cause, Clock::time_point now);
+  /// "worker w3 lost: WHY while running TASK; N retries left", as a warning.
+  static void SayLoss(const WorkerEnd& loss);
 
   /// Sends worker id a HEARTBEAT, losing it when that cannot be sent (its
   /// connection closed); false when it is not, or no longer, connected.

@@ -24,21 +24,35 @@ const Worker* WorkerSet::Find(const std::string& id) const {
   return it == workers_.end() ? nullptr : &it->second;
 }
 
-void WorkerSet::End(WorkerEnd ended) {
+void WorkerSet::End(WorkerEnd ended, bool held) {
   if (!workers_.erase(ended.id)) return;
+  if (held) {
+    held_.emplace(ended.id, std::move(ended));
+  } else {
+    Keep(std::move(ended));
+  }
+}
+
+void WorkerSet::Keep(WorkerEnd ended) {
   if (ended.lost) ++lost_by_cause_[ended.cause.word];
   ended_.push_back(std::move(ended));
   if (ended_.size() > kMostEndedKept) ended_.pop_front();
 }
 
-bool WorkerSet::Amend(const std::string& id, const backend::EndCause& cause) {
-  for (auto it = ended_.rbegin(); it != ended_.rend(); ++it) {
-    if (it->id != id) continue;
-    if (!it->lost || std::string_view(it->cause.word) != backend::end_word::kConnectionLost) return false;
-    it->cause = cause;
-    return true;
-  }
-  return false;
+std::optional<WorkerEnd> WorkerSet::Settle(const std::string& id, const backend::EndCause* cause) {
+  const auto it = held_.find(id);
+  if (it == held_.end()) return std::nullopt;
+  WorkerEnd ended = std::move(it->second);
+  held_.erase(it);
+  if (cause) ended.cause = *cause;
+  Keep(ended);
+  return ended;
+}
+
+std::vector<std::string> WorkerSet::Held() const {
+  std::vector<std::string> ids;
+  for (const auto& [id, ended] : held_) ids.push_back(id);
+  return ids;
 }
 
 int WorkerSet::Live() const {

@@ -82,8 +82,10 @@ class WorkerSet {
   Worker& Add(const std::string& id, Clock::time_point now);
   Worker* Find(const std::string& id);
   const Worker* Find(const std::string& id) const;
-  /// Takes the worker out of the set, keeping how it ended.
-  void End(WorkerEnd ended);
+  /// Takes the worker out of the set, keeping how it ended. A loss held
+  /// (one lost with its connection, whose engine may yet tell why) is
+  /// neither kept nor counted until Settle.
+  void End(WorkerEnd ended, bool held = false);
   bool empty() const { return workers_.empty(); }
   /// Workers not retiring.
   int Live() const;
@@ -109,18 +111,24 @@ class WorkerSet {
 
   std::vector<WorkerInfo> Describe(const TaskTable& tasks) const;
   const std::map<std::string, Worker>& all() const { return workers_; }
-  /// A worker lost with its connection whose end its engine told later
-  /// (its pod evicted, its Slurm job past its time limit): the cause kept
-  /// becomes that. False when no such loss is kept.
-  [[nodiscard]] bool Amend(const std::string& id, const backend::EndCause& cause);
+  /// A held loss told at last: with the cause its engine gave (its pod
+  /// evicted, its Slurm job past its time limit), or as held without one.
+  /// Then kept and counted, once; nullopt when none is held for id.
+  std::optional<WorkerEnd> Settle(const std::string& id, const backend::EndCause* cause);
+  /// The workers whose losses are held.
+  std::vector<std::string> Held() const;
   /// The last kMostEndedKept workers to end, oldest first.
   const std::deque<WorkerEnd>& ended() const { return ended_; }
   /// Workers lost so far, by EndCause::word: never decreasing.
   const std::map<std::string, std::uint64_t>& lost_by_cause() const { return lost_by_cause_; }
 
  private:
+  /// Keeps how a worker ended (the last kMostEndedKept), counting a loss.
+  void Keep(WorkerEnd ended);
+
   std::map<std::string, Worker> workers_;
   std::deque<WorkerEnd> ended_;
+  std::map<std::string, WorkerEnd> held_;
   std::map<std::string, std::uint64_t> lost_by_cause_;
 };
 

@@ -157,7 +157,7 @@ void KubernetesBackend::Kill(const std::string& worker_id) {
   const auto it = pods_.find(worker_id);
   if (it == pods_.end() || it->second.killed) return;
   it->second.killed = true;
-  if (!requests_->Delete(worker_id, {it->second.name, kKillGraceSeconds, false, ""})) {
+  if (!requests_->Delete(worker_id, {it->second.name, kKillGraceSeconds, it->second.log_file})) {
     unborn_.push_back(
         {worker_id, Because(end_word::kCancelled, "stopped before its pod was created"), ExitStatus::Killed(SIGKILL)});
     pods_.erase(it);
@@ -219,7 +219,7 @@ std::vector<Exit> KubernetesBackend::Poll() {
       exits.push_back(std::move(exit));
     } else {
       // Reported once its output is saved, as a log a worker wrote is.
-      (void)requests_->Delete(it->first, {pod.name, -1, true, pod.log_file});
+      (void)requests_->Delete(it->first, {pod.name, -1, pod.log_file});
       ending_.emplace(it->first, std::move(exit));
     }
     it = pods_.erase(it);
@@ -246,7 +246,7 @@ void KubernetesBackend::KillAll() {
       ++it;
       continue;
     }
-    if (!requests_->Delete(it->first, {pod.name, kKillGraceSeconds, true, pod.log_file})) {
+    if (!requests_->Delete(it->first, {pod.name, kKillGraceSeconds, pod.log_file})) {
       it = pods_.erase(it);  // never created
       CreationDone();
       continue;

@@ -125,7 +125,7 @@ void PodRequests::Perform(Request& request) {
     return;
   }
   const Deletion& d = request.deletion;
-  if (d.save_log) SavePodLog(api_, d.pod, kWorkerRole, request.worker_id, d.log_file);
+  SavePodLog(api_, d.pod, kWorkerRole, request.worker_id, d.log_file);
   if (!api_.Delete(kube::kPods, d.pod, &e, d.grace_seconds) && e.kind != kube::ApiErrorKind::kNotFound)
     log::Warning("cannot delete worker " + request.worker_id + "'s pod: " + e.message);
   std::lock_guard<std::mutex> lock(mu_);

@@ -34,12 +34,12 @@ class PodRequests {
     std::string worker_id;
     std::string error;  // the client's one line
   };
-  /// What a deletion does besides deleting.
+  /// A pod to delete, its container's output saved first (SavePodLog):
+  /// a worker's output outlives its pod however it ended.
   struct Deletion {
     std::string pod;
     int grace_seconds = -1;  // -1: the pod's own
-    bool save_log = false;   // its container's output to log_file first (SavePodLog)
-    std::string log_file;
+    std::string log_file;    // empty: to this process's stderr
   };
 
   /// Makes a pod's manifest, on one of the threads: false with *err when

@@ -194,13 +194,13 @@ bool ListRunsJobs(const std::vector<std::string>& run_ids, std::map<std::string,
 }
 
 bool CancelJobs(const std::vector<std::string>& jobs, std::string* err, const std::vector<std::string>& env,
-                bool term, std::chrono::milliseconds retry_timeout) {
+                bool term) {
   if (jobs.empty()) return true;
   std::vector<std::string> argv = {"scancel"};
   if (term) argv.insert(argv.end(), {"--signal=TERM", "--full"});
   argv.insert(argv.end(), jobs.begin(), jobs.end());
   std::string out;
-  return RunSlurm(argv, "", &out, err, env, retry_timeout);
+  return RunSlurm(argv, "", &out, err, env);
 }
 
 std::vector<std::string> UnreadKeyFiles(const std::string& key_dir) {

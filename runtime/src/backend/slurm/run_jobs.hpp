@@ -100,11 +100,11 @@ std::map<std::string, std::vector<JobState>> JobsOfRuns(const std::string& text,
                                 std::chrono::milliseconds retry_timeout = kSlurmRetryTimeout);
 
 /// scancel of these jobs ("12", "12_3"); with term, SIGTERM to their
-/// programs instead (scancel --signal=TERM --full). retry_timeout as
-/// RunSlurm takes it: the master's I/O thread may not wait long.
+/// programs instead (scancel --signal=TERM --full). Tried again on
+/// transient errors (RunSlurm): not for the master's I/O thread
+/// (JobCanceller).
 [[nodiscard]] bool CancelJobs(const std::vector<std::string>& jobs, std::string* err,
-                              const std::vector<std::string>& env = {}, bool term = false,
-                              std::chrono::milliseconds retry_timeout = kSlurmRetryTimeout);
+                              const std::vector<std::string>& env = {}, bool term = false);
 
 /// The keys in key_dir that no worker read (none when empty): a master
 /// that died leaves them.

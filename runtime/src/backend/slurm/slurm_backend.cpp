@@ -77,6 +77,7 @@ bool SlurmBackend::Prepare(const Launch& launch, std::string* err) {
                  std::to_string(limits_.max_array_size) + " workers, Slurm's default");
   watch_ = WatchRunJobs(launch.bootstrap.run_id, share);
   submitter_ = std::make_unique<ArraySubmitter>(settings_, limits_.max_array_size);
+  canceller_ = std::make_unique<JobCanceller>();
   return true;
 }
 
@@ -185,8 +186,7 @@ void SlurmBackend::Submitted(const ArraySubmitter::Done& done, std::vector<Exit>
         log::Warning("cannot link worker " + id + "'s log to its job's output " + job.output);
     }
   }
-  std::string err;
-  if (!CancelJobs(cancel, &err, {}, false, {})) log::Warning("cannot cancel the run's Slurm jobs: " + err);
+  canceller_->Cancel(std::move(cancel));
   if (done.error.empty()) watch_->Hurry();  // their first state, soon
 }
 
@@ -200,8 +200,7 @@ void SlurmBackend::Kill(const std::string& worker_id) {
     if (worker::WorkerNumber(worker_id, &n) && submitter_->Withdraw(n)) killed_.push_back(worker_id);
     return;
   }
-  std::string err;
-  if (!CancelJobs({it->second.job}, &err, {}, false, {})) log::Warning("cannot cancel worker " + worker_id + "'s job: " + err);
+  canceller_->Cancel({it->second.job});
 }
 
 void SlurmBackend::Forget(const std::string& worker_id, const Job& job) {
@@ -256,8 +255,7 @@ std::vector<Exit> SlurmBackend::Poll() {
     if (state.hopeless && !never_.count(job.asked)) {
       never_[job.asked] = "Slurm will never run worker " + id + "'s job " + job.job + " as asked: " + state.waiting;
       job.cancelled = true;
-      std::string err;
-      if (!CancelJobs({job.job}, &err, {}, false, {})) log::Warning("cannot cancel worker " + id + "'s job: " + err);
+      canceller_->Cancel({job.job});
     }
     if (!state.ended) {
       if (state.state == "PENDING" || found == listing.jobs.end()) queued_.push_back(id);

@@ -32,6 +32,7 @@
 #include "backend/slurm/array_submitter.hpp"
 #include "backend/slurm/controller_limits.hpp"
 #include "backend/slurm/held_workers.hpp"
+#include "backend/slurm/job_canceller.hpp"
 #include "backend/slurm/job_watch.hpp"
 
 namespace fiber::backend {
@@ -87,6 +88,7 @@ class SlurmBackend : public Backend {
   std::unique_ptr<JobWatch> watch_;
   ControllerLimits limits_;                    // read once, in Prepare
   std::unique_ptr<ArraySubmitter> submitter_;  // made in Prepare
+  std::unique_ptr<JobCanceller> canceller_;    // made in Prepare: Kill's scancel, off the I/O thread
   std::vector<std::string> killed_;            // killed before they were submitted: exits for Poll
   HeldWorkers held_;                           // as the file last said
   std::map<std::string, Job> jobs_;  // not yet seen to end, by worker id

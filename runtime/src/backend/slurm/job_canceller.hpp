@@ -1,0 +1,44 @@
+// Cancels a run's Slurm jobs with scancel on a thread of its own, so that
+// the master's I/O thread (its connections, /metrics, fiber top) never
+// waits for a busy controller: scancel may take seconds to answer, and is
+// tried again on transient errors for kSlurmRetryTimeout. Jobs asked while
+// one scancel runs go together into the next. Used by the Slurm backend for
+// the workers it kills one by one; KillAll cancels the rest itself.
+// Thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace fiber::backend {
+
+class JobCanceller {
+ public:
+  JobCanceller();
+  /// Waits for the scancel under way; the jobs still waiting are not
+  /// cancelled.
+  ~JobCanceller();
+  JobCanceller(const JobCanceller&) = delete;
+  JobCanceller& operator=(const JobCanceller&) = delete;
+
+  /// Job ids as scancel takes them ("12_3").
+  void Cancel(std::vector<std::string> jobs);
+  /// Waits until every job asked so far was given to scancel and it
+  /// answered (tests; KillAll does not wait).
+  void Drain();
+
+ private:
+  void Loop();
+
+  std::mutex mu_;
+  std::condition_variable changed_;
+  bool stop_ = false;              // guarded by mu_
+  bool busy_ = false;              // guarded by mu_: a scancel is under way
+  std::vector<std::string> jobs_;  // guarded by mu_: not yet given to scancel
+  std::thread thread_;
+};
+
+}  // namespace fiber::backend
