@@ -1,11 +1,12 @@
 #include "client/manager_links.hpp"
 
+#include <poll.h>
+
 #include <algorithm>
 
 #include "fiber/errors.hpp"
 #include "wire/limits.hpp"
 #include "os/background_thread.hpp"
-#include "wire/poll.hpp"
 
 namespace fiber::client {
 
@@ -117,7 +118,7 @@ void ManagerLinks::Run() {
   // thread took its signal.
   bool again = false;
   for (;;) {
-    std::vector<zmq::pollitem_t> items = {{nullptr, inbox_.fd(), ZMQ_POLLIN, 0}};
+    std::vector<pollfd> items = {{inbox_.fd(), POLLIN, 0}};
     std::vector<std::pair<std::uint64_t, Link*>> polled;  // by channel, beside their two items
     auto wait = std::chrono::milliseconds(again ? 0 : -1);
     {
@@ -127,8 +128,8 @@ void ManagerLinks::Run() {
         if (!l.link || l.link->state() == DirectLink::State::kClosed) continue;
         // The socket's descriptor, not the socket: callers send on it
         // meanwhile, under the lock.
-        items.push_back({nullptr, l.link->fd(), ZMQ_POLLIN, 0});
-        items.push_back({nullptr, l.link->events_fd(), ZMQ_POLLIN, 0});
+        items.push_back({l.link->fd(), POLLIN, 0});
+        items.push_back({l.link->events_fd(), POLLIN, 0});
         polled.emplace_back(key.first, &l);
         if (const auto deadline = l.link->deadline()) {
           const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - now);
@@ -136,8 +137,10 @@ void ManagerLinks::Run() {
         }
       }
     }
-    const int fired = wire::Poll(items.data(), items.size(), wait);
-    const bool woken = items[0].revents & ZMQ_POLLIN;
+    // poll(2) itself: zmq_poll of descriptors polls them once with no wait
+    // before it waits. A signal ends it as a time up would.
+    const int fired = ::poll(items.data(), items.size(), static_cast<int>(wait.count()));
+    const bool woken = items[0].revents & POLLIN;
     std::vector<Posted> posted;
     if (woken) {
       posted = inbox_.Take();
