@@ -48,7 +48,10 @@ void ManagerLinks::Send(const std::string& endpoint, wire::Request request, OnRe
         return via_master_(std::move(request), std::move(on_reply));
       l.held.push_back({std::move(request), std::move(on_reply)});
       held = true;
-      if (l.link->state() == DirectLink::State::kDirect && l.in_flight.empty()) wake = !SendHere(l);
+      // With nothing in flight no answer can be waiting, whose signal the
+      // send could take: the links' thread need hear only of a failure.
+      bool sent = false;
+      if (l.link->state() == DirectLink::State::kDirect && l.in_flight.empty()) wake = !SendBatches(l, &sent);
     } else {
       ++l.posted;
     }
