@@ -3,7 +3,8 @@
 // managers; a killed manager; and the errors of misuse. Calls in one hop:
 // a worker calls a manager's own endpoint, not through the master, in
 // order, failing fast when the manager dies, falling back to the master
-// where it cannot reach that endpoint, which admits only the run's peers.
+// where it cannot reach that endpoint, which admits only the run's peers;
+// calls made while others are in flight go together and are answered so.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <future>
+#include <optional>
 #include <zmq.hpp>
 
 #include "master/run.hpp"
@@ -44,12 +46,18 @@ class Counter {
     return ms;
   }
   int fail(int) { throw std::invalid_argument("no"); }
+  // Says it runs, then sleeps: a call the test knows has started.
+  int announce(fiber::Queue<int> started, int ms) {
+    started.put(1);
+    return slow(ms);
+  }
   int secret() { return 42; }  // not registered
 
  private:
   int total_;
 };
-FIBER_CLASS(Counter, &Counter::add, &Counter::value, &Counter::pid, &Counter::slow, &Counter::fail);
+FIBER_CLASS(Counter, &Counter::add, &Counter::value, &Counter::pid, &Counter::slow, &Counter::fail,
+            &Counter::announce);
 
 class Unregistered {
  public:
@@ -89,6 +97,76 @@ int calls_lost(fiber::RemoteObject<Counter> c, fiber::Queue<int> started) {
 }
 FIBER_TASK(calls_lost);
 
+// Calls made while others to the same manager are in flight go together
+// in one message: one call alone, then four with a call that blocks second
+// (the caller's wait sends them), which the manager is killed in. How many
+// of the blocked call, those after it and a later one failed with
+// WorkerLost (-1: a call before it answered wrong; its batch's answer is
+// lost with the manager, unless it went alone).
+int batch_lost(fiber::RemoteObject<Counter> c, fiber::Queue<int> started) {
+  c.call(&Counter::value).get();  // the connection is made: the next call goes alone
+  auto first = c.call(&Counter::add, 1);
+  auto before = c.call(&Counter::add, 1);
+  auto blocked = c.call(&Counter::announce, started, 600000);
+  auto after = c.call(&Counter::add, 1);
+  auto last = c.call(&Counter::add, 1);
+  if (first.get() != 1) return -1;
+  try {
+    if (before.get() != 2) return -1;
+  } catch (const fiber::WorkerLost&) {
+  }
+  return fiber::testing::LostCalls({[&] { blocked.get(); }, [&] { after.get(); }, [&] { last.get(); },
+                                    [&] { c.call(&Counter::value).get(); }});
+}
+FIBER_TASK(batch_lost);
+
+// A call's result seen without get(): ready() polled until true, then
+// wait(timeout) of a second call made meanwhile; both right.
+bool ready_without_get(fiber::RemoteObject<Counter> c) {
+  auto first = c.call(&Counter::add, 1);
+  auto second = c.call(&Counter::add, 1);  // held behind the first, to go with the next answer
+  while (!first.ready()) std::this_thread::yield();
+  return second.wait(std::chrono::minutes(5)) && second.get() == first.get() + 1;
+}
+FIBER_TASK(ready_without_get);
+
+using Counters = std::vector<fiber::RemoteObject<Counter>>;
+
+// Rounds of one call to each counter at once, then their results: each
+// counter's totals, round after round, as a list per counter.
+std::vector<std::vector<int>> step_all(Counters counters, int rounds) {
+  std::vector<std::vector<int>> got(counters.size());
+  for (int r = 0; r < rounds; ++r) {
+    std::vector<fiber::AsyncResult<int>> steps;
+    for (std::size_t i = 0; i < counters.size(); ++i) steps.push_back(counters[i].call(&Counter::add, int(i) + 1));
+    for (std::size_t i = 0; i < counters.size(); ++i) got[i].push_back(steps[i].get());
+  }
+  return got;
+}
+FIBER_TASK(step_all);
+
+// Four threads stepping the counters at once, each its own rounds: each
+// thread sees every counter's totals grow.
+bool threads_step(Counters counters, int rounds) {
+  std::vector<std::future<std::vector<std::vector<int>>>> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.push_back(std::async(std::launch::async, [&] { return step_all(counters, rounds); }));
+  bool ok = true;
+  for (auto& t : threads)
+    for (const std::vector<int>& totals : t.get())
+      ok = ok && totals.size() == std::size_t(rounds) &&
+           std::adjacent_find(totals.begin(), totals.end(), [](int a, int b) { return b <= a; }) == totals.end();
+  return ok;
+}
+FIBER_TASK(threads_step);
+
+// Eight counters in two managers, as eight environments.
+Counters EightCounters(fiber::Manager& a, fiber::Manager& b) {
+  Counters counters;
+  for (int i = 0; i < 8; ++i) counters.push_back((i % 2 ? b : a).make<Counter>(0));
+  return counters;
+}
+
 // The calls on managers' objects the master forwarded for workers.
 std::uint64_t ForwardedCalls() {
   fiber::master::Dispatcher& d = fiber::master::Run::Get().dispatcher();
@@ -96,6 +174,16 @@ std::uint64_t ForwardedCalls() {
   auto got = count.get_future();
   REQUIRE(d.Post([&] { count.set_value(d.requests().manager_calls_forwarded()); }));
   return got.get();
+}
+
+// A connection of the run's own, as a worker's, to a manager's endpoint.
+zmq::socket_t PeerOf(zmq::context_t& context, const std::string& endpoint) {
+  zmq::socket_t dealer(context, zmq::socket_type::dealer);
+  dealer.set(zmq::sockopt::linger, 0);
+  dealer.set(zmq::sockopt::rcvtimeo, 60000);
+  fiber::wire::MakeCurveClient(dealer, fiber::master::Run::Get().bootstrap().client_secret);
+  dealer.connect(endpoint);
+  return dealer;
 }
 
 bool Increasing(const std::vector<int>& v) {
@@ -319,11 +407,7 @@ TEST_CASE("a manager's own endpoint answers the run's peers its hello and method
   fiber::Manager m;
   auto c = m.make<Counter>(7);
   zmq::context_t context(1);
-  zmq::socket_t dealer(context, zmq::socket_type::dealer);
-  dealer.set(zmq::sockopt::linger, 0);
-  dealer.set(zmq::sockopt::rcvtimeo, 60000);
-  fiber::wire::MakeCurveClient(dealer, fiber::master::Run::Get().bootstrap().client_secret);
-  dealer.connect(c.ref().endpoint);
+  zmq::socket_t dealer = PeerOf(context, c.ref().endpoint);
   auto ask = [&](fiber::wire::Op op, std::uint64_t channel, std::string function, std::string args) {
     fiber::wire::Request request;
     request.id = 9;
@@ -357,4 +441,126 @@ TEST_CASE("a manager's own endpoint answers the run's peers its hello and method
   CHECK(ask(fiber::wire::Op::kManagerCall, channel, other, add).status == fiber::wire::Status::kRefused);
   CHECK(ask(fiber::wire::Op::kQueueGet, channel, {}, {}).status == fiber::wire::Status::kRefused);
   CHECK(c.call(&Counter::value).get() == 8);
+}
+
+TEST_CASE("after its manager is shut down, the master calls the next manager in one hop still") {
+  // A call in one hop lost with its manager names the manager's endpoint;
+  // one through the master names the task it was. Each manager shut down
+  // once its link is made used to leave the master's later links unable
+  // to connect (libzmq's I/O thread blocked on their monitor), all of its
+  // calls going through the master.
+  for (int i = 0; i < 3; ++i) {
+    fiber::Manager a;
+    auto ca = a.make<Counter>(0);
+    CHECK(ca.call(&Counter::add, 1).get() == 1);
+    fiber::Pool pool(1);
+    CHECK(pool.apply(add_remote, ca, 1) == 2);
+  }
+  fiber::Manager b;
+  auto cb = b.make<Counter>(0);
+  const long pid = cb.call(&Counter::pid).get();
+  auto pending = cb.call(&Counter::slow, 600000);
+  ::kill(static_cast<pid_t>(pid), SIGKILL);
+  const std::string in_one_hop = "lost the manager at " + cb.ref().endpoint;
+  CHECK_THROWS_WITH_AS(pending.get(), doctest::Contains(in_one_hop.c_str()), fiber::WorkerLost);
+}
+
+TEST_CASE("eight objects in two managers stepped at once: each call gets its own answer, round after round") {
+  fiber::Manager a, b;
+  const Counters counters = EightCounters(a, b);
+  fiber::Pool pool(1);
+  const auto from_task = pool.apply(step_all, counters, 30);
+  const auto from_master = step_all(counters, 30);
+  for (std::size_t i = 0; i < 8; ++i) {
+    CAPTURE(i);
+    const int n = int(i) + 1;
+    REQUIRE(from_task[i].size() == 30);
+    REQUIRE(from_master[i].size() == 30);
+    for (int r = 0; r < 30; ++r) {
+      CHECK(from_task[i][r] == n * (r + 1));
+      CHECK(from_master[i][r] == n * (30 + r + 1));
+    }
+  }
+}
+
+TEST_CASE("four threads of a Pool task and of the master stepping objects in two managers: every thread's calls in order") {
+  fiber::Manager a, b;
+  const Counters counters = EightCounters(a, b);
+  fiber::Pool pool(1);
+  auto in_task = pool.apply_async(threads_step, counters, 50);
+  CHECK(threads_step(counters, 50));
+  CHECK(in_task.get());
+  for (std::size_t i = 0; i < 8; ++i) CHECK(counters[i].call(&Counter::value).get() == int(i + 1) * 8 * 50);
+}
+
+TEST_CASE("a manager killed while it runs calls sent together fails each of them with WorkerLost, none hangs") {
+  for (const bool from_task : {false, true}) {
+    CAPTURE(from_task);
+    fiber::Manager m;
+    auto c = m.make<Counter>(0);
+    const long pid = c.call(&Counter::pid).get();
+    fiber::Queue<int> started;
+    fiber::Pool pool(1);
+    std::future<int> in_master;
+    std::optional<fiber::AsyncResult<int>> in_task;
+    if (from_task)
+      in_task = pool.apply_async(batch_lost, c, started);
+    else
+      in_master = std::async(std::launch::async, [&] { return batch_lost(c, started); });
+    started.get();
+    ::kill(static_cast<pid_t>(pid), SIGKILL);
+    // The blocked call, the two after it and one made later fail.
+    CHECK((from_task ? in_task->get() : in_master.get()) == 4);
+  }
+}
+
+TEST_CASE("a manager's own endpoint answers calls sent together in one message with one answer, in order") {
+  fiber::Manager m;
+  auto c = m.make<Counter>(0);
+  zmq::context_t context(1);
+  zmq::socket_t dealer = PeerOf(context, c.ref().endpoint);
+  const std::string call =
+      fiber::detail::task_name(fiber::detail::key_of(&fiber::detail::fiber_manager_call), "test");
+  std::vector<fiber::wire::Request> calls(3);
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    calls[i].id = 100 + i;
+    calls[i].op = fiber::wire::Op::kManagerCall;
+    calls[i].object = c.ref().manager;
+    calls[i].body = fiber::wire::EncodePair(
+        call, fiber::detail::encode_args(&fiber::detail::fiber_manager_call, c.ref().object,
+                                         std::string(i == 1 ? "Counter::fail" : "Counter::add"),
+                                         fiber::detail::to_bytes(std::tuple<int>(10))));
+  }
+  fiber::wire::Request batch;
+  batch.id = 7;
+  batch.op = fiber::wire::Op::kManagerCalls;
+  batch.object = c.ref().manager;
+  batch.body = fiber::wire::EncodeCalls({&calls[0], &calls[1], &calls[2]});
+  REQUIRE(fiber::wire::SendMessage(dealer, {}, fiber::wire::Encode(batch)));
+  zmq::message_t message;
+  std::string err;
+  REQUIRE(fiber::wire::ReceiveMessage(dealer, false, nullptr, &message, &err) == fiber::wire::Receipt::kMessage);
+  fiber::wire::Reply reply;
+  REQUIRE(fiber::wire::Decode(message, &reply, &err));
+  CHECK(reply.id == 7);
+  REQUIRE(reply.status == fiber::wire::Status::kOk);
+  std::vector<fiber::wire::Reply> replies;
+  REQUIRE(fiber::wire::DecodeReplies(reply.body, &replies));
+  REQUIRE(replies.size() == 3);
+  CHECK(replies[0].id == 100);
+  CHECK(replies[0].status == fiber::wire::Status::kOk);
+  CHECK(fiber::detail::from_bytes<int>(fiber::detail::from_bytes<std::string>(replies[0].body)) == 10);
+  CHECK(replies[1].id == 101);
+  CHECK(replies[1].status == fiber::wire::Status::kRaised);  // one call's exception ends nothing
+  CHECK(replies[2].id == 102);
+  CHECK(fiber::detail::from_bytes<int>(fiber::detail::from_bytes<std::string>(replies[2].body)) == 20);
+}
+
+TEST_CASE("a call's result turns ready without get, polled with ready() or waited for with a timeout") {
+  fiber::Manager m;
+  auto c = m.make<Counter>(0);
+  CHECK(ready_without_get(c));
+  fiber::Pool pool(1);
+  CHECK(pool.apply(ready_without_get, c));
+  CHECK(c.call(&Counter::value).get() == 4);
 }

@@ -315,3 +315,42 @@ TEST_CASE("REQUEST and REPLY round-trip; an unknown op or status is malformed") 
   CHECK_FALSE(DecodePair(std::string("\xff\0\0\0ab", 6), &type, &message));
   CHECK_FALSE(Decode(Writer(Type::kReply).U64(1).U8(kLastStatus + 1).Finish(), &back, &err));
 }
+
+TEST_CASE("manager calls sent together, and their answers, round-trip in order; a malformed answer list is refused") {
+  Request a, b;
+  a.id = 3;
+  a.body = EncodePair("fn", "args of a");
+  b.id = 4;
+  b.body = EncodePair("fn", std::string("b\0", 2));
+  Request batch;
+  batch.op = Op::kManagerCalls;
+  batch.object = 12;
+  batch.body = EncodeCalls({&a, &b});
+  std::vector<Request> calls;
+  REQUIRE(DecodeCalls(batch, &calls));
+  REQUIRE(calls.size() == 2);
+  CHECK(calls[0].id == 3);
+  CHECK(calls[0].op == Op::kManagerCall);
+  CHECK(calls[0].object == 12);
+  CHECK(calls[0].body == a.body);
+  CHECK(calls[1].id == 4);
+  CHECK(calls[1].body == b.body);
+
+  std::string body;
+  AppendReply(&body, 3, Status::kOk, "three");
+  AppendReply(&body, 4, Status::kRaised, EncodePair("E", "no"));
+  std::vector<Reply> replies;
+  REQUIRE(DecodeReplies(body, &replies));
+  REQUIRE(replies.size() == 2);
+  CHECK(replies[0].id == 3);
+  CHECK(replies[0].status == Status::kOk);
+  CHECK(replies[0].body == "three");
+  CHECK(replies[1].id == 4);
+  CHECK(replies[1].status == Status::kRaised);
+  CHECK_FALSE(DecodeReplies(body.substr(0, body.size() - 1), &replies));  // cut short
+  std::string bad;
+  AppendReply(&bad, 5, static_cast<Status>(kLastStatus + 1), "");
+  CHECK_FALSE(DecodeReplies(bad, &replies));
+  batch.body = std::string("\2\0\0\0ab", 6);  // an item too short for its id
+  CHECK_FALSE(DecodeCalls(batch, &calls));
+}

@@ -63,6 +63,11 @@ class Batch {
   /// thread that completes the last one. At most one per batch.
   void on_ready(std::function<void()> fn);
 
+  /// What a thread does before it waits on the batch (manager calls send
+  /// those held to go together, client/manager_links.hpp). Set before the
+  /// batch is shared.
+  void set_before_wait(std::function<void()> fn) { before_wait_ = std::move(fn); }
+
   /// Slot i; only after wait_slot(i) or wait_all() returned true.
   const Outcome& at(std::size_t i) const { return slots_[i]; }
 
@@ -77,6 +82,7 @@ class Batch {
   std::vector<bool> done_;
   std::vector<std::size_t> completion_order_;
   std::function<void()> on_ready_;
+  std::function<void()> before_wait_;
 };
 
 [[noreturn]] void throw_undecodable(const char* why);

@@ -68,11 +68,13 @@ bool Batch::wait_for_condition(std::unique_lock<std::mutex>& lock,
 }
 
 bool Batch::wait_slot(std::size_t i, const Deadline& deadline) {
+  if (before_wait_) before_wait_();
   std::unique_lock<std::mutex> lock(mu_);
   return wait_for_condition(lock, deadline, [&] { return bool(done_[i]); });
 }
 
 bool Batch::wait_completed(std::size_t k, std::size_t* index, const Deadline& deadline) {
+  if (before_wait_) before_wait_();
   std::unique_lock<std::mutex> lock(mu_);
   if (!wait_for_condition(lock, deadline, [&] { return completion_order_.size() > k; }))
     return false;
@@ -81,6 +83,7 @@ bool Batch::wait_completed(std::size_t k, std::size_t* index, const Deadline& de
 }
 
 bool Batch::wait_all(const Deadline& deadline) {
+  if (before_wait_) before_wait_();
   std::unique_lock<std::mutex> lock(mu_);
   return wait_for_condition(lock, deadline,
                             [&] { return completion_order_.size() == slots_.size(); });

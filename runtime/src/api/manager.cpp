@@ -200,6 +200,7 @@ std::shared_ptr<Batch> CallManager(const std::string& run_id, std::uint32_t mana
   request.body = wire::EncodePair(task_name(key_of(fn), where),
                                   encode_args(fn, std::forward<Args>(args)...));
   auto batch = std::make_shared<Batch>(1);
+  if (!endpoint.empty()) batch->set_before_wait([&c] { c.FlushManagerCalls(); });
   c.SendToManager(endpoint, std::move(request), [batch](wire::Reply reply) {
     batch->complete(0, {client::OutcomeOf(reply)});
   });

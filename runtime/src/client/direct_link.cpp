@@ -47,12 +47,27 @@ std::optional<DirectLink::Clock::time_point> DirectLink::deadline() const {
   return connect_deadline_;
 }
 
-bool DirectLink::Send(const wire::Request& request) {
-  return state_ == State::kDirect && wire::SendMessage(dealer_, {}, wire::Encode(request));
+bool DirectLink::Send(const std::vector<const wire::Request*>& calls, std::uint64_t batch_id) {
+  if (state_ != State::kDirect || calls.empty()) return false;
+  if (calls.size() == 1) return wire::SendMessage(dealer_, {}, wire::Encode(*calls.front()));
+  wire::Request batch;
+  batch.id = batch_id;
+  batch.op = wire::Op::kManagerCalls;
+  batch.object = calls.front()->object;
+  batch.body = wire::EncodeCalls(calls);
+  if (!wire::SendMessage(dealer_, {}, wire::Encode(batch))) return false;
+  std::vector<std::uint64_t>& ids = batches_[batch_id];
+  for (const wire::Request* call : calls) ids.push_back(call->id);
+  return true;
 }
 
 bool DirectLink::Receive(wire::Reply* reply) {
   while (state_ != State::kClosed) {
+    if (!unpacked_.empty()) {
+      *reply = std::move(unpacked_.front());
+      unpacked_.pop_front();
+      return true;
+    }
     zmq::message_t message;
     std::string err;
     const auto receipt =
@@ -62,6 +77,11 @@ bool DirectLink::Receive(wire::Reply* reply) {
       Close("it sent a malformed answer (" + err + ")");
       return false;
     }
+    if (auto batch = batches_.find(reply->id); batch != batches_.end()) {
+      Unpack(*reply, batch->second);
+      batches_.erase(batch);
+      continue;
+    }
     if (reply->id != hello_id_) return true;
     if (reply->status == wire::Status::kOk)
       state_ = State::kDirect;
@@ -69,6 +89,18 @@ bool DirectLink::Receive(wire::Reply* reply) {
       Close("it did not answer as the manager meant (" + reply->body + ")");
   }
   return false;
+}
+
+// A batch's answer: each call's own, or the batch's refusal for each.
+void DirectLink::Unpack(const wire::Reply& answer, const std::vector<std::uint64_t>& ids) {
+  std::vector<wire::Reply> replies;
+  if (answer.status != wire::Status::kOk) {
+    for (std::uint64_t id : ids) unpacked_.push_back({id, answer.status, answer.body});
+  } else if (!wire::DecodeReplies(answer.body, &replies) || replies.size() != ids.size()) {
+    Close("it sent a malformed answer to " + std::to_string(ids.size()) + " calls");
+  } else {
+    for (wire::Reply& r : replies) unpacked_.push_back(std::move(r));
+  }
 }
 
 bool DirectLink::Check(Clock::time_point now) {
@@ -91,6 +123,11 @@ void DirectLink::Close(std::string why) {
   if (state_ == State::kClosed) return;
   state_ = State::kClosed;
   why_ = std::move(why);
+  // Monitoring stops before its reader closes: else libzmq's I/O thread,
+  // shared by every link of this process, blocks for good sending the
+  // connection's next event to a reader gone (libzmq issue 3575), and no
+  // later link connects.
+  if (dealer_) (void)zmq_socket_monitor(dealer_.handle(), nullptr, 0);
   monitor_.reset();
   dealer_.close();
 }

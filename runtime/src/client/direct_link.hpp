@@ -11,8 +11,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 #include <zmq.hpp>
 
 #include "wire/request.hpp"
@@ -46,14 +49,19 @@ class DirectLink {
   int fd() const { return fd_; }
   int events_fd() const { return events_fd_; }
   /// An answer is waiting.
-  bool readable() { return state_ != State::kClosed && (dealer_.get(zmq::sockopt::events) & ZMQ_POLLIN); }
+  bool readable() {
+    return state_ != State::kClosed &&
+           (!unpacked_.empty() || (dealer_.get(zmq::sockopt::events) & ZMQ_POLLIN));
+  }
   /// When the connection's time is up; none once it is made.
   std::optional<Clock::time_point> deadline() const;
 
-  /// Sends a call in kDirect; false when it could not go.
-  [[nodiscard]] bool Send(const wire::Request& request);
-  /// The next answer to a call waiting; false when none is. Takes the
-  /// hello's answer itself, which makes the link kDirect (or kClosed).
+  /// Sends calls in kDirect as one message (several as a kManagerCalls
+  /// of id batch_id); false when they could not go.
+  [[nodiscard]] bool Send(const std::vector<const wire::Request*>& calls, std::uint64_t batch_id);
+  /// The next answer to a call waiting, a batch's answers one by one;
+  /// false when none is. Takes the hello's answer itself, which makes the
+  /// link kDirect (or kClosed).
   [[nodiscard]] bool Receive(wire::Reply* reply);
   /// Reads the connection's events and checks its time: closes the link
   /// once its connection dropped or failed its handshake, or was not made
@@ -65,6 +73,7 @@ class DirectLink {
   const std::string& why() const { return why_; }
 
  private:
+  void Unpack(const wire::Reply& answer, const std::vector<std::uint64_t>& ids);
 
   std::string endpoint_;
   zmq::socket_t dealer_;
@@ -74,6 +83,8 @@ class DirectLink {
   std::uint64_t hello_id_;
   Clock::time_point connect_deadline_;
   bool connected_ = false;  // its handshake succeeded
+  std::map<std::uint64_t, std::vector<std::uint64_t>> batches_;  // unanswered, by id: their calls
+  std::deque<wire::Reply> unpacked_;  // a batch's answers not yet taken
   State state_ = State::kHello;
   std::string why_;
 };

@@ -1,10 +1,12 @@
 #include "client/manager_links.hpp"
 
+#include <poll.h>
+
 #include <algorithm>
 
 #include "fiber/errors.hpp"
+#include "wire/limits.hpp"
 #include "os/background_thread.hpp"
-#include "wire/poll.hpp"
 
 namespace fiber::client {
 
@@ -33,26 +35,29 @@ void ManagerLinks::Send(const std::string& endpoint, wire::Request request, OnRe
   });
   request.id = next_id_++;
   Key key(request.object, endpoint);
+  bool wake = false, held = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (ended_.count(request.object)) return via_master_(std::move(request), std::move(on_reply));
     Link& l = links_[key];
-    // Nothing of this manager's waits in the thread: this call goes now,
-    // after every one made before it.
-    if (l.link && l.posted == 0 && l.held.empty()) {
+    // Nothing of this manager's waits in the thread: this call follows
+    // every one made before it, at once when none is in flight, else with
+    // the next batch (at the first answer, or once a caller waits: Flush).
+    if (l.link && l.posted == 0) {
       if (l.link->state() == DirectLink::State::kClosed)
         return via_master_(std::move(request), std::move(on_reply));
-      if (l.link->state() == DirectLink::State::kDirect && l.in_flight.size() < kMaxInFlight &&
-          l.link->Send(request)) {
-        l.in_flight.emplace(request.id, std::move(on_reply));
-        // Sending may have taken the socket's signal of an answer that
-        // came meanwhile: the thread would not wake for it.
-        if (l.link->readable()) inbox_.Wake();
-        return;
-      }
+      l.held.push_back({std::move(request), std::move(on_reply)});
+      held = true;
+      // With nothing in flight no answer can be waiting, whose signal the
+      // send could take: the links' thread need hear only of a failure.
+      bool sent = false;
+      if (l.link->state() == DirectLink::State::kDirect && l.in_flight.empty()) wake = !SendBatches(l, &sent);
+    } else {
+      ++l.posted;
     }
-    ++l.posted;
   }
+  if (wake) inbox_.Wake();
+  if (held) return;
   std::string why;
   if (inbox_.Post({key, {std::move(request), on_reply}}, &why)) return;
   {
@@ -60,6 +65,46 @@ void ManagerLinks::Send(const std::string& endpoint, wire::Request request, OnRe
     --links_[key].posted;
   }
   on_reply(Reply{0, Status::kLost, why});
+}
+
+void ManagerLinks::Flush() {
+  bool wake = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [key, l] : links_)
+      if (!l.held.empty() && l.link && l.link->state() == DirectLink::State::kDirect) wake |= !SendHere(l);
+  }
+  if (wake) inbox_.Wake();
+}
+
+// Sends the held calls from a caller's thread; false when the links'
+// thread must look: a send failed (it closes the link) or took the signal
+// of an answer.
+bool ManagerLinks::SendHere(Link& l) {
+  bool sent = false;
+  return SendBatches(l, &sent) && !(sent && l.link->readable());
+}
+
+// Sends the held calls the link has room for, in order, as few messages as
+// fit; false when one could not go.
+bool ManagerLinks::SendBatches(Link& l, bool* sent) {
+  std::vector<const wire::Request*> calls;
+  while (!l.held.empty() && l.link->state() == DirectLink::State::kDirect &&
+         l.in_flight.size() < kMaxInFlight) {
+    calls.clear();
+    std::size_t bytes = 0;
+    for (auto it = l.held.begin(); it != l.held.end() && l.in_flight.size() + calls.size() < kMaxInFlight;
+         ++it) {
+      bytes += it->request.body.size();
+      if (!calls.empty() && bytes > wire::kMaxFrameBytes) break;
+      calls.push_back(&it->request);
+    }
+    if (!l.link->Send(calls, next_id_++)) return false;
+    *sent = true;
+    for (std::size_t i = 0; i < calls.size(); ++i, l.held.pop_front())
+      l.in_flight.emplace(l.held.front().request.id, std::move(l.held.front().on_reply));
+  }
+  return true;
 }
 
 void ManagerLinks::Ended(std::uint64_t channel) {
@@ -76,7 +121,7 @@ void ManagerLinks::Run() {
   // thread took its signal.
   bool again = false;
   for (;;) {
-    std::vector<zmq::pollitem_t> items = {{nullptr, inbox_.fd(), ZMQ_POLLIN, 0}};
+    std::vector<pollfd> items = {{inbox_.fd(), POLLIN, 0}};
     std::vector<std::pair<std::uint64_t, Link*>> polled;  // by channel, beside their two items
     auto wait = std::chrono::milliseconds(again ? 0 : -1);
     {
@@ -86,8 +131,8 @@ void ManagerLinks::Run() {
         if (!l.link || l.link->state() == DirectLink::State::kClosed) continue;
         // The socket's descriptor, not the socket: callers send on it
         // meanwhile, under the lock.
-        items.push_back({nullptr, l.link->fd(), ZMQ_POLLIN, 0});
-        items.push_back({nullptr, l.link->events_fd(), ZMQ_POLLIN, 0});
+        items.push_back({l.link->fd(), POLLIN, 0});
+        items.push_back({l.link->events_fd(), POLLIN, 0});
         polled.emplace_back(key.first, &l);
         if (const auto deadline = l.link->deadline()) {
           const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - now);
@@ -95,8 +140,10 @@ void ManagerLinks::Run() {
         }
       }
     }
-    const int fired = wire::Poll(items.data(), items.size(), wait);
-    const bool woken = items[0].revents & ZMQ_POLLIN;
+    // poll(2) itself: zmq_poll of descriptors polls them once with no wait
+    // before it waits. A signal ends it as a time up would.
+    const int fired = ::poll(items.data(), items.size(), static_cast<int>(wait.count()));
+    const bool woken = items[0].revents & POLLIN;
     std::vector<Posted> posted;
     if (woken) {
       posted = inbox_.Take();
@@ -167,17 +214,7 @@ bool ManagerLinks::Serve(std::uint64_t channel, Link& l, DirectLink::Clock::time
 // answer waits.
 bool ManagerLinks::SendHeld(Link& l, Answers* answers) {
   bool sent = false;
-  while (!l.held.empty() && l.link->state() == DirectLink::State::kDirect &&
-         l.in_flight.size() < kMaxInFlight) {
-    Call& c = l.held.front();
-    if (!l.link->Send(c.request)) {
-      l.link->Close("cannot send to it");
-      break;
-    }
-    sent = true;
-    l.in_flight.emplace(c.request.id, std::move(c.on_reply));
-    l.held.pop_front();
-  }
+  if (!SendBatches(l, &sent)) l.link->Close("cannot send to it");
   if (l.link->state() == DirectLink::State::kClosed) {
     Fallback(l, answers);
     return false;

@@ -45,6 +45,9 @@ class ManagerLinks {
   /// the manager's endpoint; on_reply runs once, on any thread, and must
   /// not block.
   void Send(const std::string& endpoint, wire::Request request, OnReply on_reply);
+  /// Sends the calls held to go together in one message (those made while
+  /// others to the same manager were in flight): before a caller waits.
+  void Flush();
   /// The manager on channel has ended: its links close (calls in flight
   /// fail), and every later call to it goes through the master.
   void Ended(std::uint64_t channel);
@@ -63,7 +66,7 @@ class ManagerLinks {
   struct Link {
     std::unique_ptr<DirectLink> link;  // made by the thread
     std::size_t posted = 0;            // calls in the inbox, not yet routed
-    std::deque<Call> held;             // while the hello is out, or the link full
+    std::deque<Call> held;             // while the hello is out, calls are in flight, or the link is full
     std::map<std::uint64_t, OnReply> in_flight;
   };
   using Answers = std::vector<std::pair<OnReply, wire::Reply>>;
@@ -75,6 +78,8 @@ class ManagerLinks {
   bool Serve(std::uint64_t channel, Link& l, DirectLink::Clock::time_point now, bool data, bool events,
              Answers* answers);
   bool SendHeld(Link& l, Answers* answers);
+  bool SendHere(Link& l);
+  bool SendBatches(Link& l, bool* sent);
   void Fallback(Link& l, Answers* answers);
   void Fail(const std::string& why);
 

@@ -287,6 +287,10 @@ void RunClient::SendToManager(const std::string& endpoint, Request request,
   links_->Send(endpoint, std::move(request), std::move(on_reply));
 }
 
+void RunClient::FlushManagerCalls() {
+  if (links_) links_->Flush();
+}
+
 void RunClient::ManagerEnded(std::uint64_t channel) {
   if (links_) links_->Ended(channel);
 }

@@ -37,6 +37,9 @@ class RunClient {
   /// the master.
   void SendToManager(const std::string& endpoint, wire::Request request,
                      std::function<void(wire::Reply)> on_reply);
+  /// Sends the manager calls held to go together: before a caller waits
+  /// for one.
+  void FlushManagerCalls();
   /// The manager on channel has ended (shut down by this process): later
   /// calls to it go through the master.
   void ManagerEnded(std::uint64_t channel);

@@ -52,8 +52,8 @@ void RequestService::Handle(const std::string& routing_id, wire::Request request
     if (!peer.empty()) ++manager_calls_forwarded_;
     return CallManager(request, std::move(answer), now);
   }
-  if (request.op == wire::Op::kManagerHello) {
-    (void)answer(Status::kRefused, "MANAGER_HELLO is for a manager's own endpoint");
+  if (request.op == wire::Op::kManagerHello || request.op == wire::Op::kManagerCalls) {
+    (void)answer(Status::kRefused, "MANAGER_HELLO and MANAGER_CALLS are for a manager's own endpoint");
     return;
   }
   if (SyncTable::Serves(request.op)) return sync_.Handle(peer, request, std::move(answer), now);

@@ -1,7 +1,9 @@
 // zmq::poll that a signal does not end. A signal landing on the polling
 // thread makes zmq_poll fail with EINTR, which cppzmq throws; a program
 // that handles a signal of its own must not abort fiber's loops for it.
-// Every poll fiber makes goes through here.
+// Every poll fiber makes goes through here, but those of descriptors alone
+// on a call's path (worker/serve_loop.cpp, client/manager_links.cpp), which
+// call poll(2) themselves: zmq_poll would poll them twice.
 #pragma once
 
 #include <chrono>

@@ -15,6 +15,18 @@ bool Malformed(Type type, std::string* err) {
   return false;
 }
 
+// Appends a list's item made of head and item.
+void AppendItem(std::string* body, std::string_view head, std::string_view item) {
+  const auto n = static_cast<std::uint32_t>(head.size() + item.size());
+  body->append(reinterpret_cast<const char*>(&n), sizeof n);
+  body->append(head);
+  body->append(item);
+}
+
+std::string_view BytesOf(const std::uint64_t& n) {
+  return {reinterpret_cast<const char*>(&n), sizeof n};
+}
+
 }  // namespace
 
 // REQUEST: id u64, op u8, object u64, timeout u32 (ms; all ones: none), body rest.
@@ -61,11 +73,7 @@ bool Decode(const zmq::message_t& message, Reply* m, std::string* err) {
   return true;
 }
 
-void AppendToList(std::string* body, std::string_view item) {
-  const auto n = static_cast<std::uint32_t>(item.size());
-  body->append(reinterpret_cast<const char*>(&n), sizeof n);
-  body->append(item);
-}
+void AppendToList(std::string* body, std::string_view item) { AppendItem(body, {}, item); }
 
 std::string EncodeList(const std::vector<std::string_view>& items) {
   std::size_t size = 0;
@@ -130,6 +138,50 @@ bool DecodeClaim(const std::string& body, std::uint64_t* token, bool* hold) {
   if (body.size() != sizeof *token + 1 || static_cast<unsigned char>(body.back()) > 1) return false;
   std::memcpy(token, body.data(), sizeof *token);
   *hold = body.back() == '\1';
+  return true;
+}
+
+std::string EncodeCalls(const std::vector<const Request*>& calls) {
+  std::string out;
+  for (const Request* call : calls) AppendItem(&out, BytesOf(call->id), call->body);
+  return out;
+}
+
+bool DecodeCalls(const Request& batch, std::vector<Request>* calls) {
+  std::vector<std::string_view> items;
+  if (!DecodeList(batch.body, &items)) return false;
+  calls->clear();
+  for (std::string_view item : items) {
+    Request& call = calls->emplace_back();
+    if (item.size() < sizeof call.id) return false;
+    std::memcpy(&call.id, item.data(), sizeof call.id);
+    call.op = Op::kManagerCall;
+    call.object = batch.object;
+    call.body = std::string(item.substr(sizeof call.id));
+  }
+  return true;
+}
+
+void AppendReply(std::string* body, std::uint64_t id, Status status, std::string_view reply) {
+  char head[sizeof id + 1];
+  std::memcpy(head, &id, sizeof id);
+  head[sizeof id] = static_cast<char>(status);
+  AppendItem(body, {head, sizeof head}, reply);
+}
+
+bool DecodeReplies(std::string_view body, std::vector<Reply>* replies) {
+  std::vector<std::string_view> items;
+  if (!DecodeList(body, &items)) return false;
+  replies->clear();
+  for (std::string_view item : items) {
+    Reply& reply = replies->emplace_back();
+    if (item.size() < sizeof reply.id + 1 ||
+        static_cast<std::uint8_t>(item[sizeof reply.id]) > kLastStatus)
+      return false;
+    std::memcpy(&reply.id, item.data(), sizeof reply.id);
+    reply.status = static_cast<Status>(item[sizeof reply.id]);
+    reply.body = std::string(item.substr(sizeof reply.id + 1));
+  }
   return true;
 }
 

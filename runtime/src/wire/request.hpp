@@ -50,8 +50,12 @@ enum class Op : std::uint8_t {
   kShareRelease = 23,  // this process holds no handle any more
   kShareGet = 24,      // -> the value's bytes
   kQueuePutManyFile = 25,  // body: an item file's name holding a list; then as kQueuePutMany
+  // To a manager's own endpoint only, never the master: several
+  // kManagerCalls of one caller as one message (EncodeCalls), run in order
+  // and answered as one REPLY, its body their replies (AppendReply).
+  kManagerCalls = 26,
 };
-constexpr std::uint8_t kLastOp = static_cast<std::uint8_t>(Op::kQueuePutManyFile);
+constexpr std::uint8_t kLastOp = static_cast<std::uint8_t>(Op::kManagerCalls);
 
 struct Request {
   std::uint64_t id = 0;  // chosen by the requester, echoed in the REPLY
@@ -116,6 +120,17 @@ std::string SharedMemoryName(std::uint64_t key, std::uint64_t id);
 /// The body of a kShareClaim request.
 std::string EncodeClaim(std::uint64_t token, bool hold);
 [[nodiscard]] bool DecodeClaim(const std::string& body, std::uint64_t* token, bool* hold);
+
+/// The body of a kManagerCalls request: a list (EncodeList) of the calls,
+/// each its id u64 and its kManagerCall body.
+std::string EncodeCalls(const std::vector<const Request*>& calls);
+/// The calls of a kManagerCalls request on object, as kManagerCalls each.
+[[nodiscard]] bool DecodeCalls(const Request& batch, std::vector<Request>* calls);
+/// Appends one call's answer to the body of a kManagerCalls reply: a list
+/// of id u64, status u8 and body.
+void AppendReply(std::string* body, std::uint64_t id, Status status, std::string_view reply);
+/// The answers in a kManagerCalls reply's body.
+[[nodiscard]] bool DecodeReplies(std::string_view body, std::vector<Reply>* replies);
 
 /// The body of a kManagerCall request, and of a kRaised reply.
 std::string EncodePair(const std::string& first, const std::string& second);

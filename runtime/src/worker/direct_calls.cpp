@@ -78,6 +78,7 @@ std::unique_ptr<DirectCallServer> DirectCallServer::Open(zmq::context_t& context
     if (address.front() == '[') s->router_.set(zmq::sockopt::ipv6, 1);
     s->router_.bind("tcp://" + address + ":*");
     s->endpoint_ = s->router_.get(zmq::sockopt::last_endpoint);
+    s->fd_ = s->router_.get(zmq::sockopt::fd);
   } catch (const std::exception& e) {
     *err = "cannot listen on " + address + ": " + e.what();
     return nullptr;
@@ -88,47 +89,74 @@ std::unique_ptr<DirectCallServer> DirectCallServer::Open(zmq::context_t& context
   return s;
 }
 
-bool DirectCallServer::Next(std::string* peer, wire::Request* call, std::string* function) {
+bool DirectCallServer::Next(Calls* in) {
   for (;;) {
     zmq::message_t message;
     std::string err;
+    wire::Request request;
     const auto receipt =
-        wire::ReceiveMessage(router_, true, peer, &message, &err, zmq::recv_flags::dontwait);
+        wire::ReceiveMessage(router_, true, &in->peer, &message, &err, zmq::recv_flags::dontwait);
     if (receipt == wire::Receipt::kNone) return false;
-    if (receipt == wire::Receipt::kMalformed || !wire::Decode(message, call, &err)) {
-      log::Warning("ignored a malformed call from '" + *peer + "': " + err);
+    if (receipt == wire::Receipt::kMalformed || !wire::Decode(message, &request, &err)) {
+      log::Warning("ignored a malformed call from '" + in->peer + "': " + err);
       continue;
     }
-    if (call->object != channel_) {
-      Reply(*peer, call->id, wire::Status::kRefused,
-            "this is manager " + std::to_string(channel_) + ", not " + std::to_string(call->object));
+    const std::uint64_t id = request.id;
+    if (request.object != channel_) {
+      Reply(in->peer, id, wire::Status::kRefused,
+            "this is manager " + std::to_string(channel_) + ", not " + std::to_string(request.object));
       continue;
     }
-    if (call->op == wire::Op::kManagerHello) {
-      Reply(*peer, call->id, wire::Status::kOk, {});
+    if (request.op == wire::Op::kManagerHello) {
+      Reply(in->peer, id, wire::Status::kOk, {});
       continue;
     }
-    std::string args;
-    if (call->op != wire::Op::kManagerCall || !wire::DecodePair(call->body, function, &args) ||
-        *function != function_) {
-      Reply(*peer, call->id, wire::Status::kRefused, "a manager answers method calls only");
-      continue;
+    in->calls.clear();
+    in->batch.reset();
+    std::vector<wire::Request> requests;
+    if (request.op == wire::Op::kManagerCalls) {
+      in->batch = id;
+      if (!wire::DecodeCalls(request, &requests)) requests.clear();
+    } else {
+      requests.push_back(std::move(request));
     }
-    call->body = std::move(args);
-    return true;
+    bool served = !requests.empty();
+    for (wire::Request& r : requests)
+      if (!(served = Serves(r, &in->calls.emplace_back()))) break;
+    if (served) return true;
+    Reply(in->peer, id, wire::Status::kRefused,
+          "a manager answers method calls only");
   }
 }
 
-void DirectCallServer::Answer(const std::string& peer, std::uint64_t id,
-                              const wire::OutcomeView& outcome) {
-  switch (outcome.kind) {
-    case wire::OutcomeKind::kValue: return Reply(peer, id, wire::Status::kOk, outcome.value);
-    case wire::OutcomeKind::kRaised:
-      return Reply(peer, id, wire::Status::kRaised,
-                   wire::EncodePair(std::string(outcome.raised.type), std::string(outcome.raised.message)));
-    case wire::OutcomeKind::kNotRegistered:
-      return Reply(peer, id, wire::Status::kNotRegistered, outcome.value);
+bool DirectCallServer::Serves(wire::Request& request, Call* call) const {
+  call->id = request.id;
+  return request.op == wire::Op::kManagerCall &&
+         wire::DecodePair(request.body, &call->function, &call->args) && call->function == function_;
+}
+
+void DirectCallServer::Answer(const Calls& in, const std::vector<wire::OutcomeView>& outcomes) {
+  auto reply = [](const wire::OutcomeView& outcome, std::string* raised) -> std::pair<wire::Status, std::string_view> {
+    switch (outcome.kind) {
+      case wire::OutcomeKind::kValue: return {wire::Status::kOk, outcome.value};
+      case wire::OutcomeKind::kRaised:
+        *raised = wire::EncodePair(std::string(outcome.raised.type), std::string(outcome.raised.message));
+        return {wire::Status::kRaised, *raised};
+      case wire::OutcomeKind::kNotRegistered: return {wire::Status::kNotRegistered, outcome.value};
+    }
+    return {wire::Status::kLost, {}};
+  };
+  std::string raised;
+  if (!in.batch) {
+    const auto [status, body] = reply(outcomes.front(), &raised);
+    return Reply(in.peer, in.calls.front().id, status, body);
   }
+  std::string replies;
+  for (std::size_t i = 0; i < in.calls.size(); ++i) {
+    const auto [status, body] = reply(outcomes[i], &raised);
+    wire::AppendReply(&replies, in.calls[i].id, status, body);
+  }
+  Reply(in.peer, *in.batch, wire::Status::kOk, replies);
 }
 
 void DirectCallServer::Reply(const std::string& peer, std::uint64_t id, wire::Status status,

@@ -9,7 +9,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 #include <zmq.hpp>
 
 #include "wire/message.hpp"
@@ -31,23 +33,40 @@ class DirectCallServer {
   /// Where callers reach it, tcp://host:port: the bound address, its host
   /// replaced by b.manager_host when that is set.
   const std::string& endpoint() const { return endpoint_; }
-  zmq::socket_t& socket() { return router_; }
+  /// Its socket's ZMQ_FD, for poll(2): signals once a call comes after
+  /// Next found none.
+  int fd() const { return fd_; }
 
-  /// The next call waiting: true with *peer and *call (its body the
-  /// method's arguments); false when none waits. Answers a hello, and
+  /// One call: its id, and the function and arguments it calls.
+  struct Call {
+    std::uint64_t id = 0;
+    std::string function, args;
+  };
+  /// The calls of one message, a batch or one call: run in order, then
+  /// answered together.
+  struct Calls {
+    std::string peer;
+    std::optional<std::uint64_t> batch;  // the kManagerCalls request's id
+    std::vector<Call> calls;
+  };
+
+  /// The next message's calls: false when none waits. Answers a hello, and
   /// refuses a request it does not serve, itself.
-  [[nodiscard]] bool Next(std::string* peer, wire::Request* call, std::string* function);
-  /// Sends call id's outcome to peer.
-  void Answer(const std::string& peer, std::uint64_t id, const wire::OutcomeView& outcome);
+  [[nodiscard]] bool Next(Calls* in);
+  /// Sends the outcomes of in's calls (one each, in order) in one message.
+  void Answer(const Calls& in, const std::vector<wire::OutcomeView>& outcomes);
 
  private:
   DirectCallServer(zmq::context_t& context, wire::Channel channel, std::string function);
   void Reply(const std::string& peer, std::uint64_t id, wire::Status status, std::string_view body);
+  // The call that request makes, when this manager serves it.
+  bool Serves(wire::Request& request, Call* call) const;
 
   zmq::socket_t router_;
   wire::Channel channel_;
   std::string function_;
   std::string endpoint_;
+  int fd_ = -1;
 };
 
 }  // namespace fiber::worker
