@@ -68,10 +68,12 @@ TEST_CASE("a container killed for its memory limit is reported as such, with the
   }
   fiber::testing::RemovePackagedImagesAtExit(built_program("ending_pool"));
   Fiber fiber;
-  auto [status, out, err] = fiber.Run({"run", "--backend", "docker", "--memory", "64Mi",
-                                       built_program("ending_pool"), "hog", "512"});
+  // A limit a worker built with AddressSanitizer starts within (its shadow
+  // memory takes ~180 MB), which the task's 2 GiB then exceeds.
+  auto [status, out, err] = fiber.Run({"run", "--backend", "docker", "--memory", "512Mi",
+                                       built_program("ending_pool"), "hog", "2048"});
   CHECK(status == 1);
-  CHECK_MESSAGE(Occurrences(err, " lost: killed for using more than its memory limit of 64Mi (OOM) while running "
+  CHECK_MESSAGE(Occurrences(err, " lost: killed for using more than its memory limit of 512Mi (OOM) while running "
                                  "fill_memory") == 1,
                 err);
   CHECK_MESSAGE(out.find("(OOM)") != std::string::npos, out);
