@@ -35,10 +35,9 @@ std::vector<backend::Exit> ScriptedBackend::Poll() {
 
 void ScriptedBackend::Crash(State& state, const std::string& id, const std::string& how,
                             int status) {
-  std::lock_guard<std::mutex> lock(state.mu);
   backend::EndCause cause = backend::EndedWith(ExitStatus::FromSigned(status));
   cause.text = how;
-  state.exits.push_back({id, std::move(cause), ExitStatus::FromSigned(status)});
+  Exit(state, {id, std::move(cause), ExitStatus::FromSigned(status)});
 }
 
 void ScriptedBackend::Exit(State& state, backend::Exit exit) {

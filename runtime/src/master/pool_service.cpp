@@ -57,6 +57,12 @@ bool EngineEnded(const backend::EndCause& cause) {
   return false;
 }
 
+// Why a worker was lost, with the task it ran: "killed by SIGSEGV while
+// running square (item 3)".
+std::string LossWhy(const backend::EndCause& cause, const std::string& task) {
+  return cause.text + (task.empty() ? "" : " while running " + task);
+}
+
 // "; 2 retries left" after what a lost worker ran: whether it runs again
 // (using one of them).
 std::string RetriesSaid(int left) {
@@ -545,8 +551,8 @@ void PoolService::Retire(Clock::time_point now) {
 }
 
 void PoolService::SayLoss(const WorkerEnd& loss) {
-  log::Warning("worker " + loss.id + " lost: " + loss.cause.text +
-               (loss.task.empty() ? "" : " while running " + loss.task + RetriesSaid(loss.retries_left)));
+  log::Warning("worker " + loss.id + " lost: " + LossWhy(loss.cause, loss.task) +
+               (loss.task.empty() ? "" : RetriesSaid(loss.retries_left)));
 }
 
 void PoolService::LoseWorker(const std::string& id, const std::string& why, Clock::time_point now) {
@@ -572,7 +578,7 @@ void PoolService::LoseWorker(const std::string& id, const backend::EndCause& cau
   if (!done && !held) SayLoss(ended);
   workers_.End(ended, held);
   backend_->Kill(id);
-  const std::string why = cause.text + (running.empty() ? "" : " while running " + running);
+  const std::string why = LossWhy(cause, running);
   if (!worker.connected && !terminating_ && !retiring) sizer_.StartFailed();
   stats_.Retried(tasks_.Lose(id, why));
   // The pool finishes once the backend has seen it end (and on_exit has

@@ -32,26 +32,18 @@ void JobCanceller::Cancel(std::vector<std::string> jobs) {
   changed_.notify_all();
 }
 
-void JobCanceller::Drain() {
-  std::unique_lock<std::mutex> lock(mu_);
-  changed_.wait(lock, [this] { return stop_ || (jobs_.empty() && !busy_); });
-}
-
 void JobCanceller::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     changed_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
     if (stop_) return;
     const std::vector<std::string> jobs = std::exchange(jobs_, {});
-    busy_ = true;
     lock.unlock();
     std::string err;
     if (!CancelJobs(jobs, &err))
       log::Warning("cannot cancel Slurm job" + std::string(jobs.size() > 1 ? "s " : " ") + jobs.front() +
                    (jobs.size() > 1 ? " and " + std::to_string(jobs.size() - 1) + " more" : "") + ": " + err);
     lock.lock();
-    busy_ = false;
-    changed_.notify_all();
   }
 }
 

@@ -26,9 +26,6 @@ class JobCanceller {
 
   /// Job ids as scancel takes them ("12_3").
   void Cancel(std::vector<std::string> jobs);
-  /// Waits until every job asked so far was given to scancel and it
-  /// answered (tests; KillAll does not wait).
-  void Drain();
 
  private:
   void Loop();
@@ -36,7 +33,6 @@ class JobCanceller {
   std::mutex mu_;
   std::condition_variable changed_;
   bool stop_ = false;              // guarded by mu_
-  bool busy_ = false;              // guarded by mu_: a scancel is under way
   std::vector<std::string> jobs_;  // guarded by mu_: not yet given to scancel
   std::thread thread_;
 };
