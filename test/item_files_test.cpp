@@ -1,14 +1,16 @@
 // The run's item files (wire/item_files.hpp) without a master: a worker's
 // large item written and taken back whole, once, read in place while the
 // master holds it and its file kept for the next after; what the master
-// refuses to read; when a worker does not use the
+// refuses to read; kept files reused round after round; when a worker does not use the
 // directory; and what the master leaves behind (nothing).
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <deque>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "wire/item_files.hpp"
@@ -112,6 +114,25 @@ TEST_CASE("an item the master holds is read in place; its file is reused only on
   CHECK(held.bytes() == "another");
   held = fiber::wire::MappedItem();
   CHECK_FALSE(Exists(Directory(run)));
+}
+
+TEST_CASE("with several items held at once, every write after the first few reuses a kept file") {
+  auto [run, master, worker] = Both();
+  std::string err;
+  std::deque<fiber::wire::MappedItem> held;  // three held while the next is written
+  std::set<ino_t> seen;
+  int reused = 0;
+  const int writes = 40;
+  for (int i = 0; i < writes; ++i) {
+    const std::string name = worker->Write("w2", std::string(64 << 10, static_cast<char>('a' + i % 26)));
+    REQUIRE_FALSE(name.empty());
+    reused += seen.insert(Inode(Directory(run) + "/" + name)).second ? 0 : 1;
+    REQUIRE_MESSAGE(master->Map("w2", name, &held.emplace_back(), &err), err);
+    CHECK(held.back().bytes()[0] == static_cast<char>('a' + i % 26));
+    if (held.size() > 3) held.pop_front();
+  }
+  CHECK(reused == writes - 4);  // only the first four made files
+  CHECK(seen.size() == 4);
 }
 
 TEST_CASE("the master reads only the asker's own item files, regular and of its user") {

@@ -13,15 +13,22 @@ const wire::Reply kNone{0, wire::Status::kLost, {}};
 
 namespace {
 
-// Writes *bytes into an item file when this is a worker on the master's
-// machine (wire/item_files.hpp), *bytes then the file's name; false when
-// they go on the socket.
+// The run's item files when this is a worker on the master's machine
+// (wire/item_files.hpp); else nullptr (the master has no socket to skip).
+const std::shared_ptr<wire::ItemFiles>& ItemFilesHere() {
+  static const std::shared_ptr<wire::ItemFiles> files = [] {
+    const worker::Bootstrap* b = worker::ThisWorker();
+    return b ? wire::ItemFiles::Open(b->run_id) : nullptr;
+  }();
+  return files;
+}
+
+// Writes *bytes into an item file when there are item files here, *bytes
+// then the file's name; false when they go on the socket.
 bool ToItemFile(std::string* bytes) {
-  const worker::Bootstrap* b = worker::ThisWorker();
-  if (!b) return false;  // the master: no socket to skip
-  static const std::shared_ptr<wire::ItemFiles> files = wire::ItemFiles::Open(b->run_id);
+  const std::shared_ptr<wire::ItemFiles>& files = ItemFilesHere();
   if (!files) return false;
-  std::string name = files->Write(b->worker_id, *bytes);
+  std::string name = files->Write(worker::ThisWorker()->worker_id, *bytes);
   if (name.empty()) return false;
   *bytes = name;  // its room kept
   return true;
@@ -39,8 +46,8 @@ PutPipeline& PutPipeline::Get() {
   return *pipeline;
 }
 
-void PutPipeline::Put(const RunObjectRef& object, const void* item, WriteBytes write,
-                      const char* where) {
+wire::Reply PutPipeline::Put(const RunObjectRef& object, const void* item, WriteBytes write,
+                             const char* where) {
   client::RunClient& c = client_for(object, where);
   // Written into a buffer of this thread's, reused: no allocation.
   thread_local std::string scratch;
@@ -50,6 +57,8 @@ void PutPipeline::Put(const RunObjectRef& object, const void* item, WriteBytes w
   std::string body;
   wire::Op op = wire::Op::kQueuePutMany;
   if (bytes >= wire::ItemFiles::kSmallest) {
+    // An earlier put's error, taken before a file is written for nothing.
+    if (wire::Reply error = TakeError(object.id); !None(error)) return error;
     op = PutOp(&scratch);  // an item file written, not under mu_
     // A file's name is copied, and the buffer kept unless it grew huge.
     if (op == wire::Op::kQueuePutFile && scratch.capacity() <= 4 * kWindowBytes)
@@ -58,6 +67,12 @@ void PutPipeline::Put(const RunObjectRef& object, const void* item, WriteBytes w
       body = std::move(scratch);
   }
   std::unique_lock<std::mutex> lock(mu_);
+  // An earlier put's error, taken (a large item's above).
+  if (auto error = errors_.find(object.id); error != errors_.end() && op == wire::Op::kQueuePutMany) {
+    wire::Reply reply = std::move(error->second);
+    errors_.erase(error);
+    return reply;
+  }
   answered_.wait(lock, [&] {
     return unanswered_ == 0 || (unanswered_ < kWindow && unanswered_bytes_ + bytes <= kWindowBytes);
   });
@@ -70,32 +85,47 @@ void PutPipeline::Put(const RunObjectRef& object, const void* item, WriteBytes w
     (void)Send(c, alone, [request = request_for(object, op, std::move(body), std::nullopt)]() mutable {
       return std::move(request);
     });
-    return;
+    return kNone;
   }
-  if (!open_ || open_->object != object.id || open_->body.size() + bytes + 4 > kBatchBytes) {
+  const std::size_t most = ItemFilesHere() ? kLocalBatchBytes : kBatchBytes;
+  if (!open_ || open_->object != object.id || open_->body.size() + bytes + 4 > most) {
     auto batch = std::make_shared<Batch>(Batch{object.id, {}, 0, 0});
-    batch->body.reserve(kBatchBytes);
+    if (!spare_.empty()) {
+      batch->body = std::move(spare_.back());
+      spare_.pop_back();
+      batch->body.clear();
+    } else {
+      batch->body.reserve(most);
+    }
     // The client's thread takes the batch's items as they are then.
     const bool sent = Send(c, batch, [this, batch, request = request_for(object, op, {}, std::nullopt)]() mutable {
+      std::string items;
       {
         std::lock_guard<std::mutex> taking(mu_);
         if (open_ == batch) open_.reset();
-        request.body = std::move(batch->body);
+        items = std::move(batch->body);
       }
-      if (request.body.size() >= kFileBatchBytes && ToItemFile(&request.body))
-        request.op = wire::Op::kQueuePutManyFile;
+      if (items.size() < kFileBatchBytes || !ToItemFile(&items)) {
+        request.body = std::move(items);
+        return std::move(request);
+      }
+      request.op = wire::Op::kQueuePutManyFile;
+      request.body = items;  // the file's name; its buffer serves a new batch
+      std::lock_guard<std::mutex> keeping(mu_);
+      if (spare_.size() < kSpareBuffers) spare_.push_back(std::move(items));
       return std::move(request);
     });
     if (!sent) {  // its error is kept; this item is not counted
       --unanswered_;
       unanswered_bytes_ -= bytes;
-      return;
+      return kNone;
     }
     open_ = std::move(batch);
   }
   wire::AppendToList(&open_->body, scratch);
   ++open_->items;
   open_->bytes += bytes;
+  return kNone;
 }
 
 bool PutPipeline::Send(client::RunClient& c, const std::shared_ptr<Batch>& batch,

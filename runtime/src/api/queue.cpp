@@ -28,7 +28,7 @@ void Raise(const wire::Reply& reply, const char* where) {
 
 // Raises what a pipelined put on q met, once.
 void RaisePutError(const wire::Reply& error, const char* where) {
-  if (error.status == Status::kLost && error.body.empty()) return;  // none
+  if (PutPipeline::None(error)) return;
   Raise(error, (std::string(where) + ": an earlier put").c_str());
 }
 
@@ -72,9 +72,7 @@ void queue_send(const QueueRef& q, const void* item, WriteBytes write, const cha
     write(item, &bytes);
     return queue_put(q, std::move(bytes), std::nullopt, where);
   }
-  PutPipeline& pipeline = PutPipeline::Get();
-  RaisePutError(pipeline.TakeError(q.id), where);
-  pipeline.Put(q, item, write, where);
+  RaisePutError(PutPipeline::Get().Put(q, item, write, where), where);
 }
 
 void queue_put_many(const QueueRef& q, const std::vector<std::string>& items, const char* where) {

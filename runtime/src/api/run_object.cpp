@@ -52,9 +52,9 @@ wire::Reply ask_master(const RunObjectRef& object, Op op, std::string body, cons
   return checked(c.Call(request_for(object, op, std::move(body), timeout)), where);
 }
 
-const RunObjectRef& LazyRunObject::ref() {
+const RunObjectRef& LazyRunObject::Make() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (made_) return ref_;
+  if (made_.load(std::memory_order_relaxed)) return ref_;
   client::RunClient& c = client::RunClient::Get();
   wire::Request request;
   switch (spec_.kind) {
@@ -74,7 +74,7 @@ const RunObjectRef& LazyRunObject::ref() {
   std::memcpy(&ref_.id, reply.body.data(), sizeof ref_.id);
   ref_.run_id = c.run_id();
   ref_.maxsize = spec_.maxsize;
-  made_ = true;
+  made_.store(true, std::memory_order_release);
   return ref_;
 }
 

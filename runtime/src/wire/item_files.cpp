@@ -35,7 +35,7 @@ bool Private(int fd) {
          (st.st_mode & 0777) == 0700;
 }
 
-std::string RecycledName(int k) { return "free-" + std::to_string(k); }
+std::string RecycledName(unsigned k) { return "free-" + std::to_string(k); }
 
 // Names worker_id-N, N decimal digits.
 bool NamedFor(const std::string& peer, const std::string& name) {
@@ -139,9 +139,10 @@ std::string ItemFiles::Write(const std::string& worker_id, const std::string& it
   // A file the master has read and kept is taken whole (rename is atomic:
   // one writer gets each); its pages are written over, not made again.
   int fd = -1;
-  for (int k = 0; k < kRecycled && fd < 0; ++k)
-    if (::renameat(fd_, RecycledName(k).c_str(), fd_, name.c_str()) == 0)
-      fd = ::openat(fd_, name.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (Recycled([&](const std::string& kept) {
+        return ::renameat(fd_, kept.c_str(), fd_, name.c_str()) == 0;
+      }))
+    fd = ::openat(fd_, name.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     fd = ::openat(fd_, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return "";
@@ -221,10 +222,21 @@ bool ItemFiles::Map(const std::string& peer, const std::string& name, MappedItem
   return true;
 }
 
+bool ItemFiles::Recycled(const std::function<bool(const std::string& kept)>& move) {
+  for (unsigned k = 0; k < kRecycledTries; ++k) {
+    const unsigned place = cursor_.load(std::memory_order_relaxed) + k;
+    if (move(RecycledName(place % kRecycled))) {
+      cursor_.store(place + 1, std::memory_order_relaxed);
+      return true;
+    }
+  }
+  return false;
+}
+
 void ItemFiles::Recycle(const std::string& name, std::size_t size) {
-  bool kept = false;
-  for (int k = 0; size <= kRecycledBytes && !kept && k < kRecycled; ++k)
-    kept = ::renameat2(fd_, name.c_str(), fd_, RecycledName(k).c_str(), RENAME_NOREPLACE) == 0;
+  const bool kept = size <= kRecycledBytes && Recycled([&](const std::string& kept) {
+    return ::renameat2(fd_, name.c_str(), fd_, kept.c_str(), RENAME_NOREPLACE) == 0;
+  });
   if (!kept) (void)::unlinkat(fd_, name.c_str(), 0);
 }
 

@@ -12,7 +12,9 @@
 // Thread-safe (no state but the directory's descriptor).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -49,9 +51,13 @@ class ItemFiles : public std::enable_shared_from_this<ItemFiles> {
   static constexpr std::size_t kSmallest = std::size_t{64} << 10;
   /// Files the master has read, up to this many of at most this size, are
   /// kept (free-0, free-1, ...) for writers to reuse: the kernel need not
-  /// allocate and clear their pages again. The rest are removed.
-  static constexpr int kRecycled = 4;
+  /// allocate and clear their pages again. The rest are removed. Both
+  /// sides go round the places in order, so that each usually finds what
+  /// it looks for (a kept file, a free place) at the first try.
+  static constexpr unsigned kRecycled = 8;
   static constexpr std::size_t kRecycledBytes = std::size_t{4} << 20;
+  /// Places tried, from where the last one was found, before giving up.
+  static constexpr unsigned kRecycledTries = 2;
 
   /// The master's: makes the run's directory (or empties the one a killed
   /// master of this run id left), first removing those of masters gone;
@@ -85,9 +91,13 @@ class ItemFiles : public std::enable_shared_from_this<ItemFiles> {
   /// A file read: renamed for a writer to reuse (small enough, and a
   /// place free), else removed.
   void Recycle(const std::string& name, std::size_t size);
+  /// Tries move on the kept places' names from cursor_ on, up to
+  /// kRecycledTries of them; true once one did (cursor_ then past it).
+  bool Recycled(const std::function<bool(const std::string& kept)>& move);
   std::string path_;
   int fd_;      // the directory
   bool owner_;  // the master's: removed with it
+  std::atomic<unsigned> cursor_{0};  // the next kept place to try
 };
 
 }  // namespace fiber::wire

@@ -4,6 +4,7 @@
 // decoding a handle in another process makes no new object.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -48,14 +49,16 @@ class LazyRunObject {
  public:
   explicit LazyRunObject(RunObjectSpec spec) : spec_(spec) {}
   explicit LazyRunObject(RunObjectRef ref) : ref_(std::move(ref)), made_(true) {}
-  /// The object, made in the master on first call (api/run_object.cpp).
-  const RunObjectRef& ref();
+  /// The object, made in the master on first call (api/run_object.cpp);
+  /// once made, read without a lock.
+  const RunObjectRef& ref() { return made_.load(std::memory_order_acquire) ? ref_ : Make(); }
 
  private:
-  std::mutex mu_;
+  const RunObjectRef& Make();
+  std::mutex mu_;  // held while making
   RunObjectSpec spec_;
-  RunObjectRef ref_;
-  bool made_ = false;
+  RunObjectRef ref_;  // not written again once made_
+  std::atomic<bool> made_ = false;
 };
 
 /// What a handle type (Queue, Lock, Semaphore, Event) holds, and how it
