@@ -24,7 +24,7 @@ void QueueTable::Handle(const std::string& peer, wire::Request request, Answer a
   std::lock_guard<std::mutex> lock(mu_);
   if (request.op == Op::kQueueNew) return Create(peer, request, answer);
   // Taken in first, so that an item file sent to a queue gone is let go.
-  std::deque<Item> items;
+  HeldItems items;
   const bool put = request.op == Op::kQueuePut || request.op == Op::kQueuePutMany ||
                    request.op == Op::kQueuePutFile || request.op == Op::kQueuePutManyFile;
   if (put && !BlockOf(peer, request, answer, &items)) return;
@@ -77,21 +77,15 @@ bool QueueTable::TakeNow(const wire::Request& request, Taken* taken) {
 QueueTable::Taken QueueTable::TakeFirst(Queue& q, std::size_t n) {
   Taken taken;
   taken.items.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    Item& item = q.items[i];
-    if (taken.blocks.empty() || taken.blocks.back() != item.block)
-      taken.blocks.push_back(std::move(item.block));
-    taken.items.push_back(item.bytes);
-  }
-  q.items.erase(q.items.begin(), q.items.begin() + static_cast<std::ptrdiff_t>(n));
+  q.items.Take(n, &taken.items, &taken.blocks);
   return taken;
 }
 
 std::size_t QueueTable::BatchOf(const Queue& q, std::uint32_t many) {
-  std::size_t n = 1, bytes = q.items[0].bytes.size();
+  std::size_t n = 1, bytes = q.items[0].size();
   while (n < std::min<std::size_t>(many, q.items.size()) &&
-         bytes + q.items[n].bytes.size() + 64 * (n + 1) < wire::kMaxMessageBytes / 2)
-    bytes += q.items[n++].bytes.size();
+         bytes + q.items[n].size() + 64 * (n + 1) < wire::kMaxMessageBytes / 2)
+    bytes += q.items[n++].size();
   return n;
 }
 
@@ -126,7 +120,7 @@ void QueueTable::AnswerFreed(const wire::Request& request, const Answer& answer)
 }
 
 bool QueueTable::BlockOf(const std::string& peer, wire::Request& request, const Answer& answer,
-                         std::deque<Item>* items) {
+                         HeldItems* items) {
   auto block = std::make_shared<Block>();
   std::string err;
   std::string_view all;
@@ -162,11 +156,11 @@ bool QueueTable::BlockOf(const std::string& peer, wire::Request& request, const 
     (void)answer(Status::kRefused, err);
     return false;
   }
-  for (std::string_view b : bytes) items->push_back(Item{block, b});
+  items->Append(std::move(block), bytes);
   return true;
 }
 
-void QueueTable::Put(Queue& q, std::deque<Item> items, const wire::Request& request,
+void QueueTable::Put(Queue& q, HeldItems items, const wire::Request& request,
                      Answer answer, Clock::time_point now) {
   if (q.closed) {
     (void)answer(Status::kClosed, {});
@@ -209,8 +203,7 @@ void QueueTable::Serve(Queues::iterator it) {
     // Waiting puts go in, first-come, while there is room.
     while (!q.putters.empty() && !q.full() && !q.closed) {
       Putter& p = q.putters.front();
-      q.items.push_back(std::move(p.items.front()));
-      p.items.pop_front();
+      p.items.MoveTo(&q.items, q.maxsize == 0 ? p.items.size() : q.maxsize - q.items.size());
       moved = true;
       if (p.items.empty()) {
         (void)p.answer(Status::kOk, {});
@@ -229,17 +222,17 @@ void QueueTable::Serve(Queues::iterator it) {
         moved = true;
       } else if (w.many == 0) {
         // Not delivered: the item stays first for the next in line.
-        if (w.answer(Status::kOk, q.items.front().bytes)) {
-          q.items.pop_front();
+        if (w.answer(Status::kOk, q.items.front())) {
+          q.items.Drop(1);
           moved = true;
         }
       } else {
         const std::size_t n = BatchOf(q, w.many);
         std::vector<std::string_view> batch;
         batch.reserve(n);
-        for (std::size_t i = 0; i < n; ++i) batch.push_back(q.items[i].bytes);
+        for (std::size_t i = 0; i < n; ++i) batch.push_back(q.items[i]);
         if (w.answer(Status::kOk, wire::EncodeList(batch))) {
-          q.items.erase(q.items.begin(), q.items.begin() + static_cast<std::ptrdiff_t>(n));
+          q.items.Drop(n);
           moved = true;
         }
       }

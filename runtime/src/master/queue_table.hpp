@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "master/held_items.hpp"
 #include "master/peer_budget.hpp"
 #include "wire/item_files.hpp"
 #include "wire/request.hpp"
@@ -52,7 +53,7 @@ class QueueTable {
   /// Items a get of the master itself took, in order: views into the
   /// blocks holding them, which this keeps.
   struct Taken {
-    std::vector<std::shared_ptr<const Block>> blocks;
+    std::vector<HeldItems::Block> blocks;
     std::vector<std::string_view> items;
   };
   /// Gives a get of the master itself its items, in place of an answer
@@ -89,10 +90,6 @@ class QueueTable {
   }
 
  private:
-  struct Item {
-    std::shared_ptr<const Block> block;
-    std::string_view bytes;  // in block
-  };
   struct Waiter {
     std::string peer;
     bool take = true;        // a get (else a poll)
@@ -103,12 +100,12 @@ class QueueTable {
   };
   // Items waiting for room in a full bounded queue, in order.
   struct Putter {
-    std::deque<Item> items;
+    HeldItems items;
     std::optional<Clock::time_point> deadline;
     Answer answer;
   };
   struct Queue {
-    std::deque<Item> items;
+    HeldItems items;
     std::deque<Waiter> waiters;
     std::deque<Putter> putters;
     std::uint64_t maxsize = 0;  // 0: unbounded
@@ -125,12 +122,12 @@ class QueueTable {
   /// The items of a put request, in one block charged to peer; false when
   /// answered (malformed, too large, over peer's bound).
   bool BlockOf(const std::string& peer, wire::Request& request, const Answer& answer,
-               std::deque<Item>* items);
+               HeldItems* items);
   void Create(const std::string& peer, const wire::Request& request, const Answer& answer);
   /// The answer for a queue freed once closed and drained.
   static void AnswerFreed(const wire::Request& request, const Answer& answer);
   /// Puts the request's items (BlockOf) now, or as room comes.
-  void Put(Queue& q, std::deque<Item> items, const wire::Request& request, Answer answer,
+  void Put(Queue& q, HeldItems items, const wire::Request& request, Answer answer,
            Clock::time_point now);
   void Wait(const std::string& peer, Queue& q, bool take, const wire::Request& request,
             Answer answer, Deliver deliver, Clock::time_point now);
