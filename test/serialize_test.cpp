@@ -6,9 +6,11 @@
 #include <fiber/fiber.hpp>
 
 #include <cereal/archives/binary.hpp>
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 #include <sstream>
+#include <utility>
 
 #include "tasks.hpp"
 
@@ -101,6 +103,26 @@ TEST_CASE("values are written in cereal's own binary layout") {
   const auto t = std::make_tuple(std::string("x"), std::vector<int>{1, 2}, std::map<int, bool>{{3, true}});
   CHECK(to_bytes(t) == cereal_binary(t));
   CHECK(from_bytes<Particle>(cereal_binary(p)) == p);
+}
+
+TEST_CASE("strings and vectors of numbers, written without an archive, are cereal's bytes") {
+  const std::string text("a\0b", 3);
+  CHECK(to_bytes(text) == cereal_binary(text));
+  CHECK(to_bytes(std::string()) == cereal_binary(std::string()));
+  const std::vector<float> floats{1.5f, -2.0f, 3.25f};
+  CHECK(to_bytes(floats) == cereal_binary(floats));
+  const std::vector<std::uint8_t> none;
+  CHECK(to_bytes(none) == cereal_binary(none));
+  CHECK(from_bytes<std::string>(cereal_binary(text)) == text);
+  CHECK(from_bytes<std::vector<float>>(cereal_binary(floats)) == floats);
+  CHECK(from_bytes<std::vector<std::uint8_t>>(cereal_binary(none)).empty());
+  // Inside other values they go through the archive, the same bytes.
+  const auto pair = std::make_pair(text, floats);
+  CHECK(from_bytes<std::pair<std::string, std::vector<float>>>(to_bytes(pair)) == pair);
+  CHECK_THROWS_WITH_AS(from_bytes<std::vector<float>>(to_bytes(floats) + "x"),
+                       doctest::Contains("1 bytes left over"), cereal::Exception);
+  CHECK_THROWS_WITH_AS(from_bytes<std::string>(std::string_view("abc")), doctest::Contains("5 bytes short"),
+                       cereal::Exception);
 }
 
 TEST_CASE("a length larger than the bytes left is refused before anything is allocated") {

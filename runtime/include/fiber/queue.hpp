@@ -41,8 +41,7 @@ struct GotItems {
 using WriteBytes = void (*)(const void* item, std::string* out);
 template <class T>
 void write_bytes(const void* item, std::string* out) {
-  OutputArchive archive(out);
-  archive(*static_cast<const T*>(item));
+  append_bytes(*static_cast<const T*>(item), out);
 }
 
 // The untyped operations, through the run's client (api/queue.cpp). They throw

@@ -12,6 +12,25 @@
 
 namespace fiber::detail {
 
+/// The first n of *bytes, taken off them; throws cereal::Exception when
+/// fewer are left.
+inline std::string_view take_bytes(std::string_view* bytes, std::size_t n) {
+  if (n > bytes->size())
+    throw cereal::Exception("the bytes end " + std::to_string(n - bytes->size()) +
+                            " bytes short of the value");
+  const std::string_view taken = bytes->substr(0, n);
+  bytes->remove_prefix(n);
+  return taken;
+}
+
+/// A string or a vector of numbers may not hold more elements than there
+/// are bytes left, so a lying length fails before it grows to it.
+inline void check_length(std::uint64_t length, std::size_t left) {
+  if (length > left)
+    throw cereal::Exception("a length of " + std::to_string(length) + " with only " +
+                            std::to_string(left) + " bytes left");
+}
+
 /// Appends cereal's binary encoding of values to a string.
 class OutputArchive : public cereal::OutputArchive<OutputArchive, cereal::AllowEmptyClassElision> {
  public:
@@ -50,14 +69,7 @@ class InputArchive : public cereal::InputArchive<InputArchive, cereal::AllowEmpt
     if (!from.empty()) std::memcpy(data, from.data(), from.size());  // an empty container's data() may be null
   }
   /// The next n bytes, read in place.
-  std::string_view next(std::size_t n) {
-    if (n > bytes_.size())
-      throw cereal::Exception("the bytes end " + std::to_string(n - bytes_.size()) +
-                              " bytes short of the value");
-    const std::string_view taken = bytes_.substr(0, n);
-    bytes_.remove_prefix(n);
-    return taken;
-  }
+  std::string_view next(std::size_t n) { return take_bytes(&bytes_, n); }
 
   /// A bool is one byte, 0 or 1: any other byte copied into a bool would
   /// make an invalid one (undefined behaviour), so it is refused.
@@ -124,15 +136,12 @@ template <class T>
 void CEREAL_SAVE_FUNCTION_NAME(OutputArchive& ar, const cereal::SizeTag<T>& t) {
   ar(t.size);
 }
-/// A string or a vector of numbers may not hold more elements than there
-/// are bytes left, so a lying length fails before it grows to it. (Vectors
+/// Lengths read as cereal's size tags are checked (check_length). (Vectors
 /// of other elements and maps are charged instead: bounded_containers.hpp.)
 template <class T>
 void CEREAL_LOAD_FUNCTION_NAME(InputArchive& ar, cereal::SizeTag<T>& t) {
   ar(t.size);
-  if (static_cast<std::uint64_t>(t.size) > ar.left())
-    throw cereal::Exception("a length of " + std::to_string(t.size) + " with only " +
-                            std::to_string(ar.left()) + " bytes left");
+  check_length(static_cast<std::uint64_t>(t.size), ar.left());
 }
 /// A std::string's characters copied once, straight from the bytes (cereal's
 /// own load zero-fills it first).
