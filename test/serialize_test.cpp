@@ -113,6 +113,9 @@ TEST_CASE("strings and vectors of numbers, written without an archive, are cerea
   CHECK(to_bytes(floats) == cereal_binary(floats));
   const std::vector<std::uint8_t> none;
   CHECK(to_bytes(none) == cereal_binary(none));
+  const std::vector<char> chars{'x', '\0', 'y'};
+  CHECK(to_bytes(chars) == cereal_binary(chars));
+  CHECK(from_bytes<std::vector<char>>(to_bytes(chars)) == chars);
   CHECK(from_bytes<std::string>(cereal_binary(text)) == text);
   CHECK(from_bytes<std::vector<float>>(cereal_binary(floats)) == floats);
   CHECK(from_bytes<std::vector<std::uint8_t>>(cereal_binary(none)).empty());

@@ -68,8 +68,12 @@ T from_bytes(std::string_view bytes) {
     std::memcpy(&length, take_bytes(&bytes, sizeof length).data(), sizeof length);
     check_length(length, bytes.size());
     const std::string_view elements = take_bytes(&bytes, static_cast<std::size_t>(length) * sizeof(value[0]));
-    value.resize(static_cast<std::size_t>(length));
-    if (length != 0) std::memcpy(value.data(), elements.data(), elements.size());
+    if constexpr (std::is_same_v<typename T::value_type, char>) {
+      value.assign(elements.begin(), elements.end());  // not zero-filled first
+    } else {
+      value.resize(static_cast<std::size_t>(length));
+      if (length != 0) std::memcpy(value.data(), elements.data(), elements.size());
+    }
   } else {
     InputArchive archive(bytes);
     archive(value);
