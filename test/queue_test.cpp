@@ -131,6 +131,15 @@ FIBER_TASK(put_range_many);
 void put_into_closed(fiber::Queue<int> q) { q.put(1); }
 FIBER_TASK(put_into_closed);
 
+// Puts n items as fast as it can, then sets done: a request that goes
+// after puts held back to go together.
+void put_then_set(fiber::Queue<std::string> q, fiber::Event done, int n) {
+  const std::string item(100, 'x');
+  for (int i = 0; i < n; ++i) q.put(item);
+  done.set();
+}
+FIBER_TASK(put_then_set);
+
 }  // namespace
 
 TEST_CASE("items put in a Process are got in the master, each once") {
@@ -344,6 +353,18 @@ TEST_CASE("items from several producers arrive in order per producer, none lost"
     ++next[static_cast<std::size_t>(who)];
   }
   CHECK(next == std::vector<int>{n, n, n});
+}
+
+TEST_CASE("another request made after puts reaches the master after them, however they were batched") {
+  fiber::Queue<std::string> q;
+  fiber::Event done;
+  const int n = 200000;
+  fiber::Process producer(put_then_set, q, done, n);
+  producer.start();
+  done.wait();
+  CHECK(q.qsize() == static_cast<std::size_t>(n));  // none still held in the producer
+  producer.join();
+  CHECK(producer.exitcode() == 0);
 }
 
 TEST_CASE("a put that met a closed queue fails the task that made it") {

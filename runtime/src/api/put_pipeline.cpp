@@ -42,7 +42,10 @@ wire::Op PutOp(std::string* item) {
 }
 
 PutPipeline& PutPipeline::Get() {
-  static PutPipeline* pipeline = new PutPipeline;  // used until the process ends
+  static PutPipeline* pipeline = [] {
+    client::RunClient::SetBeforeSend([] { PutPipeline::Get().SendHeld(); });
+    return new PutPipeline;  // used until the process ends
+  }();
   return *pipeline;
 }
 
@@ -80,8 +83,9 @@ wire::Reply PutPipeline::Put(const RunObjectRef& object, const void* item, Write
   unanswered_bytes_ += bytes;
   if (op != wire::Op::kQueuePutMany) {
     // A large item goes alone, after the batch open now.
+    SendHeld(c);
     open_.reset();
-    auto alone = std::make_shared<Batch>(Batch{object.id, {}, 1, bytes});
+    auto alone = std::make_shared<Batch>(Batch{object.id, {}, 1, bytes, false, {}});
     (void)Send(c, alone, [request = request_for(object, op, std::move(body), std::nullopt)]() mutable {
       return std::move(request);
     });
@@ -89,7 +93,8 @@ wire::Reply PutPipeline::Put(const RunObjectRef& object, const void* item, Write
   }
   const std::size_t most = ItemFilesHere() ? kLocalBatchBytes : kBatchBytes;
   if (!open_ || open_->object != object.id || open_->body.size() + bytes + 4 > most) {
-    auto batch = std::make_shared<Batch>(Batch{object.id, {}, 0, 0});
+    SendHeld(c);  // full, or of another queue: it goes first
+    auto batch = std::make_shared<Batch>(Batch{object.id, {}, 0, 0, false, request_for(object, op, {}, std::nullopt)});
     if (!spare_.empty()) {
       batch->body = std::move(spare_.back());
       spare_.pop_back();
@@ -97,25 +102,7 @@ wire::Reply PutPipeline::Put(const RunObjectRef& object, const void* item, Write
     } else {
       batch->body.reserve(most);
     }
-    // The client's thread takes the batch's items as they are then.
-    const bool sent = Send(c, batch, [this, batch, request = request_for(object, op, {}, std::nullopt)]() mutable {
-      std::string items;
-      {
-        std::lock_guard<std::mutex> taking(mu_);
-        if (open_ == batch) open_.reset();
-        items = std::move(batch->body);
-      }
-      if (items.size() < kFileBatchBytes || !ToItemFile(&items)) {
-        request.body = std::move(items);
-        return std::move(request);
-      }
-      request.op = wire::Op::kQueuePutManyFile;
-      request.body = items;  // the file's name; its buffer serves a new batch
-      std::lock_guard<std::mutex> keeping(mu_);
-      if (spare_.size() < kSpareBuffers) spare_.push_back(std::move(items));
-      return std::move(request);
-    });
-    if (!sent) {  // its error is kept; this item is not counted
+    if (in_flight_ < kInFlight && !SendBatch(c, batch)) {  // its error is kept; this item is not counted
       --unanswered_;
       unanswered_bytes_ -= bytes;
       return kNone;
@@ -128,23 +115,60 @@ wire::Reply PutPipeline::Put(const RunObjectRef& object, const void* item, Write
   return kNone;
 }
 
+bool PutPipeline::SendBatch(client::RunClient& c, const std::shared_ptr<Batch>& batch) {
+  // The client's thread takes the batch's items as they are then.
+  return Send(c, batch, [this, batch]() {
+    wire::Request request = batch->request;
+    std::string items;
+    {
+      std::lock_guard<std::mutex> taking(mu_);
+      if (open_ == batch) open_.reset();
+      items = std::move(batch->body);
+    }
+    if (items.size() < kFileBatchBytes || !ToItemFile(&items)) {
+      request.body = std::move(items);
+      return request;
+    }
+    request.op = wire::Op::kQueuePutManyFile;
+    request.body = items;  // the file's name; its buffer serves a new batch
+    std::lock_guard<std::mutex> keeping(mu_);
+    if (spare_.size() < kSpareBuffers) spare_.push_back(std::move(items));
+    return request;
+  });
+}
+
+void PutPipeline::SendHeld(client::RunClient& c) {
+  if (open_ && !open_->sent) (void)SendBatch(c, open_);
+}
+
+void PutPipeline::SendHeld() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (open_ && !open_->sent) SendHeld(client::RunClient::Get());
+}
+
 bool PutPipeline::Send(client::RunClient& c, const std::shared_ptr<Batch>& batch,
                        std::function<wire::Request()> make) {
   // Under mu_, so in order with every other request of this process.
-  const bool sent = c.SendMade(std::move(make), [this, batch](wire::Reply reply) {
+  const bool sent = c.SendMade(std::move(make), [this, &c, batch](wire::Reply reply) {
     std::lock_guard<std::mutex> lock(mu_);
-    Answered(batch, std::move(reply));
+    Answered(c, batch, std::move(reply));
   });
-  if (!sent) Answered(batch, wire::Reply{0, wire::Status::kLost, "the run's client connection has closed"});
+  batch->sent = sent;
+  if (sent)
+    ++in_flight_;
+  else
+    Answered(c, batch, wire::Reply{0, wire::Status::kLost, "the run's client connection has closed"});
   return sent;
 }
 
-void PutPipeline::Answered(const std::shared_ptr<Batch>& batch, wire::Reply reply) {
+void PutPipeline::Answered(client::RunClient& c, const std::shared_ptr<Batch>& batch, wire::Reply reply) {
+  if (batch->sent) --in_flight_;
   if (open_ == batch) open_.reset();  // the client failed before it took it
   if (reply.status != wire::Status::kOk) errors_.try_emplace(batch->object, std::move(reply));
   unanswered_ -= batch->items;
   unanswered_bytes_ -= batch->bytes;
   answered_.notify_all();
+  if (in_flight_ < kInFlight) SendHeld(c);  // its turn
 }
 
 wire::Reply PutPipeline::TakeError(std::uint64_t object) {

@@ -1,16 +1,20 @@
 // Puts on an unbounded queue sent without waiting for their answers: a put
-// returns once its item is handed to the connection, with at most kWindow
-// items (and kWindowBytes) unanswered per process. Small items are written
-// straight into the open batch, one QUEUE_PUT_MANY that the connection's
-// thread takes when it gets to it, so items put while it is busy go
-// together: one message, one decode and one charge in the master, one
-// answer for all; a large batch from a worker on the master's machine
-// goes through an item file, like a large item. The connection keeps requests in order and a batch is
-// opened and sent in order with the rest, so items from one process
-// arrive in the order put; an error the master answers is kept for the
-// queue and raised at the next call on it, or at a flush. A task's (and so
-// a Process's) result waits for every answer first (worker/serve_loop.cpp),
-// so no item put is lost. Thread-safe.
+// returns at once, with at most kWindow items (and kWindowBytes)
+// unanswered per process. Small items are written straight into the open
+// batch, one QUEUE_PUT_MANY. While fewer than kInFlight batches await
+// their answers it goes at once, and the connection's thread takes its
+// items when it gets to it; else it is held, and more items join it,
+// until an answer comes (or a batch fills, or another request of this
+// process goes: RunClient's before-send hook sends it first). So the
+// batches grow with the master's pace, one message, one decode and one
+// charge in the master and one answer for many items, while a lone put
+// still goes at once. A large batch from a worker on the master's machine
+// goes through an item file, like a large item. Batches go in order with
+// each other and with every other request of this process, so items from
+// one process arrive in the order put; an error the master answers is
+// kept for the queue and raised at the next call on it, or at a flush. A
+// task's (and so a Process's) result waits for every answer first
+// (worker/serve_loop.cpp), so no item put is lost. Thread-safe.
 #pragma once
 
 #include <condition_variable>
@@ -59,6 +63,10 @@ class PutPipeline {
   /// batches: a fresh one from the heap is fresh pages, faulted in and
   /// cleared.
   static constexpr std::size_t kSpareBuffers = 2;
+  /// A batch that is not full waits while this many are unanswered
+  /// (bench/README: without it a busy master got batches of a dozen items
+  /// and half the rate).
+  static constexpr std::size_t kInFlight = 2;
 
   /// This process's.
   static PutPipeline& Get();
@@ -80,6 +88,9 @@ class PutPipeline {
   /// Drain, then the first error of any queue, taken (kLost with no body:
   /// none).
   wire::Reply DrainAll();
+  /// Sends the batch held, if any: before any other request of this
+  /// process goes (RunClient's before-send hook).
+  void SendHeld();
 
  private:
   // Items of one queue that go in one request: a QUEUE_PUT_MANY, or one
@@ -88,18 +99,26 @@ class PutPipeline {
     std::uint64_t object = 0;
     std::string body;  // wire::EncodeList's
     std::size_t items = 0, bytes = 0;
+    bool sent = false;  // else held: more items may join it
+    wire::Request request;  // its op and queue; the body is made as it goes
   };
   /// Sends batch's request, which make makes when it goes; false, its
   /// error kept, when the client takes no more. Under mu_.
   bool Send(client::RunClient& c, const std::shared_ptr<Batch>& batch,
             std::function<wire::Request()> make);
+  /// Sends a batch of small items; more join it until the client's thread
+  /// takes them. Under mu_.
+  bool SendBatch(client::RunClient& c, const std::shared_ptr<Batch>& batch);
+  /// The open batch, when held, sent now; under mu_.
+  void SendHeld(client::RunClient& c);
   /// The answer to batch's request; under mu_.
-  void Answered(const std::shared_ptr<Batch>& batch, wire::Reply reply);
+  void Answered(client::RunClient& c, const std::shared_ptr<Batch>& batch, wire::Reply reply);
 
   std::mutex mu_;
   std::condition_variable answered_;
   std::size_t unanswered_ = 0;
   std::size_t unanswered_bytes_ = 0;
+  std::size_t in_flight_ = 0;  // batches sent, not answered
   std::shared_ptr<Batch> open_;  // more small items join it until it is taken
   std::vector<std::string> spare_;  // kSpareBuffers at most
   std::map<std::uint64_t, wire::Reply> errors_;  // the first per queue

@@ -50,6 +50,7 @@ class LocalClient : public RunClient {
   ~LocalClient() override { EndLinks(); }
   const std::string& run_id() const override { return run_.id(); }
   void Send(Request request, std::function<void(Reply)> on_reply) override {
+    BeforeSend();
     if (!SendMade([request = std::move(request)]() mutable { return std::move(request); }, on_reply))
       on_reply(Reply{0, Status::kLost, "the run's master has stopped"});
   }
@@ -132,6 +133,7 @@ class RemoteClient : public RunClient {
   const std::string& run_id() const override { return run_id_; }
 
   void Send(Request request, std::function<void(Reply)> on_reply) override {
+    BeforeSend();
     request.id = next_id_++;
     Outgoing o{std::move(request), on_reply, nullptr};
     if (std::string why; !outbox_.Post(std::move(o), &why)) on_reply(Reply{0, Status::kLost, why});
@@ -246,6 +248,16 @@ detail::GotItems RunClient::Take(Request request, Reply* error) {
     got.items.clear();
   got.keep = std::move(body);
   return got;
+}
+
+namespace {
+std::atomic<void (*)()> before_send{nullptr};
+}  // namespace
+
+void RunClient::SetBeforeSend(void (*hook)()) { before_send.store(hook, std::memory_order_release); }
+
+void RunClient::BeforeSend() {
+  if (void (*hook)() = before_send.load(std::memory_order_acquire)) hook();
 }
 
 RunClient& RunClient::Get() {

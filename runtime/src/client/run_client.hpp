@@ -51,6 +51,10 @@ class RunClient {
                                       std::function<void(wire::Reply)> on_reply) = 0;
   /// Send, and wait for the reply.
   wire::Reply Call(wire::Request request);
+  /// Runs first thing in each Send (not SendMade), so that requests held
+  /// back to go together (pipelined puts, api/put_pipeline.hpp) go before
+  /// it; set once.
+  static void SetBeforeSend(void (*hook)());
   /// A queue get or get_many, waited for: its items, read where they
   /// are (in the master, where the queue holds them); none, and *error
   /// the reply, when the answer is not kOk.
@@ -62,6 +66,8 @@ class RunClient {
   /// while Send still works.
   void MakeLinks(const std::string& client_secret, std::chrono::milliseconds heartbeat_timeout);
   void EndLinks();
+  /// What each Send runs first (SetBeforeSend).
+  static void BeforeSend();
 
  private:
   std::unique_ptr<ManagerLinks> links_;
