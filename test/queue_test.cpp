@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <utility>
 #include <set>
@@ -17,8 +18,10 @@
 #include <tuple>
 #include <vector>
 
+#include "client/run_client.hpp"
 #include "master/run.hpp"
 #include "wire/item_files.hpp"
+#include "wire/request.hpp"
 #include "support/connected_pid.hpp"
 
 namespace {
@@ -130,15 +133,6 @@ FIBER_TASK(put_range_many);
 // carries its error.
 void put_into_closed(fiber::Queue<int> q) { q.put(1); }
 FIBER_TASK(put_into_closed);
-
-// Puts n items as fast as it can, then sets done: a request that goes
-// after puts held back to go together.
-void put_then_set(fiber::Queue<std::string> q, fiber::Event done, int n) {
-  const std::string item(100, 'x');
-  for (int i = 0; i < n; ++i) q.put(item);
-  done.set();
-}
-FIBER_TASK(put_then_set);
 
 }  // namespace
 
@@ -355,16 +349,30 @@ TEST_CASE("items from several producers arrive in order per producer, none lost"
   CHECK(next == std::vector<int>{n, n, n});
 }
 
-TEST_CASE("another request made after puts reaches the master after them, however they were batched") {
+TEST_CASE("puts held back to go together reach the master before any later request of the process") {
   fiber::Queue<std::string> q;
-  fiber::Event done;
-  const int n = 200000;
-  fiber::Process producer(put_then_set, q, done, n);
-  producer.start();
-  done.wait();
-  CHECK(q.qsize() == static_cast<std::size_t>(n));  // none still held in the producer
-  producer.join();
-  CHECK(producer.exitcode() == 0);
+  const std::uint64_t id = fiber::detail::from_bytes<fiber::detail::RunObjectRef>(fiber::detail::to_bytes(q)).id;
+  // The master's I/O thread waits: the puts' batches fill, two go
+  // unanswered, and the last is held back.
+  std::promise<void> open;
+  REQUIRE(fiber::master::Run::Get().dispatcher().Post([opened = open.get_future().share()] { opened.wait(); }));
+  const int n = 5000;  // about eight batches of 64 KiB: under the window, so no put waits
+  const std::string item(100, 'x');
+  for (int i = 0; i < n; ++i) q.put(item);
+  // Another request of this process, answered with what the queue held
+  // when the master took it.
+  fiber::wire::Request size;
+  size.op = fiber::wire::Op::kQueueSize;
+  size.object = id;
+  std::promise<std::uint64_t> held;
+  fiber::client::RunClient::Get().Send(size, [&held](fiber::wire::Reply reply) {
+    std::uint64_t items = 0;
+    (void)fiber::wire::DecodeU64(reply.body, &items);
+    held.set_value(items);
+  });
+  open.set_value();
+  CHECK(held.get_future().get() == static_cast<std::uint64_t>(n));
+  q.flush();
 }
 
 TEST_CASE("a put that met a closed queue fails the task that made it") {
