@@ -129,6 +129,10 @@ void PayloadSeeds() {
   Payload("records", std::vector<std::optional<fuzz::Record>>{
                          fuzz::Record{"r", {1, -2}, true, {true, false, true}, {{}, {}}}, std::nullopt});
   Payload("tree", Tree{{Tree{}, Tree{{Tree{}}}}});
+  Payload("string", std::string("a\0b", 3));
+  Payload("string_longer_than_its_bytes", std::string(), to_bytes(std::uint64_t{100}) + "abc");
+  Payload("ints", std::vector<std::int32_t>{7, -2});
+  Payload("ints_cut_short", std::vector<std::int32_t>(), to_bytes(std::uint64_t{2}) + std::string(6, '\1'));
   std::string too_deep;
   for (int i = 0; i <= detail::InputArchive::kMaxNesting; ++i) too_deep += to_bytes(std::uint64_t{1});
   Payload("tree_too_deep", Tree(), too_deep + to_bytes(std::uint64_t{0}));
