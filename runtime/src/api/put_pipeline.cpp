@@ -71,11 +71,8 @@ wire::Reply PutPipeline::Put(const RunObjectRef& object, const void* item, Write
   }
   std::unique_lock<std::mutex> lock(mu_);
   // An earlier put's error, taken (a large item's above).
-  if (auto error = errors_.find(object.id); error != errors_.end() && op == wire::Op::kQueuePutMany) {
-    wire::Reply reply = std::move(error->second);
-    errors_.erase(error);
-    return reply;
-  }
+  if (op == wire::Op::kQueuePutMany)
+    if (wire::Reply error = TakeErrorLocked(object.id); !None(error)) return error;
   answered_.wait(lock, [&] {
     return unanswered_ == 0 || (unanswered_ < kWindow && unanswered_bytes_ + bytes <= kWindowBytes);
   });
@@ -143,7 +140,7 @@ void PutPipeline::SendHeld(client::RunClient& c) {
 
 void PutPipeline::SendHeld() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (open_ && !open_->sent) SendHeld(client::RunClient::Get());
+  SendHeld(client::RunClient::Get());
 }
 
 bool PutPipeline::Send(client::RunClient& c, const std::shared_ptr<Batch>& batch,
@@ -173,6 +170,10 @@ void PutPipeline::Answered(client::RunClient& c, const std::shared_ptr<Batch>& b
 
 wire::Reply PutPipeline::TakeError(std::uint64_t object) {
   std::lock_guard<std::mutex> lock(mu_);
+  return TakeErrorLocked(object);
+}
+
+wire::Reply PutPipeline::TakeErrorLocked(std::uint64_t object) {
   auto it = errors_.find(object);
   if (it == errors_.end()) return kNone;
   wire::Reply reply = std::move(it->second);

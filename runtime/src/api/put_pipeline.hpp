@@ -111,6 +111,8 @@ class PutPipeline {
   bool SendBatch(client::RunClient& c, const std::shared_ptr<Batch>& batch);
   /// The open batch, when held, sent now; under mu_.
   void SendHeld(client::RunClient& c);
+  /// TakeError, under mu_.
+  wire::Reply TakeErrorLocked(std::uint64_t object);
   /// The answer to batch's request; under mu_.
   void Answered(client::RunClient& c, const std::shared_ptr<Batch>& batch, wire::Reply reply);
 

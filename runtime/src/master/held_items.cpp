@@ -34,7 +34,8 @@ void HeldItems::Append(Block block, const std::vector<std::string_view>& items) 
   Extend(std::move(block), items.size());
 }
 
-std::size_t HeldItems::Cut(std::size_t n, std::vector<std::string_view>* views) {
+template <class Views>
+std::size_t HeldItems::Cut(std::size_t n, Views* views) {
   n = std::min(n, views_.size());
   const auto end = views_.begin() + static_cast<std::ptrdiff_t>(n);
   if (views) views->insert(views->end(), views_.begin(), end);
@@ -43,9 +44,7 @@ std::size_t HeldItems::Cut(std::size_t n, std::vector<std::string_view>* views) 
 }
 
 void HeldItems::MoveTo(HeldItems* to, std::size_t n) {
-  const std::size_t moved = std::min(n, views_.size());
-  to->views_.insert(to->views_.end(), views_.begin(), views_.begin() + static_cast<std::ptrdiff_t>(moved));
-  Consume(Cut(moved, nullptr), [to](auto&& block, std::size_t k) {
+  Consume(Cut(n, &to->views_), [to](auto&& block, std::size_t k) {
     to->Extend(std::forward<decltype(block)>(block), k);
   });
 }
@@ -57,7 +56,7 @@ void HeldItems::Take(std::size_t n, std::vector<std::string_view>* views, std::v
 }
 
 void HeldItems::Drop(std::size_t n) {
-  Consume(Cut(n, nullptr), [](auto&&, std::size_t) {});
+  Consume(Cut<decltype(views_)>(n, nullptr), [](auto&&, std::size_t) {});
 }
 
 }  // namespace fiber::master

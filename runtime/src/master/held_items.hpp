@@ -39,9 +39,10 @@ class HeldItems {
   };
   /// Adds n items of block's, just appended to views_, to the runs.
   void Extend(Block block, std::size_t n);
-  /// Removes the first n views (those there are), appended to *views when
-  /// not null; how many.
-  std::size_t Cut(std::size_t n, std::vector<std::string_view>* views);
+  /// Removes the first n views (those there are), appended to *views (a
+  /// vector or a deque) when not null; how many.
+  template <class Views>
+  std::size_t Cut(std::size_t n, Views* views);
   /// Takes n items off the front runs: give(block, k) for each run they
   /// are in, the block moved out when its run is used up, else lent.
   template <class Give>

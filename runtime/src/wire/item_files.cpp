@@ -139,8 +139,8 @@ std::string ItemFiles::Write(const std::string& worker_id, const std::string& it
   // A file the master has read and kept is taken whole (rename is atomic:
   // one writer gets each); its pages are written over, not made again.
   int fd = -1;
-  if (Recycled([&](const std::string& kept) {
-        return ::renameat(fd_, kept.c_str(), fd_, name.c_str()) == 0;
+  if (Recycled([&](const std::string& place) {
+        return ::renameat(fd_, place.c_str(), fd_, name.c_str()) == 0;
       }))
     fd = ::openat(fd_, name.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
@@ -234,8 +234,8 @@ bool ItemFiles::Recycled(const std::function<bool(const std::string& kept)>& mov
 }
 
 void ItemFiles::Recycle(const std::string& name, std::size_t size) {
-  const bool kept = size <= kRecycledBytes && Recycled([&](const std::string& kept) {
-    return ::renameat2(fd_, name.c_str(), fd_, kept.c_str(), RENAME_NOREPLACE) == 0;
+  const bool kept = size <= kRecycledBytes && Recycled([&](const std::string& place) {
+    return ::renameat2(fd_, name.c_str(), fd_, place.c_str(), RENAME_NOREPLACE) == 0;
   });
   if (!kept) (void)::unlinkat(fd_, name.c_str(), 0);
 }

@@ -93,7 +93,7 @@ class ItemFiles : public std::enable_shared_from_this<ItemFiles> {
   void Recycle(const std::string& name, std::size_t size);
   /// Tries move on the kept places' names from cursor_ on, up to
   /// kRecycledTries of them; true once one did (cursor_ then past it).
-  bool Recycled(const std::function<bool(const std::string& kept)>& move);
+  bool Recycled(const std::function<bool(const std::string& place)>& move);
   std::string path_;
   int fd_;      // the directory
   bool owner_;  // the master's: removed with it
