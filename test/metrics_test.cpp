@@ -63,6 +63,14 @@ struct Prometheus {
     if (j.is_discarded() || j["data"]["result"].empty()) return NAN;
     return std::stod(j["data"]["result"][0]["value"][1].get<std::string>());
   }
+  // What its scrapes of the target last said: its health and last error.
+  std::string Scrapes() {
+    const auto [status, body] = Get(url("/api/v1/targets"));
+    const auto j = nlohmann::json::parse(body, nullptr, false);
+    if (status != 200 || j.is_discarded() || j["data"]["activeTargets"].empty()) return "no target (" + body + ")";
+    const auto& t = j["data"]["activeTargets"][0];
+    return t.value("health", "?") + " " + t.value("lastError", "") + "; its log:\n" + Contents(dir.path() + "/log");
+  }
 };
 
 }  // namespace
@@ -94,7 +102,8 @@ TEST_CASE("fiber run --metrics serves /metrics that promtool accepts and Prometh
 
   // Prometheus sees the same, with counters that never went down.
   CHECK_MESSAGE(eventually([&] { return prometheus.Query("sum(fiber_tasks_completed_total)") == kTasks; }, 60),
-                "Prometheus last saw " << prometheus.Query("sum(fiber_tasks_completed_total)"));
+                "Prometheus last saw " << prometheus.Query("sum(fiber_tasks_completed_total)") << ", scrapes "
+                                       << prometheus.Scrapes());
   CHECK(prometheus.Query("sum(fiber_task_duration_seconds_count)") == kTasks);
   CHECK(prometheus.Query("sum(resets(fiber_tasks_completed_total[5m]))") == 0);
   CHECK(prometheus.Query("up{job=\"fiber\"}") == 1);

@@ -1,6 +1,7 @@
 #include "http/get_server.hpp"
 
 #include <utility>
+#include <vector>
 
 namespace fiber::http {
 
@@ -64,16 +65,21 @@ std::string GetServer::Answer(const std::string& request) const {
 }
 
 void GetServer::Send(const std::string& id, const std::string& data) {
+  // When the id frame does not go (EAGAIN, not thrown: the connection is
+  // closing), neither may the data frame: the socket would take it for the
+  // next message's id, and every message after it would be one frame off,
+  // none answered again.
   try {
-    (void)socket_.send(zmq::buffer(id), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    if (!socket_.send(zmq::buffer(id), zmq::send_flags::sndmore | zmq::send_flags::dontwait)) return;
     (void)socket_.send(zmq::buffer(data), zmq::send_flags::dontwait);
   } catch (const zmq::error_t&) {
-    // The peer went away meanwhile: nothing to answer.
+    // EHOSTUNREACH: the peer went away meanwhile, nothing to answer.
   }
 }
 
-void GetServer::Close(const std::string& id) {
+void GetServer::Close(const std::string& id, Clock::time_point now) {
   open_.erase(id);
+  closed_[id] = now;
   Send(id, "");  // an empty frame closes a STREAM connection
 }
 
@@ -87,10 +93,11 @@ void GetServer::Serve(Clock::time_point now) {
     if (data_frame.size() == 0) {  // a connection opened, or closed by the peer
       if (it != open_.end()) {
         open_.erase(it);
-      } else if (open_.size() >= kMaxConnections) {
-        Send(id, "");
-      } else {
-        open_[id].opened = now;
+      } else if (closed_.erase(id) == 0) {  // not the peer's close of one closed here
+        if (open_.size() >= kMaxConnections)
+          Close(id, now);
+        else
+          open_[id].opened = now;
       }
       continue;
     }
@@ -101,20 +108,16 @@ void GetServer::Serve(Clock::time_point now) {
     const std::string answer = Answer(request);
     if (answer.empty()) continue;
     Send(id, answer);
-    Close(id);
+    Close(id, now);
   }
 }
 
 void GetServer::Sweep(Clock::time_point now) {
-  for (auto it = open_.begin(); it != open_.end();) {
-    if (now - it->second.opened < kRequestTimeout) {
-      ++it;
-      continue;
-    }
-    const std::string id = it->first;
-    it = open_.erase(it);
-    Send(id, "");
-  }
+  std::erase_if(closed_, [&](const auto& closed) { return now - closed.second >= kRequestTimeout; });
+  std::vector<std::string> late;
+  for (const auto& [id, connection] : open_)
+    if (now - connection.opened >= kRequestTimeout) late.push_back(id);
+  for (const std::string& id : late) Close(id, now);
 }
 
 }  // namespace fiber::http

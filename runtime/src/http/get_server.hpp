@@ -41,6 +41,8 @@ class GetServer {
   void Serve(Clock::time_point now);
   /// Closes connections that took too long to ask.
   void Sweep(Clock::time_point now);
+  /// Connections open that have not been answered.
+  std::size_t waiting() const { return open_.size(); }
 
   /// The answer to one request's text (request line and headers); empty
   /// when more must be read first. Pure: for tests.
@@ -51,7 +53,7 @@ class GetServer {
     std::string request;
     Clock::time_point opened;
   };
-  void Close(const std::string& id);
+  void Close(const std::string& id, Clock::time_point now);
   void Send(const std::string& id, const std::string& data);
 
   zmq::socket_t socket_;
@@ -59,6 +61,10 @@ class GetServer {
   Page page_;
   std::string address_;
   std::map<std::string, Connection> open_;
+  // Connections closed here, for kRequestTimeout: the peer's own close of
+  // one, told when it raced ours, is not a new connection (ids are never
+  // reused).
+  std::map<std::string, Clock::time_point> closed_;
 };
 
 }  // namespace fiber::http
