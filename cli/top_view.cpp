@@ -36,7 +36,7 @@ std::string Format(const char* format, auto... args) {
 }
 
 // A number field as text: "-" when missing or null.
-std::string Number(const nlohmann::json& j, const char* key) {
+std::string NumberText(const nlohmann::json& j, const char* key) {
   if (!j.contains(key) || j[key].is_null()) return "-";
   if (j[key].is_number_float()) return Format("%.1f", j[key].get<double>());
   return j[key].dump();
@@ -85,7 +85,7 @@ std::string RunLine(const nlohmann::json& run) {
   if (run.contains("elapsed") && run["elapsed"].is_number()) line += "  " + Elapsed(run["elapsed"].get<long long>());
   if (run.contains("master") && run["master"].is_object()) {
     const nlohmann::json& m = run["master"];
-    line += Format("  master pid %s on %s: cpu %.1f%%, %.1f MiB", Number(run, "pid").c_str(),
+    line += Format("  master pid %s on %s: cpu %.1f%%, %.1f MiB", NumberText(run, "pid").c_str(),
                    run.value("host", "?").c_str(), m.value("cpu_percent", 0.0),
                    static_cast<double>(m.value("rss_bytes", std::uint64_t{0})) / (1 << 20));
   }
@@ -98,14 +98,14 @@ std::vector<std::string> PoolLines(const nlohmann::json& run) {
   lines.push_back(Format("%-5s %-9s %8s %7s %7s %7s %7s %8s %8s %9s", "POOL", "WORKERS", "DONE", "FAILED",
                          "RETRIED", "RUNNING", "QUEUED", "RATE/S", "AVG/S", "ETA"));
   for (const auto& p : run["pools"]) {
-    const std::string workers = Number(p, "workers_ready") + "/" + Number(p, "workers_wanted");
+    const std::string workers = NumberText(p, "workers_ready") + "/" + NumberText(p, "workers_wanted");
     const std::string eta = p.contains("eta_seconds") && p["eta_seconds"].is_number()
                                 ? Seconds(p["eta_seconds"].get<double>())
                                 : "-";
-    lines.push_back(Format("%-5s %-9s %8s %7s %7s %7s %7s %8.1f %8.1f %9s%s", Number(p, "pool").c_str(),
-                           workers.c_str(), Number(p, "tasks_done").c_str(), Number(p, "tasks_failed").c_str(),
-                           Number(p, "tasks_retried").c_str(), Number(p, "tasks_running").c_str(),
-                           Number(p, "tasks_queued").c_str(), p.value("rate_now", 0.0),
+    lines.push_back(Format("%-5s %-9s %8s %7s %7s %7s %7s %8.1f %8.1f %9s%s", NumberText(p, "pool").c_str(),
+                           workers.c_str(), NumberText(p, "tasks_done").c_str(), NumberText(p, "tasks_failed").c_str(),
+                           NumberText(p, "tasks_retried").c_str(), NumberText(p, "tasks_running").c_str(),
+                           NumberText(p, "tasks_queued").c_str(), p.value("rate_now", 0.0),
                            p.value("rate_average", 0.0), eta.c_str(),
                            p.value("finished", false) ? "  (finished)" : ""));
   }
@@ -150,12 +150,12 @@ std::vector<std::string> WorkerLines(const nlohmann::json& run, WorkerOrder orde
     const long pid = w.value("pid", 0L);
     const std::string node = w.value("node", "");
     lines.push_back(Format("%-8s %-4s %-8s %-20s %-12s %-9s %-28s %8s %6s  %s", w.value("id", "").c_str(),
-                           Number(w, "pool").c_str(), pid > 0 ? std::to_string(pid).c_str() : "-",
+                           NumberText(w, "pool").c_str(), pid > 0 ? std::to_string(pid).c_str() : "-",
                            Cut(w.value("where", ""), 20).c_str(), node.empty() ? "-" : Cut(node, 12).c_str(),
                            w.value("state", "").c_str(),
                            holds ? Cut(task, 28).c_str() : "-",
                            holds ? Seconds(w.value("task_seconds", 0.0)).c_str() : "-",
-                           Number(w, "tasks_done").c_str(), why.c_str()));
+                           NumberText(w, "tasks_done").c_str(), why.c_str()));
   }
   const std::size_t total = run.value("workers_total", workers.size());
   if (total > std::min(most, workers.size()))

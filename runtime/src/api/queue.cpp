@@ -20,7 +20,7 @@ using wire::Op;
 using wire::Status;
 
 // What a reply that is not kOk means to the caller.
-void Raise(const wire::Reply& reply, const char* where) {
+void RaiseQueueReply(const wire::Reply& reply, const char* where) {
   if (checked(reply, where).status == Status::kTimeout)
     throw TimeoutError(std::string(where) + ": nothing happened within the timeout");
   throw Closed(std::string(where) + ": the queue is closed");
@@ -29,7 +29,7 @@ void Raise(const wire::Reply& reply, const char* where) {
 // Raises what a pipelined put on q met, once.
 void RaisePutError(const wire::Reply& error, const char* where) {
   if (PutPipeline::None(error)) return;
-  Raise(error, (std::string(where) + ": an earlier put").c_str());
+  RaiseQueueReply(error, (std::string(where) + ": an earlier put").c_str());
 }
 
 // The puts sent before come back first: their error is this call's.
@@ -43,7 +43,7 @@ wire::Reply Ask(const QueueRef& q, Op op, std::string body, const Timeout& timeo
                 const char* where) {
   Settle(q, where);
   wire::Reply reply = ask_master(q, op, std::move(body), timeout, where);
-  if (reply.status != Status::kOk) Raise(reply, where);
+  if (reply.status != Status::kOk) RaiseQueueReply(reply, where);
   return reply;
 }
 
@@ -53,7 +53,7 @@ GotItems Take(const QueueRef& q, Op op, std::string body, const Timeout& timeout
   Settle(q, where);
   wire::Reply error{0, Status::kOk, {}};
   GotItems got = client_for(q, where).Take(request_for(q, op, std::move(body), timeout), &error);
-  if (error.status != Status::kOk) Raise(error, where);
+  if (error.status != Status::kOk) RaiseQueueReply(error, where);
   if (got.items.empty()) throw Error(std::string(where) + ": a malformed answer from the run's master");
   return got;
 }

@@ -1,5 +1,9 @@
 #include "os/exit_status.hpp"
 
+#include <sys/wait.h>
+
+#include <cerrno>
+
 #include "os/signal_name.hpp"
 
 namespace fiber {
@@ -12,6 +16,14 @@ ExitStatus ExitStatus::FromCode(long code) {
 ExitStatus ExitStatus::FromWait(int wait_status) {
   const int signal = wait_status & 0x7f;
   return signal != 0 ? Killed(signal) : Exited((wait_status >> 8) & 0xff);
+}
+
+ExitStatus WaitForChild(pid_t pid) {
+  int ws = 0;
+  while (::waitpid(pid, &ws, 0) < 0) {
+    if (errno != EINTR) return ExitStatus();
+  }
+  return ExitStatus::FromWait(ws);
 }
 
 std::string ExitStatus::Describe() const {

@@ -5,6 +5,8 @@
 // thread-safe as any.
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 
 namespace fiber {
@@ -39,5 +41,9 @@ class ExitStatus {
   explicit ExitStatus(int status) : status_(status) {}
   int status_ = 0;
 };
+
+/// Waits for the child pid to end, through interruptions, and says how it
+/// ended (exit status 0 when pid is not a child of this process).
+ExitStatus WaitForChild(pid_t pid);
 
 }  // namespace fiber

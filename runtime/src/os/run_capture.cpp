@@ -5,7 +5,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -183,10 +182,7 @@ bool RunCapture(const Capture& what, Captured* result, std::string* err) {
     }
   }
   in.Close(1);  // a helper still reading sees its end before we wait for it
-  int ws = 0;
-  while (::waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
-  }
-  result->status = ExitStatus::FromWait(ws).code();
+  result->status = WaitForChild(pid).code();
   return true;
 }
 

@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,6 +12,7 @@
 #include <cstring>
 
 #include "backend/command_line.hpp"
+#include "os/exit_status.hpp"
 #include "config/variables.hpp"
 #include "os/background_thread.hpp"
 
@@ -25,11 +25,6 @@ namespace {
 // How long the master waits for the server's answer to a start: a fork
 // takes milliseconds; only a stopped server takes longer.
 constexpr int kAnswerTimeoutMs = 30000;
-
-void WaitFor(pid_t pid) {
-  while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-  }
-}
 
 }  // namespace
 
@@ -150,7 +145,7 @@ void ForkClient::Stop() {
   // and exits.
   ::close(fd_);
   fd_ = -1;
-  WaitFor(pid_);
+  WaitForChild(pid_);
   pid_ = 0;
   exits_.clear();
 }
@@ -200,7 +195,7 @@ void ForkClient::Reap() {
   ::close(fd_);
   fd_ = -1;
   ::kill(pid_, SIGKILL);
-  WaitFor(pid_);
+  WaitForChild(pid_);
   pid_ = 0;
 }
 

@@ -20,6 +20,7 @@
 
 #include "backend/local/fork_protocol.hpp"
 #include "backend/local/output_relay.hpp"
+#include "os/exit_status.hpp"
 #include "runs/run_dir.hpp"
 
 namespace fiber::backend {
@@ -28,11 +29,6 @@ namespace {
 
 // What heads the server's own lines on the master's stderr.
 constexpr const char* kOwnOutputId = "fork-server";
-
-void WaitFor(pid_t pid) {
-  while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-  }
-}
 
 // The worker's side of a fork: its environment, output (its log file or
 // its pipe to the relay) and memory bound.
@@ -183,7 +179,7 @@ void RunForkServer(int fd) {
     send(EncodePid(ForkPacket::kPid, pid));
   }
   for (const pid_t pid : workers) ::kill(pid, SIGKILL);
-  for (const pid_t pid : workers) WaitFor(pid);
+  for (const pid_t pid : workers) WaitForChild(pid);
   relay.Drain();  // what they wrote before they went
   ::_exit(0);
 }
