@@ -25,6 +25,16 @@ inline std::vector<backend::RunContainer> ContainersOf(const engine::Client& eng
   return found;
 }
 
+/// Kills one running container of run_id (a worker's, mid-task): the run's
+/// list also holds containers of workers that ended and are being removed,
+/// and a running one may end before the kill reaches it.
+inline void KillOneRunning(const engine::Client& engine, const std::string& run_id) {
+  std::string err = "no container of run " + run_id + " was running";
+  for (const backend::RunContainer& c : ContainersOf(engine, run_id))
+    if (c.state == "running" && engine.Kill(c.id, &err)) return;
+  FAIL(err);
+}
+
 /// An image of this test program, which is also its pools' worker.
 inline std::string ImageOfThisProgram(const engine::Client& engine, TestImage image = {}) {
   image.programs = {"/proc/self/exe"};
