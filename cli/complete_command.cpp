@@ -8,10 +8,8 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <set>
 
 #include "commands.hpp"
-#include "config/config_file.hpp"
 
 namespace fiber::cli {
 
@@ -33,13 +31,7 @@ void Complete(const std::string& what, const std::string& flag) {
     config::Resolved resolved;
     std::string err;
     if (!SettingsFlags{}.Resolve(&resolved, &err)) return;
-    std::set<std::string> names;
-    for (const std::string& path : resolved.files) {
-      config::ConfigFile file;
-      if (!config::ReadConfigFile(path, &file, &err)) continue;
-      for (const auto& [name, values] : file.profiles) names.insert(name);
-    }
-    Print({names.begin(), names.end()});
+    Print({resolved.profiles.begin(), resolved.profiles.end()});
   }
 }
 

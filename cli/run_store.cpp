@@ -19,6 +19,9 @@
 #include <tuple>
 
 #include "backend/engine_adapter.hpp"
+#include "config/trusted_file.hpp"
+#include "os/descriptor.hpp"
+#include "os/whole_file.hpp"
 #include "runs/run_dir.hpp"
 
 namespace fiber::cli {
@@ -31,14 +34,44 @@ bool WriteJson(const std::string& path, const json& value, std::string* err) {
   return runs::WriteWhole(path, value.dump(2) + "\n", err);
 }
 
-bool ReadRecord(const std::string& dir, RunRecord* r) {
-  std::ifstream in(runs::RecordPath(dir));
-  const json j = json::parse(in, nullptr, false);
+// A JSON file of a run's directory, judged by its descriptor first; a
+// missing one is null. False with *why when it is not the user's alone.
+bool ReadJson(int dir, const char* name, json* value, std::string* why) {
+  const os::Descriptor fd(config::OpenTrustedFile(dir, name, ::geteuid(), why));
+  const int error = errno;
+  std::string text, unused;
+  if (!fd) {
+    if (error == ENOENT) return true;
+    *why = std::string(name) + ": " + *why;
+    return false;
+  }
+  *value = os::ReadWhole(fd.get(), &text, &unused) ? json::parse(text, nullptr, false) : json();
+  return true;
+}
+
+// The record of the run directory `name` of the runs root (open as root);
+// false with *why when it is not the user's alone, "" when it holds none
+// (a directory being made, or not a run's).
+bool ReadRecord(int root, const std::string& root_path, const std::string& name, RunRecord* r,
+                std::string* why) {
+  const os::Descriptor dir(::openat(root, name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
+  struct stat st{};
+  if (!dir || ::fstat(dir.get(), &st) != 0) {
+    if (errno == ELOOP || errno == ENOTDIR) *why = "a symbolic link or not a directory";
+    return false;
+  }
+  if (std::string reason = config::NotYoursAlone(st, ::geteuid()); !reason.empty()) {
+    *why = std::move(reason);
+    return false;
+  }
+  json j, s;
+  if (!ReadJson(dir.get(), "run.json", &j, why) || !ReadJson(dir.get(), "status.json", &s, why)) return false;
   if (j.is_discarded() || !j.is_object()) return false;
+  const std::string path = root_path + "/" + name;
   try {
     r->id = j.at("id");
     r->name = j.value("name", "");
-    r->dir = dir;
+    r->dir = path;
     r->program = j.value("program", "");
     r->args = j.value("args", std::vector<std::string>{});
     r->backend = j.value("backend", "");
@@ -55,11 +88,9 @@ bool ReadRecord(const std::string& dir, RunRecord* r) {
   } catch (const json::exception&) {
     return false;
   }
-  std::ifstream status(runs::StatusPath(dir));
-  const json s = json::parse(status, nullptr, false);
-  if (!s.is_discarded() && s.contains("exit_status") && s["exit_status"].is_number_integer())
+  if (s.is_object() && s.contains("exit_status") && s["exit_status"].is_number_integer())
     r->exit_status = s["exit_status"].get<int>();
-  if (!s.is_discarded() && s.contains("ended") && s["ended"].is_number_integer())
+  if (s.is_object() && s.contains("ended") && s["ended"].is_number_integer())
     r->ended = s["ended"].get<long long>();
   // A master in the cluster outlives its launcher: its engine says whether
   // it runs, never the missing local process.
@@ -165,17 +196,31 @@ bool RunStore::Finish(const RunRecord& r, int exit_status, std::string* err) {
 
 std::vector<RunRecord> RunStore::List() const {
   std::vector<RunRecord> runs;
-  DIR* d = ::opendir(root_.c_str());
-  if (!d) return runs;
-  while (const dirent* e = ::readdir(d)) {
+  std::vector<std::string> refused;
+  std::string why;
+  const os::Descriptor root(config::OpenTrustedDirectory(root_, ::geteuid(), false, &why));
+  if (!root && errno != ENOENT) refused.push_back(why);
+  // fdopendir takes the descriptor it reads: a copy of it.
+  DIR* d = root ? ::fdopendir(::fcntl(root.get(), F_DUPFD_CLOEXEC, 0)) : nullptr;
+  while (const dirent* e = d ? ::readdir(d) : nullptr) {
     if (e->d_name[0] == '.') continue;
     RunRecord r;
-    if (ReadRecord(root_ + "/" + e->d_name, &r)) runs.push_back(std::move(r));
+    why.clear();
+    if (ReadRecord(root.get(), root_, e->d_name, &r, &why))
+      runs.push_back(std::move(r));
+    else if (!why.empty())
+      refused.push_back(root_ + "/" + e->d_name + " (" + why + ")");
   }
-  ::closedir(d);
+  if (d) ::closedir(d);
   std::sort(runs.begin(), runs.end(), [](const RunRecord& a, const RunRecord& b) {
     return std::tie(a.created, a.created_ns, a.id) < std::tie(b.created, b.created_ns, b.id);
   });
+  if (!refused.empty() && !warned_) {
+    warned_ = true;
+    std::string line;
+    for (const std::string& one : refused) line += (line.empty() ? "" : "; ") + one;
+    std::fprintf(stderr, "fiber: warning: not reading runs another user could have written: %s\n", line.c_str());
+  }
   return runs;
 }
 

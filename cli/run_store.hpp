@@ -75,7 +75,12 @@ class RunStore {
   /// Records how the run ended.
   [[nodiscard]] bool Finish(const RunRecord& record, int exit_status, std::string* err);
 
-  /// Every run, oldest first (unreadable directories are skipped).
+  /// Every run, oldest first (unreadable directories are skipped). A run
+  /// whose directory or files are not the user's alone, or every run when
+  /// the root or a directory above it is not (config/trusted_file.hpp), is
+  /// refused: not read further, so never contacted, signalled or removed;
+  /// the first List of this store says so on stderr, in one line naming
+  /// each and why.
   std::vector<RunRecord> List() const;
   /// The run whose id is key, else the newest run named key (the newest
   /// running one when one runs), else the one run whose id starts with key;
@@ -90,6 +95,7 @@ class RunStore {
 
  private:
   std::string root_;
+  mutable bool warned_ = false;
 };
 
 /// The start time of process pid (field 22 of /proc/PID/stat), or 0.

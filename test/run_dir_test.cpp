@@ -60,20 +60,20 @@ TEST_CASE("runs are not kept under a directory others can write or another user 
     const std::string shared = dir.dir("shared");
     ::chmod(shared.c_str(), 0777);
     CHECK_FALSE(runs::MakePrivateDirs(shared + "/fiber/runs", &err));
-    CHECK(err == "cannot keep runs under " + shared + ": it is writable by anyone (mode 0777)");
+    CHECK(err == "cannot keep runs in " + shared + "/fiber/runs: " + shared + " is writable by anyone (mode 0777)");
   }
   SUBCASE("writable by its group") {
     const std::string shared = dir.dir("team");
     ::chmod(shared.c_str(), 0775);
     CHECK_FALSE(runs::MakePrivateDirs(shared + "/fiber/runs", &err));
-    CHECK(err == "cannot keep runs under " + shared + ": it is writable by its group (mode 0775)");
+    CHECK(err == "cannot keep runs in " + shared + "/fiber/runs: " + shared + " is writable by its group (mode 0775)");
   }
   SUBCASE("another user's") {
     if (::geteuid() != 0) return;  // only root can hand a directory over
     const std::string theirs = dir.dir("theirs");
     REQUIRE(::chown(theirs.c_str(), 65534, 65534) == 0);
     CHECK_FALSE(runs::MakePrivateDirs(theirs + "/state/fiber/runs", &err));
-    CHECK(err.rfind("cannot keep runs under " + theirs + ": it is owned by ", 0) == 0);
+    CHECK(err.rfind("cannot keep runs in " + theirs + "/state/fiber/runs: " + theirs + " is owned by ", 0) == 0);
     CHECK(err.find("(uid 65534), not by you") != std::string::npos);
   }
   SUBCASE("the user's own, under /tmp (sticky, root's)") {

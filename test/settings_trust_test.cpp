@@ -202,3 +202,45 @@ TEST_CASE("on a terminal, fiber run's first line names where kubeconfig and regi
   CHECK(piped_status == 0);
   CHECK_MESSAGE(Contains(err, "(local backend)\n"), err);
 }
+
+TEST_CASE("a fiber.yaml below a directory anyone may write is refused, though the lookup found it first") {
+  World w;
+  const std::string shared = w.root.dir("shared");
+  REQUIRE(::chmod(shared.c_str(), 0777) == 0);  // not sticky: anyone may move project away
+  w.root.write("shared/project/fiber.yaml", "prefetch: 7\n");
+  w.cwd = w.root.dir("shared/project");
+  const Resolved r = w.resolved();
+  CHECK(r.settings.prefetch != 7);
+  CHECK(r.files.empty());
+  REQUIRE(r.refused.size() == 1);
+  CHECK_MESSAGE(Contains(r.refused[0], shared + " is writable by anyone (mode 0777)"), r.refused[0]);
+}
+
+TEST_CASE("a fiber.yaml that is a FIFO is refused at once, not waited on") {
+  World w;
+  const std::string fifo = w.root.path() + "/project/fiber.yaml";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const Resolved r = w.resolved();  // returns: nothing writes to the FIFO
+  CHECK(r.files.empty());
+  REQUIRE(r.refused.size() == 1);
+  CHECK_MESSAGE(Contains(r.refused[0], fifo + ": not a regular file"), r.refused[0]);
+}
+
+TEST_CASE("a user file linked from a dotfiles directory of the user's is read; a link another user made is not") {
+  World w;
+  const std::string target = w.root.write("dotfiles/fiber.yaml", "prefetch: 7\n");
+  const std::string dir = w.root.dir("xdg/fiber");
+  std::filesystem::create_symlink(target, dir + "/config.yaml");
+  Resolved r = w.resolved();
+  CHECK(r.settings.prefetch == 7);
+  CHECK(r.refused.empty());
+  if (!Root()) {
+    MESSAGE("skipped: handing a link to another user needs root");
+    return;
+  }
+  REQUIRE(::lchown((dir + "/config.yaml").c_str(), kNobody, kNobody) == 0);
+  r = w.resolved();
+  CHECK(r.settings.prefetch != 7);
+  REQUIRE(r.refused.size() == 1);
+  CHECK_MESSAGE(Contains(r.refused[0], "a symbolic link owned by nobody (uid 65534), not by you"), r.refused[0]);
+}

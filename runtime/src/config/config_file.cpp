@@ -176,6 +176,10 @@ bool ReadConfigFile(const std::string& path, ConfigFile* out, std::string* err) 
     *err = path + ": cannot read: " + why;
     return false;
   }
+  return ParseConfigFile(path, text, out, err);
+}
+
+bool ParseConfigFile(const std::string& path, const std::string& text, ConfigFile* out, std::string* err) {
   out->path = path;
   Reader reader(path, err);
   if (const int line = TabIndentedLine(text)) {

@@ -29,5 +29,9 @@ struct ConfigFile {
 /// Reads and checks the file at path; false with *err as
 /// "PATH:LINE:COLUMN: what is wrong" (or "PATH: cannot read: why").
 [[nodiscard]] bool ReadConfigFile(const std::string& path, ConfigFile* out, std::string* err);
+/// Checks the text of the settings file at path (read by the caller, from a
+/// descriptor it judged), as ReadConfigFile does.
+[[nodiscard]] bool ParseConfigFile(const std::string& path, const std::string& text, ConfigFile* out,
+                                   std::string* err);
 
 }  // namespace fiber::config

@@ -1,11 +1,17 @@
 #include "config/resolve.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <set>
 
 #include "config/config_file.hpp"
 #include "config/trusted_file.hpp"
 #include "config/variables.hpp"
+#include "os/whole_file.hpp"
 
 namespace fiber::config {
 
@@ -17,31 +23,50 @@ std::string Ignoring(const std::string& path, const std::string& why) {
   return "ignoring " + path + ": " + why + " (fiber reads no settings another user could change)";
 }
 
+// A settings file opened to read: what messages call it, and its descriptor.
+struct OpenFile {
+  std::string path;
+  os::Descriptor fd;
+};
+
+// The user file, when there is one and it is the user's alone.
+void OpenUserFile(const Inputs& in, std::vector<OpenFile>* files, std::vector<std::string>* refused) {
+  const std::string user = UserFile(in.getenv);
+  struct stat st{};
+  if (user.empty() || ::lstat(user.c_str(), &st) != 0) return;
+  std::string why;
+  os::Descriptor fd(OpenTrustedPath(user, in.uid, &why));
+  if (fd)
+    files->push_back({user, std::move(fd)});
+  else
+    refused->push_back(Ignoring(user, why));
+}
+
 // The files to read, lowest first: the user file if there is one, then the
 // project file if any; those refused go to *refused. One named by --config
 // or FIBER_CONFIG must exist, and may not be writable by anyone.
-bool FilesToRead(const Inputs& in, std::vector<std::string>* paths,
-                 std::vector<std::string>* refused, std::string* err) {
-  std::error_code ec;
-  const std::string user = UserFile(in.getenv);
-  if (!user.empty() && fs::exists(user, ec)) {
-    if (const std::string why = NotYoursAlone(user, in.uid); why.empty())
-      paths->push_back(user);
-    else
-      refused->push_back(Ignoring(user, why));
-  }
+bool FilesToRead(const Inputs& in, std::vector<OpenFile>* files, std::vector<std::string>* refused,
+                 std::string* err) {
+  OpenUserFile(in, files, refused);
   const char* variable = in.getenv(kConfigVariable);
   const std::string named = !in.config_file.empty() ? in.config_file : variable ? variable : "";
   if (!named.empty()) {
-    if (const std::string why = WritableByAnyone(named); !why.empty()) {
+    os::Descriptor fd(::open(named.c_str(), O_RDONLY | O_CLOEXEC));
+    struct stat st{};
+    if (!fd || ::fstat(fd.get(), &st) != 0) {
+      *err = named + ": cannot read: " + std::strerror(errno);
+      return false;
+    }
+    if (const std::string why = WritableByAnyone(st); !why.empty()) {
       *err = named + " is " + why + "; fiber reads no settings any user could change";
       return false;
     }
-    paths->push_back(named);
+    files->push_back({named, std::move(fd)});
   } else {
     std::string why;
-    if (const std::string project = FindProjectFile(in.cwd, &why, in.uid); !project.empty())
-      paths->push_back(project);
+    os::Descriptor fd;
+    if (std::string project = FindProjectFile(in.cwd, &why, in.uid, &fd); !project.empty())
+      files->push_back({std::move(project), std::move(fd)});
     if (!why.empty()) refused->push_back(why);
   }
   return true;
@@ -85,25 +110,33 @@ bool ChooseProfile(const std::vector<ConfigFile>& files,
 
 }  // namespace
 
-std::string FindProjectFile(const std::string& dir, std::string* refused, uid_t uid) {
+std::string FindProjectFile(const std::string& dir, std::string* refused, uid_t uid, os::Descriptor* fd) {
   if (dir.empty()) return "";
   std::string unused;
   if (!refused) refused = &unused;
   std::error_code ec;
   for (fs::path d = fs::absolute(dir, ec); !ec && !d.empty(); d = d.parent_path()) {
     const fs::path candidate = d / kProjectFileName;
-    const bool found = fs::exists(candidate, ec);
+    struct stat st{};
+    const bool found = ::lstat(candidate.c_str(), &st) == 0;
     // Beyond a directory another user can write (/tmp, a shared scratch
     // space, a colleague's project) anything could have been put there.
-    if (const std::string why = NotYoursAlone(d.string(), uid); !why.empty()) {
-      if (found) *refused = Ignoring(candidate.string(), "its directory " + d.string() + " is " + why);
-      return "";
+    if (::stat(d.c_str(), &st) == 0) {
+      if (const std::string why = NotYoursAlone(st, uid); !why.empty()) {
+        if (found) *refused = Ignoring(candidate.string(), "its directory " + d.string() + " is " + why);
+        return "";
+      }
     }
     if (found) {
-      if (const std::string why = NotYoursAlone(candidate.string(), uid); !why.empty()) {
+      // Judged as it is opened: the directories above it too, and the
+      // file by its descriptor, not by a second look at its path.
+      std::string why;
+      os::Descriptor file(OpenTrustedPath(candidate.string(), uid, &why));
+      if (!file) {
         *refused = Ignoring(candidate.string(), why);
         return "";
       }
+      if (fd) *fd = std::move(file);
       return candidate.string();
     }
     if (d == d.parent_path()) break;
@@ -121,13 +154,21 @@ std::string UserFile(const Getenv& getenv) {
 
 bool Resolve(const Inputs& in, Resolved* out, std::string* err) {
   std::vector<ConfigFile> files;
-  std::vector<std::string> paths;
+  std::vector<OpenFile> opened;
   out->refused.clear();
-  if (!FilesToRead(in, &paths, &out->refused, err)) return false;
-  for (const std::string& path : paths) {
+  out->files.clear();
+  out->profiles.clear();
+  if (!FilesToRead(in, &opened, &out->refused, err)) return false;
+  for (const OpenFile& file : opened) {
+    std::string text, why;
+    if (!os::ReadWhole(file.fd.get(), &text, &why)) {
+      *err = file.path + ": cannot read: " + why;
+      return false;
+    }
     files.emplace_back();
-    if (!ReadConfigFile(path, &files.back(), err)) return false;
-    out->files.push_back(path);
+    if (!ParseConfigFile(file.path, text, &files.back(), err)) return false;
+    out->files.push_back(file.path);
+    for (const auto& [name, values] : files.back().profiles) out->profiles.insert(name);
   }
   const std::vector<Assignment> environment = FromEnvironment(in.getenv);
   std::vector<Assignment> flags;

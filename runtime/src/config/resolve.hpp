@@ -17,11 +17,13 @@
 #include <unistd.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "config/setting_table.hpp"
 #include "config/settings.hpp"
+#include "os/descriptor.hpp"
 
 namespace fiber::config {
 
@@ -51,6 +53,8 @@ struct Resolved {
   Sources sources;
   /// The files read, user file first.
   std::vector<std::string> files;
+  /// The profiles those files define, by name (for completion).
+  std::set<std::string> profiles;
   /// Settings files found but not read, each one line naming it and why
   /// ("ignoring /tmp/fiber.yaml: its directory /tmp is writable by anyone
   /// (mode 1777)"), for the caller to show.
@@ -64,9 +68,11 @@ struct Resolved {
 /// The nearest fiber.yaml in dir or above it, looking no further than the
 /// first directory that is not uid's alone; "" for none. A fiber.yaml found
 /// but not the user's alone, or in that last directory, is not returned:
-/// *refused (when given) says why.
+/// *refused (when given) says why. The file is judged by the descriptor it
+/// was opened with, the directories above it too (trusted_file.hpp);
+/// *fd (when given) is that descriptor, to read it from.
 std::string FindProjectFile(const std::string& dir, std::string* refused = nullptr,
-                            uid_t uid = ::geteuid());
+                            uid_t uid = ::geteuid(), os::Descriptor* fd = nullptr);
 /// Where the user file belongs, whether or not it exists; "" when neither
 /// XDG_CONFIG_HOME nor HOME says.
 std::string UserFile(const Getenv& getenv);

@@ -10,4 +10,8 @@ namespace fiber::os {
 /// its message has it: never the content.
 [[nodiscard]] bool ReadWholeFile(const std::string& path, std::string* text, std::string* reason);
 
+/// Reads what is left of the open file fd into *text (fd stays open), as
+/// ReadWholeFile reads a path: for a file judged by its descriptor first.
+[[nodiscard]] bool ReadWhole(int fd, std::string* text, std::string* reason);
+
 }  // namespace fiber::os

@@ -45,22 +45,10 @@ bool RunsRoot(const char* (*getenv)(const char*), std::string* root, std::string
 }
 
 bool MakePrivateDirs(const std::string& path, std::string* err) {
-  for (std::size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
-    const std::string part = path.substr(0, slash);
-    if (::mkdir(part.c_str(), 0700) != 0) {
-      if (errno != EEXIST) {
-        *err = "cannot make " + part + ": " + std::strerror(errno);
-        return false;
-      }
-      // One that was there already: another user's, or one others can
-      // write, could have links planted where a run writes.
-      if (const std::string why = config::NotSafeParent(part, ::geteuid()); !why.empty()) {
-        *err = "cannot keep runs under " + part + ": it is " + why;
-        return false;
-      }
-    }
-    if (slash == std::string::npos) return true;
-  }
+  std::string why;
+  const os::Descriptor dir(config::OpenTrustedDirectory(path, ::geteuid(), true, &why));
+  if (!dir) *err = "cannot keep runs in " + path + ": " + why;
+  return static_cast<bool>(dir);
 }
 
 int OpenToAppend(const std::string& path) {

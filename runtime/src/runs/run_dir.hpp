@@ -44,8 +44,8 @@ inline std::string FinalNumbersPath(const std::string& dir) { return dir + "/fin
 [[nodiscard]] bool WriteWhole(const std::string& path, const std::string& text, std::string* err);
 
 /// Makes path and its missing parents, mode 0700; false with *err, also
-/// when a parent that exists is another user's or others can write to it
-/// (config/trusted_file.hpp's NotSafeParent), naming it.
+/// when a directory on the way is another user's or others can write to it
+/// (config/trusted_file.hpp's OpenTrustedDirectory), naming it.
 [[nodiscard]] bool MakePrivateDirs(const std::string& path, std::string* err);
 
 /// Opens a file of a run's directory (a log) to append to, made 0600 when
