@@ -37,7 +37,7 @@ namespace {
 // Objects of this test carry it, so that the last test can look for them.
 const std::string kLabel = "fiber.test/kube-api";
 const std::string kNamespacePrefix = "kube-api-test-";
-const std::string kPauseImage = "127.0.0.1:35000/fiber/pause:3.10";
+const std::string kPauseImage = "127.0.0.1:30500/fiber/pause:3.10";
 
 std::string Get(const char* key) { return fiber::testing::ClusterValue(key); }
 ApiClient ClientOf(const std::string& kubeconfig) { return fiber::testing::ClusterClient(kubeconfig); }

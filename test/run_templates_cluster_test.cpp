@@ -116,7 +116,7 @@ fiber::backend::PodValues Worker(const Cluster& cluster, const std::string& owne
   v.run_id = "0123456789ab";
   v.worker_id = "w1";
   v.namespace_name = cluster.namespace_name;
-  v.image = "127.0.0.1:35000/fiber/prog:1";
+  v.image = "127.0.0.1:30500/fiber/prog:1";
   v.image_pull_policy = "IfNotPresent";
   v.command = {"/prog", "it's \"quoted\"", "two\nlines", "key: value", "{}", "# hash", "- dash"};
   v.env = {{"FIBER_MASTER_ENDPOINT", "tcp://127.0.0.1:5555"}, {"HOSTILE", "a: {b: [c]} # d\n- e"}, {"LOOKS_TRUE", "true"}};

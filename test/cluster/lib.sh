@@ -56,11 +56,15 @@ FIBER_CONFIG=$DIR/fiber.yaml
 
 # Everything listens on 127.0.0.1 only (and, with test hosts, the API server
 # and a registry on the hosts' bridge, the kubelets on their hosts). Ports are uncommon ones so that the
-# cluster does not collide with anything else on the machine.
-ETCD_PORT=${FIBER_ETCD_PORT:-32379}
-ETCD_PEER_PORT=${FIBER_ETCD_PEER_PORT:-32380}
-API_PORT=${FIBER_API_PORT:-36443}
-REGISTRY_PORT=${FIBER_REGISTRY_PORT:-35000}
+# cluster does not collide with anything else on the machine, and below the
+# kernel's ephemeral range (net.ipv4.ip_local_port_range, 32768-60999): a
+# port in it can be taken by any outgoing connection of the tests that run
+# beside the cluster (seen: 35000 taken between the cluster test's down and
+# up, so the registry could not listen again).
+ETCD_PORT=${FIBER_ETCD_PORT:-30379}
+ETCD_PEER_PORT=${FIBER_ETCD_PEER_PORT:-30380}
+API_PORT=${FIBER_API_PORT:-30443}
+REGISTRY_PORT=${FIBER_REGISTRY_PORT:-30500}
 KCM_PORT=${FIBER_KCM_PORT:-30257}
 SCHED_PORT=${FIBER_SCHED_PORT:-30259}
 KUBELET_PORT=${FIBER_KUBELET_PORT:-30250}

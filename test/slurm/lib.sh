@@ -7,15 +7,17 @@ SLURM_CONF=$DIR/slurm.conf
 FIBER_CONFIG=$DIR/fiber.yaml
 
 # The controller's and the node daemon's ports, on 127.0.0.1 only; uncommon
-# ones, so that they collide with nothing else on the machine.
-SLURMCTLD_PORT=${FIBER_SLURMCTLD_PORT:-36817}
-SLURMD_PORT=${FIBER_SLURMD_PORT:-36818}
+# ones, so that they collide with nothing else on the machine, and below the
+# kernel's ephemeral range (32768-60999), where any outgoing connection of
+# the tests beside Slurm could take one (test/cluster/lib.sh).
+SLURMCTLD_PORT=${FIBER_SLURMCTLD_PORT:-26817}
+SLURMD_PORT=${FIBER_SLURMD_PORT:-26818}
 # Accounting (FIBER_SLURM_ACCOUNTING=1): slurmdbd and its MariaDB, on
 # 127.0.0.1 only too.
 ACCOUNTING=${FIBER_SLURM_ACCOUNTING:-0}
 [[ $ACCOUNTING == [01] ]] || { echo "FIBER_SLURM_ACCOUNTING must be 0 or 1, not '$ACCOUNTING'" >&2; exit 1; }
-SLURMDBD_PORT=${FIBER_SLURMDBD_PORT:-36819}
-MARIADB_PORT=${FIBER_SLURM_MARIADB_PORT:-36820}
+SLURMDBD_PORT=${FIBER_SLURMDBD_PORT:-26819}
+MARIADB_PORT=${FIBER_SLURM_MARIADB_PORT:-26820}
 ALL_PORTS="$SLURMCTLD_PORT $SLURMD_PORT $SLURMDBD_PORT $MARIADB_PORT"
 
 # The one node, as many CPUs as the slurm.conf claims (more than the

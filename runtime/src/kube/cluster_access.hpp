@@ -15,7 +15,7 @@ namespace fiber::kube {
 /// Copies share the exec plugin and its cached credential. Thread-safe
 /// once built (it is not changed after loading).
 struct ClusterAccess {
-  /// "https://127.0.0.1:36443" (a path prefix kept), without a final '/'.
+  /// "https://127.0.0.1:30443" (a path prefix kept), without a final '/'.
   std::string server;
   /// The context's name, or "in-cluster": errors name it.
   std::string context;
