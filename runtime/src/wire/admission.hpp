@@ -16,10 +16,12 @@
 // Local workers all come from 127.0.0.1 (so may another user's flood), but
 // hold a place only until their HELLO, and one closed for want of a place
 // connects again. Each connection makes at most one CURVE HELLO (an X25519
-// on the socket's I/O thread) before it proves the key or is closed, so
-// these caps and the handshake timeout bound that work too. Runs on a
-// thread of its own that owns the monitor socket, so the socket's owner
-// polls nothing more. Thread-safe: Proven may be called from any thread.
+// on the socket's I/O thread) before it proves the key or is closed: the
+// caps bound how many handshakes are under way, and a stranger's X25519s
+// come no faster than its TCP connections, each an accept already
+// (PROTOCOL.md, "Security"). Runs on a thread of its own that owns the
+// monitor socket, so the socket's owner polls nothing more. Thread-safe:
+// Proven may be called from any thread.
 #pragma once
 
 #include <chrono>
