@@ -2,11 +2,12 @@
 // its port cost it. Arguments: SOFT HARD FIFO [WORKERS]. Sets RLIMIT_NOFILE
 // to SOFT:HARD before fiber::init, maps on a pool of 2 workers, prints
 // "endpoint ENDPOINT nofile N" (N: its soft limit once the run has started),
-// then waits for a line on FIFO, maps on a new pool of WORKERS (2 unless
-// given) and prints "mapped" with the sum of the squares of 0..99, then,
-// once every worker of that pool has connected (or after 5 minutes),
-// "workers" and the number of each worker of the pool that has connected
-// (a worker lost is replaced by one with a number of its own).
+// then waits for a line on FIFO ("go", or "go N" for N rounds), and in each
+// round maps on a new pool of WORKERS (2 unless given) and prints "mapped"
+// with the sum of the squares of 0..99, then, once every worker of that
+// pool has connected (or after 5 minutes), "workers" and the number of each
+// worker of the pool that has connected (a worker lost is replaced by one
+// with a number of its own).
 #include <fiber/fiber.hpp>
 #include <sys/resource.h>
 
@@ -73,5 +74,6 @@ int main(int argc, char** argv) {
   std::string line;
   std::ifstream fifo(argv[3]);
   std::getline(fifo, line);
-  map_and_list(argc == 5 ? std::atoi(argv[4]) : 2);
+  const int rounds = line.size() > 3 ? std::atoi(line.c_str() + 3) : 1;
+  for (int round = 0; round < rounds; ++round) map_and_list(argc == 5 ? std::atoi(argv[4]) : 2);
 }
