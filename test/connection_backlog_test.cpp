@@ -8,7 +8,7 @@
 #include "master/connection_backlog.hpp"
 
 using fiber::master::ConnectionBacklog;
-using fiber::master::PeerEvent;
+using fiber::wire::PeerEvent;
 using fiber::master::TcpCounts;
 using fiber::wire::kFrameOverheadBytes;
 using fiber::wire::kHeartbeatCommandBytes;
@@ -29,7 +29,7 @@ PeerEvent Accepted(int fd) {
   return e;
 }
 
-// What a message of bytes takes on the wire, in 1 MiB frames, as the master counts it.
+// What a message of bytes takes on the wire, in frames, as the master counts it.
 std::size_t Wire(std::size_t bytes, std::size_t frames) {
   return bytes + frames * kFrameOverheadBytes;
 }

@@ -129,25 +129,26 @@ TEST_CASE("a worker sending a message that never ends is cut off at the bound; t
   ScriptedPeer other(ctx, ScriptedBackend::WaitForLaunch(*others, 0));
   other.Join();
 
-  // A message of 64 frames of 1 MiB, each with MORE but the last, which
-  // never comes. Its frames pass one by one, each once the master has
-  // measured the one before, so what it holds at the cut says where the
+  // A message of 64 MiB in frames, each with MORE but the last, which
+  // never comes. Its frames pass a MiB at a time, each once the master has
+  // measured the MiB before, so what it holds at the cut says where the
   // bound is, however fast the machine.
   REQUIRE(Eventually([&] { return gate.passed() == 4; }));  // CURVE HELLO, INITIATE; HELLO, READY
   gate.PassUpTo(4);
-  constexpr std::size_t kFrames = 64;
-  hostile.Send(fiber::wire::Encode(Ask(Op::kQueuePut, 1, std::string(kFrames * kMiB - 64, 'x'))));
-  std::size_t frames = 0;
-  while (frames + 1 < kFrames && !gate.closed()) {
-    gate.PassUpTo(4 + ++frames);
+  constexpr std::size_t kMiBs = 64;
+  constexpr std::size_t kFramesPerMiB = kMiB / fiber::wire::kMaxFrameBytes;
+  hostile.Send(fiber::wire::Encode(Ask(Op::kQueuePut, 1, std::string(kMiBs * kMiB - 64, 'x'))));
+  std::size_t mibs = 0;
+  while (mibs + 1 < kMiBs && !gate.closed()) {
+    gate.PassUpTo(4 + ++mibs * kFramesPerMiB);
     REQUIRE(Eventually([&] {
-      return Backlog(master) + 64 * 1024 >= frames * kMiB || gate.closed();
+      return Backlog(master) + 64 * 1024 >= mibs * kMiB || gate.closed();
     }));
   }
-  INFO("frames passed: " << frames << "; the master's log: " << log.text());
+  INFO("MiB passed: " << mibs << "; the master's log: " << log.text());
   CHECK(gate.closed());
-  // The master held no more than its bound and the frame that passed it.
-  CHECK(frames * kMiB <= bound.connection + kMiB);
+  // The master held no more than its bound and the MiB that passed it.
+  CHECK(mibs * kMiB <= bound.connection + kMiB);
   CHECK(Eventually([&] { return Backlog(master) < kMiB; }));
   CHECK(Eventually([&] { return Killed(*state, "w0"); }));
   CHECK(log.text().find("closed the connection of worker w0 (127.0.0.1:") != std::string::npos);

@@ -20,7 +20,7 @@
 #include "config/variables.hpp"
 #include "diagnostics/demangle.hpp"
 #include "diagnostics/log.hpp"
-#include "master/descriptor_limit.hpp"
+#include "os/descriptor_limit.hpp"
 #include "runs/run_dir.hpp"
 #include "worker/bootstrap.hpp"
 #include "worker/job_supervisor.hpp"
@@ -118,7 +118,7 @@ void init(int argc, char** argv) {
   if (const char* fd = env(config::kForkServerFdVariable)) backend::RunForkServer(std::atoi(fd));
   if (worker::IsWorkerProcess(env)) ServeAsWorker(env);
   // The master: every connection to the run's port takes a descriptor.
-  master::RaiseDescriptorLimit();
+  os::RaiseDescriptorLimit();
   // The same files and variables as the fiber command reads, so a program
   // started without it behaves the same. A removed current directory only
   // means there is no project file to look for.

@@ -40,7 +40,7 @@ ConnectionBacklog::Connection& ConnectionBacklog::At(int fd) {
   return c;
 }
 
-void ConnectionBacklog::Opened(const PeerEvent& accepted, Clock::time_point now) {
+void ConnectionBacklog::Opened(const wire::PeerEvent& accepted, Clock::time_point now) {
   const int fd = static_cast<int>(accepted.event.value);
   auto it = connections_.find(fd);
   if (it != connections_.end() && it->second.opened) Closed(fd);  // its DISCONNECTED unseen

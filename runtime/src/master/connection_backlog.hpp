@@ -28,7 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "master/accepted_peers.hpp"
+#include "wire/accepted_peers.hpp"
 #include "wire/limits.hpp"
 
 namespace fiber::master {
@@ -53,7 +53,7 @@ class ConnectionBacklog {
 
   /// The socket accepted a connection (its fd and peer); a number reused
   /// starts afresh. Messages read from it before are counted still.
-  void Opened(const PeerEvent& accepted, Clock::time_point now);
+  void Opened(const wire::PeerEvent& accepted, Clock::time_point now);
   /// Its connection closed: fd is forgotten, and the routing id on it.
   void Closed(int fd);
   /// The master read a message of bytes in frames from fd, sent under
@@ -65,7 +65,7 @@ class ConnectionBacklog {
 
   /// A connection holding more than it may.
   struct Excess {
-    PeerEvent accepted;  // its fd and peer, to close it by
+    wire::PeerEvent accepted;  // its fd and peer, to close it by
     std::string id;      // its routing id; "" before its first whole message
     std::string what;    // what it holds, and the bound it passed
   };
@@ -89,7 +89,7 @@ class ConnectionBacklog {
 
  private:
   struct Connection {
-    PeerEvent accepted;  // event.value < 0 until its ACCEPTED is seen
+    wire::PeerEvent accepted;  // event.value < 0 until its ACCEPTED is seen
     std::string id;
     std::uint64_t consumed = 0;  // received bytes the master's reads explain
     Clock::time_point quiet_since;  // in was last zero

@@ -77,9 +77,9 @@ bool Dispatcher::Start(std::string* err) {
     router_.set(zmq::sockopt::curve_secretkey, credentials_.server_secret);
     // Its TTL makes a worker close its side when the master stops.
     wire::KeepAliveMaster(router_, settings_.heartbeat_interval, settings_.heartbeat_timeout);
-    admission_ = std::make_unique<Admission>(
+    admission_ = std::make_unique<wire::Admission>(
         context_, router_,
-        [this](const PeerEvent& accepted) {
+        [this](const wire::PeerEvent& accepted) {
           (void)Post([this, accepted] { backlog_.Opened(accepted, Clock::now()); });
         },
         [this](int fd) {
@@ -424,7 +424,7 @@ void Dispatcher::SweepBacklogs(Clock::time_point now) {
 // the connection it was. libzmq then reads the end of the stream and frees
 // what it held for it.
 void Dispatcher::CloseHolding(const ConnectionBacklog::Excess& excess, Clock::time_point now) {
-  if (!ShutDown(excess.accepted)) return;
+  if (!wire::ShutDown(excess.accepted)) return;
   const std::string worker = PeerBudget::PeerOf(excess.id);
   log::Warning("closed the connection " +
                (excess.id.empty() ? std::string("from ") + excess.accepted.peer

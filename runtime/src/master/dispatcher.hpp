@@ -21,7 +21,7 @@
 #include "config/settings.hpp"
 #include "diagnostics/log.hpp"
 #include "http/get_server.hpp"
-#include "master/admission.hpp"
+#include "wire/admission.hpp"
 #include "master/connection_backlog.hpp"
 #include "master/control.hpp"
 #include "master/outbox.hpp"
@@ -126,7 +126,7 @@ class Dispatcher : public Outbox {
   wire::Credentials credentials_;
   zmq::context_t context_;
   zmq::socket_t router_;
-  std::unique_ptr<Admission> admission_;
+  std::unique_ptr<wire::Admission> admission_;
   std::unique_ptr<ControlSocket> control_;  // when the run has a directory
   std::unique_ptr<http::GetServer> metrics_;  // when the metrics setting is set
   std::string endpoint_;

@@ -3,7 +3,7 @@
 // (BLAKE2b, libsodium's crypto_kdf), so its public key is as secret as the
 // client key and never handed over: only a peer holding the client key can
 // open the master's handshake, and the master needs no per-connection ZAP
-// check (see master/admission.hpp and PROTOCOL.md, "Security").
+// check (see wire/admission.hpp and PROTOCOL.md, "Security").
 #pragma once
 
 #include <string>

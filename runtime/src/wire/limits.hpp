@@ -17,10 +17,12 @@ constexpr std::size_t kMaxTaskMessageBytes = 4 << 20;
 constexpr std::size_t kMaxResultBatchBytes = 1 << 20;
 /// A message travels in ZeroMQ frames of at most this many bytes (see
 /// frames.hpp); a socket drops any peer whose frame (handshake commands
-/// included) is larger, so an unauthenticated peer can make the master hold
-/// no more than about this much per connection (master/admission.hpp bounds
-/// how many such connections it holds).
-constexpr std::size_t kMaxFrameBytes = 1 << 20;
+/// included) is larger. So a peer that has not proven the run's key can make
+/// a socket hold no more than about this much per connection (a CURVE
+/// handshake command takes a few hundred bytes; wire/admission.hpp bounds
+/// how many such connections it holds), while a frame is still large enough
+/// that its per-frame costs vanish beside its bytes.
+constexpr std::size_t kMaxFrameBytes = std::size_t{64} << 10;
 /// How long a connection may take to prove the run's key before the master
 /// closes it (ZMQ_HANDSHAKE_IVL; libzmq's default is 30 s). The CURVE
 /// handshake is one round trip after the TCP connect; the rest is room for a

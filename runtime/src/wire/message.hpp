@@ -13,7 +13,7 @@
 namespace fiber::wire {
 
 /// Bumped whenever a message's layout changes.
-constexpr std::uint8_t kProtocolVersion = 5;
+constexpr std::uint8_t kProtocolVersion = 6;
 constexpr std::uint8_t kMagic = 'F';
 /// Magic, version and type (the first three bytes, the same in every
 /// version), then the channel.

@@ -17,7 +17,7 @@ SocketMonitor::SocketMonitor(zmq::context_t& context, zmq::socket_t& socket, int
   events_ = zmq::socket_t(context, zmq::socket_type::pair);
   events_.set(zmq::sockopt::linger, 0);
   // No limit on waiting events: past one, libzmq drops them, and a burst of
-  // accepts would leave master::Admission counting connections long closed.
+  // accepts would leave wire::Admission counting connections long closed.
   events_.set(zmq::sockopt::rcvhwm, 0);
   events_.connect(endpoint);
 }

@@ -1,7 +1,7 @@
 // A socket's connection events, read on a thread other than the socket's
 // own: libzmq's socket monitor (event format v1, the only one without
 // libzmq's DRAFT API), started on an inproc endpoint of its own and decoded.
-// Used by master::Admission (who failed a handshake) and worker::MasterWatch
+// Used by wire::Admission (who failed a handshake) and worker::MasterWatch
 // (is the master connected). cppzmq's monitor_t does not fit: it polls only
 // its own socket, and Admission polls the monitor together with others.
 #pragma once

@@ -6,6 +6,7 @@
 
 #include "diagnostics/log.hpp"
 #include "os/descriptor.hpp"
+#include "os/descriptor_limit.hpp"
 #include "wire/credentials.hpp"
 #include "wire/frames.hpp"
 
@@ -71,10 +72,12 @@ std::unique_ptr<DirectCallServer> DirectCallServer::Open(zmq::context_t& context
   std::string address;
   if (!AddressToward(b.master, &address, err)) return nullptr;
   std::unique_ptr<DirectCallServer> s(new DirectCallServer(context, channel, std::move(function)));
+  os::RaiseDescriptorLimit();  // as the master does: each connection to it takes one
   try {
     s->router_.set(zmq::sockopt::linger, 0);  // an answer to a caller gone is dropped
     wire::LimitFrames(s->router_);
     wire::MakeCurveServer(s->router_, b.client_secret);
+    s->admission_ = std::make_unique<wire::Admission>(context, s->router_);
     if (address.front() == '[') s->router_.set(zmq::sockopt::ipv6, 1);
     s->router_.bind("tcp://" + address + ":*");
     s->endpoint_ = s->router_.get(zmq::sockopt::last_endpoint);
@@ -94,9 +97,11 @@ bool DirectCallServer::Next(Calls* in) {
     zmq::message_t message;
     std::string err;
     wire::Request request;
-    const auto receipt =
-        wire::ReceiveMessage(router_, true, &in->peer, &message, &err, zmq::recv_flags::dontwait);
+    wire::Arrival arrival;
+    const auto receipt = wire::ReceiveMessage(router_, true, &in->peer, &message, &err,
+                                              zmq::recv_flags::dontwait, &arrival);
     if (receipt == wire::Receipt::kNone) return false;
+    admission_->Proven(arrival.fd);
     if (receipt == wire::Receipt::kMalformed || !wire::Decode(message, &request, &err)) {
       log::Warning("ignored a malformed call from '" + in->peer + "': " + err);
       continue;

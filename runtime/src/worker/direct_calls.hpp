@@ -1,7 +1,8 @@
 // A manager's own endpoint, for calls in one hop (PROTOCOL.md, "Calls in
 // one hop"): a ROUTER bound on the manager's address toward its master (any
 // port) with the keys of the run's master, so only the run's peers get
-// through. A caller in another worker sends its calls on objects here
+// through, and with the master's bounds on connections that have not
+// proven the key (wire/admission.hpp). A caller in another worker sends its calls on objects here
 // rather than through the master. The serve loop polls it beside its
 // connection to the master and runs each call on its own thread between
 // tasks, so a manager still runs one call at a time. Owned by the serve
@@ -14,6 +15,7 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "wire/admission.hpp"
 #include "wire/message.hpp"
 #include "wire/request.hpp"
 #include "wire/task_batch.hpp"
@@ -63,6 +65,7 @@ class DirectCallServer {
   bool Serves(wire::Request& request, Call* call) const;
 
   zmq::socket_t router_;
+  std::unique_ptr<wire::Admission> admission_;  // watches router_: declared after it
   wire::Channel channel_;
   std::string function_;
   std::string endpoint_;

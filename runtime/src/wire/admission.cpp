@@ -1,4 +1,4 @@
-#include "master/admission.hpp"
+#include "wire/admission.hpp"
 
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -7,13 +7,12 @@
 #include <utility>
 
 #include "diagnostics/log.hpp"
-#include "master/accepted_peers.hpp"
-#include "master/descriptor_limit.hpp"
 #include "os/background_thread.hpp"
+#include "os/descriptor_limit.hpp"
 #include "wire/limits.hpp"
 #include "wire/poll.hpp"
 
-namespace fiber::master {
+namespace fiber::wire {
 
 namespace {
 constexpr int kEvents = ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED |
@@ -21,12 +20,12 @@ constexpr int kEvents = ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED |
 
 // A place is given back once libzmq has surely closed a connection that did
 // not prove the key: its timer starts a little after the ACCEPTED event.
-constexpr auto kPlaceHeld = wire::kHandshakeTimeout + std::chrono::seconds(1);
+constexpr auto kPlaceHeld = kHandshakeTimeout + std::chrono::seconds(1);
 // Places past their time are looked for at most this often, so that a flood
 // at the cap costs no scan of every place per connection.
 constexpr auto kExpiryInterval = std::chrono::milliseconds(100);
 
-std::size_t MaxUnproven() { return std::clamp<std::size_t>(DescriptorLimit() / 4, 16, 8192); }
+std::size_t MaxUnproven() { return std::clamp<std::size_t>(os::DescriptorLimit() / 4, 16, 8192); }
 
 // The address of "ip:port" or "[ip]:port"; "" for "".
 std::string AddressOf(const std::string& peer) {
@@ -40,11 +39,10 @@ Admission::Admission(zmq::context_t& context, zmq::socket_t& router,
                      std::function<void(int fd)> on_closed)
     : monitor_(context, router, kEvents),
       max_unproven_(MaxUnproven()),
-      max_unproven_per_address_(max_unproven_ / 2),
       on_accepted_(std::move(on_accepted)),
       on_closed_(std::move(on_closed)) {
   router.set(zmq::sockopt::handshake_ivl,
-             static_cast<int>(std::chrono::milliseconds(wire::kHandshakeTimeout).count()));
+             static_cast<int>(std::chrono::milliseconds(kHandshakeTimeout).count()));
   stop_fd_ = eventfd(0, EFD_CLOEXEC);
   if (stop_fd_ < 0) throw zmq::error_t();
   thread_ = StartBackgroundThread([this] { Run(); }, [](const std::string& what) {
@@ -67,7 +65,7 @@ void Admission::Run() {
         {monitor_.handle(), 0, ZMQ_POLLIN, 0},
         {nullptr, stop_fd_, ZMQ_POLLIN, 0},
     };
-    wire::Poll(items, 2, std::chrono::milliseconds(-1));
+    Poll(items, 2, std::chrono::milliseconds(-1));
     if (items[1].revents & ZMQ_POLLIN) return;
     if (items[0].revents & ZMQ_POLLIN) HandleMonitor();
   }
@@ -83,7 +81,7 @@ void Admission::HandleMonitor() {
     if (e.event.id == ZMQ_EVENT_ACCEPTED) {
       peers_[fd] = e.peer;
       if (!e.peer.empty()) log::Info("connection from " + e.peer);
-      on_accepted_(e);
+      if (on_accepted_) on_accepted_(e);
       std::string why;
       if (!Hold(e, &why)) {
         // An unknown peer may be gone, its fd another's: not ours to end.
@@ -96,7 +94,7 @@ void Admission::HandleMonitor() {
         std::lock_guard<std::mutex> lock(mu_);
         Forget(fd);
       }
-      on_closed_(static_cast<int>(fd));
+      if (on_closed_) on_closed_(static_cast<int>(fd));
       auto peer = peers_.extract(fd);
       const int failed = std::exchange(handshake_failed_, 0);
       const std::string who = !peer.empty() && !peer.mapped().empty()
@@ -117,7 +115,13 @@ void Admission::HandleMonitor() {
 void Admission::Proven(int fd) {
   if (fd < 0) return;
   std::lock_guard<std::mutex> lock(mu_);
-  Forget(static_cast<std::uint32_t>(fd));
+  const auto it = unproven_.find(static_cast<std::uint32_t>(fd));
+  if (it == unproven_.end()) return;
+  // Bounded: a flood of the run's own peers from ever more addresses is
+  // not what this guards against.
+  if (!it->second.address.empty() && proven_addresses_.size() < max_unproven_)
+    proven_addresses_.insert(it->second.address);
+  Forget(it->first);
 }
 
 // The newest connection is the one closed: those held already may be
@@ -129,21 +133,26 @@ bool Admission::Hold(const PeerEvent& accepted, std::string* why) {
   Forget(accepted.event.value);  // a number whose connection closed unseen
   ForgetExpired(now);
   const std::string address = AddressOf(accepted.peer);
-  std::size_t& from_address = unproven_from_[address];
-  if (from_address >= max_unproven_per_address_) {
-    *why = std::to_string(from_address) + " connections from " +
-           (address.empty() ? std::string("peers gone already") : address) +
+  const bool stranger = address.empty() || proven_addresses_.count(address) == 0;
+  const auto held = unproven_from_.find(address);
+  const std::size_t from_address = held == unproven_from_.end() ? 0 : held->second;
+  const std::string named = address.empty() ? std::string("peers gone already") : address;
+  if (from_address >= (stranger ? max_unproven_ / 8 : max_unproven_ / 2))
+    *why = std::to_string(from_address) + " connections from " + named +
            " have not finished their handshake";
-    return false;
-  }
-  if (unproven_.size() >= max_unproven_) {
-    if (from_address == 0) unproven_from_.erase(address);
+  else if (stranger && from_strangers_ >= max_unproven_ / 2)
+    *why = std::to_string(from_strangers_) +
+           " connections from addresses that no peer of the run came from have not finished "
+           "their handshake";
+  else if (unproven_.size() >= max_unproven_)
     *why = std::to_string(unproven_.size()) + " connections have not finished their handshake";
-    return false;
+  else {
+    unproven_[accepted.event.value] = {address, now, stranger};
+    ++unproven_from_[address];
+    from_strangers_ += stranger;
+    return true;
   }
-  unproven_[accepted.event.value] = {address, now};
-  ++from_address;
-  return true;
+  return false;
 }
 
 void Admission::ForgetExpired(Clock::time_point now) {
@@ -161,6 +170,7 @@ void Admission::Forget(std::uint32_t fd) {
   if (it == unproven_.end()) return;
   const auto from = unproven_from_.find(it->second.address);
   if (from != unproven_from_.end() && --from->second == 0) unproven_from_.erase(from);
+  from_strangers_ -= it->second.stranger;
   unproven_.erase(it);
 }
 
@@ -170,4 +180,4 @@ void Admission::LogRefusal(const std::string& what) {
                  " refused so far]");
 }
 
-}  // namespace fiber::master
+}  // namespace fiber::wire

@@ -1,10 +1,10 @@
-#include "master/descriptor_limit.hpp"
+#include "os/descriptor_limit.hpp"
 
 #include <sys/resource.h>
 
 #include <algorithm>
 
-namespace fiber::master {
+namespace fiber::os {
 
 void RaiseDescriptorLimit() {
   rlimit limit{};
@@ -20,4 +20,4 @@ std::size_t DescriptorLimit() {
   return static_cast<std::size_t>(std::min<rlim_t>(limit.rlim_cur, rlim_t{1} << 30));
 }
 
-}  // namespace fiber::master
+}  // namespace fiber::os

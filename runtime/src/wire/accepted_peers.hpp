@@ -11,11 +11,11 @@
 
 #include "wire/socket_monitor.hpp"
 
-namespace fiber::master {
+namespace fiber::wire {
 
 /// A monitor event and, for ZMQ_EVENT_ACCEPTED, the connection's peer.
 struct PeerEvent {
-  wire::SocketEvent event;
+  SocketEvent event;
   std::string peer;  // "ip:port" ("[ip]:port" for IPv6); empty when unknown or not ACCEPTED
 };
 
@@ -24,7 +24,7 @@ struct PeerEvent {
 /// fd. A read counts only if no event shows the fd closed by the time it was
 /// made: libzmq sends DISCONNECTED before it closes the fd, so the events
 /// read after it are checked too. Call as soon as monitor is readable.
-std::vector<PeerEvent> ReadWithPeers(wire::SocketMonitor& monitor);
+std::vector<PeerEvent> ReadWithPeers(SocketMonitor& monitor);
 
 /// Ends the connection of accepted (an ACCEPTED event, its peer known) if
 /// its fd still is that connection: shutdown(2), after which libzmq reads
@@ -33,4 +33,4 @@ std::vector<PeerEvent> ReadWithPeers(wire::SocketMonitor& monitor);
 /// by any other descriptor is left alone: false then.
 bool ShutDown(const PeerEvent& accepted);
 
-}  // namespace fiber::master
+}  // namespace fiber::wire

@@ -1,4 +1,4 @@
-#include "master/accepted_peers.hpp"
+#include "wire/accepted_peers.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -6,7 +6,7 @@
 
 #include <zmq.h>
 
-namespace fiber::master {
+namespace fiber::wire {
 
 namespace {
 
@@ -15,7 +15,7 @@ namespace {
 constexpr int kMaxRounds = 64;
 
 // True when e shows fd closed: ended, or accepted again (so closed and reused).
-bool Closes(const wire::SocketEvent& e, std::uint32_t fd) {
+bool Closes(const SocketEvent& e, std::uint32_t fd) {
   return (e.id == ZMQ_EVENT_DISCONNECTED || e.id == ZMQ_EVENT_CLOSED ||
           e.id == ZMQ_EVENT_ACCEPTED) &&
          e.value == fd;
@@ -60,7 +60,7 @@ std::string PeerOf(int fd, const std::string& bound_address) {
 }
 
 // Appends the events waiting on monitor to events; false when there were none.
-bool ReadWaiting(wire::SocketMonitor& monitor, std::vector<PeerEvent>* events) {
+bool ReadWaiting(SocketMonitor& monitor, std::vector<PeerEvent>* events) {
   const std::size_t before = events->size();
   PeerEvent e;
   while (monitor.Next(&e.event)) events->push_back(e);
@@ -82,7 +82,7 @@ bool ShutDown(const PeerEvent& accepted) {
          ::shutdown(fd, SHUT_RDWR) == 0;
 }
 
-std::vector<PeerEvent> ReadWithPeers(wire::SocketMonitor& monitor) {
+std::vector<PeerEvent> ReadWithPeers(SocketMonitor& monitor) {
   std::vector<PeerEvent> events;
   std::vector<std::size_t> unchecked;  // ACCEPTED events read, not yet checked
   std::size_t start = 0;
@@ -106,4 +106,4 @@ std::vector<PeerEvent> ReadWithPeers(wire::SocketMonitor& monitor) {
   return events;
 }
 
-}  // namespace fiber::master
+}  // namespace fiber::wire

@@ -1,0 +1,19 @@
+// How many descriptors a process that listens for the run (its master, a
+// manager's own endpoint) may hold open. Every connection to its port costs
+// one, admitted or not, so a shared machine's default soft limit (1024, on
+// some 256) would let a few hundred idle connections starve it of
+// descriptors (wire/admission.hpp bounds them by it).
+#pragma once
+
+#include <cstddef>
+
+namespace fiber::os {
+
+/// Raises this process's soft RLIMIT_NOFILE to its hard limit (as the run's
+/// master starts, as a manager opens its endpoint); where the kernel refuses, the limit stays as it was.
+void RaiseDescriptorLimit();
+
+/// The soft RLIMIT_NOFILE in force.
+std::size_t DescriptorLimit();
+
+}  // namespace fiber::os
