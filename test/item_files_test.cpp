@@ -2,13 +2,14 @@
 // large item written and taken back whole, once, read in place while the
 // master holds it and its file kept for the next after; what the master
 // refuses to read; kept files reused round after round; when a worker does not use the
-// directory; and what the master leaves behind (nothing).
+// directory; where it is; and what the master leaves behind (nothing).
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <deque>
+#include <filesystem>
 #include <memory>
 #include <set>
 #include <string>
@@ -20,7 +21,7 @@ using fiber::wire::ItemFiles;
 namespace {
 
 std::string NewRunId() { return "itemfilestest" + std::to_string(::getpid()); }
-std::string Directory(const std::string& run) { return "/dev/shm/fiber-" + run + ".items"; }
+std::string Directory(const std::string& run) { return ItemFiles::DirectoryOf(run); }
 ino_t Inode(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
@@ -170,8 +171,40 @@ TEST_CASE("a worker uses no directory it does not see private: items then travel
   CHECK(ItemFiles::Open(run));
 }
 
-TEST_CASE("a master starting removes the directories of masters gone, not those of masters alive") {
+TEST_CASE("the run's directory is in this user's own, both mode 0700: /dev/shm names no run") {
+  auto [run, master, worker] = Both();
+  const std::string mine = "/dev/shm/fiber-" + std::to_string(::geteuid());
+  CHECK(Directory(run) == mine + "/" + run + ".items");
+  for (const std::string& path : {mine, Directory(run)}) {
+    struct stat st {};
+    REQUIRE(::lstat(path.c_str(), &st) == 0);
+    CHECK(S_ISDIR(st.st_mode));
+    CHECK((st.st_mode & 07777) == 0700);
+    CHECK(st.st_uid == ::geteuid());
+  }
+  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm"))
+    CHECK(entry.path().filename().string().find(run) == std::string::npos);
+}
+
+TEST_CASE("a link in place of a run's directory is not followed, even to a private one") {
+  auto [run, master, worker] = Both();
+  const std::string link = NewRunId() + "link";
+  REQUIRE(::symlink(Directory(run).c_str(), Directory(link).c_str()) == 0);
+  CHECK_FALSE(ItemFiles::Open(link));
+  std::string err;
+  CHECK_FALSE(ItemFiles::Create(link, &err));
+  CHECK(err == Directory(link) + " is not a private directory of this user");
+  ItemFiles::RemoveAbandoned();
+  CHECK(Exists(Directory(run)));  // held by its master: neither removed nor emptied through the link
+  ::unlink(Directory(link).c_str());
+}
+
+TEST_CASE("the directories of masters gone are removed, not those of masters alive") {
   const std::string gone = NewRunId() + "gone";
+  {
+    std::string made;
+    REQUIRE_MESSAGE(ItemFiles::Create(gone + "first", &made), made);  // this user's directory, kept
+  }
   REQUIRE(::mkdir(Directory(gone).c_str(), 0700) == 0);  // its master killed: never removed
   auto orphan = ItemFiles::Open(gone);
   REQUIRE(orphan);
@@ -179,10 +212,9 @@ TEST_CASE("a master starting removes the directories of masters gone, not those 
   orphan.reset();
   REQUIRE(Exists(Directory(gone) + "/" + left));
   auto [alive, alive_master, alive_worker] = Both();
-  std::string err;
-  auto next = ItemFiles::Create(NewRunId() + "next", &err);
-  REQUIRE_MESSAGE(next, err);
+  ItemFiles::RemoveAbandoned();  // as a master starting does, and fiber ps, run and prune
   CHECK_FALSE(Exists(Directory(gone)));
+  std::string err;
   CHECK(Exists(Directory(alive)));
   CHECK_FALSE(ItemFiles::Create(alive, &err));  // nor is a live one taken over
   CHECK(err == Directory(alive) + " is held by another master of run " + alive);

@@ -302,7 +302,7 @@ TEST_CASE("large items from a producer killed right after flush() are all in, in
   }
   CHECK(q.empty());
   // The master read each item file and removed it, but for a few kept for reuse.
-  const std::string dir = "/dev/shm/fiber-" + fiber::master::Run::Get().id() + ".items";
+  const std::string dir = fiber::wire::ItemFiles::DirectoryOf(fiber::master::Run::Get().id());
   REQUIRE(::access(dir.c_str(), F_OK) == 0);
   int kept = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "wire/limits.hpp"
 
@@ -21,18 +22,42 @@ namespace fiber::wire {
 namespace {
 
 constexpr const char* kShm = "/dev/shm";
-constexpr const char* kPrefix = "fiber-";
 constexpr const char* kSuffix = ".items";
 
-std::string DirectoryOf(const std::string& run_id) {
-  return std::string(kShm) + "/" + kPrefix + run_id + kSuffix;
-}
+// This user's directory of item directories: its name says only that the
+// uid uses fiber, what is in it (run ids) is for this user alone.
+std::string UserDirectoryName() { return "fiber-" + std::to_string(::geteuid()); }
+std::string RunDirectoryName(const std::string& run_id) { return run_id + kSuffix; }
 
 // Ours alone: a directory of this user, mode 0700.
 bool Private(int fd) {
   struct stat st {};
   return ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
          (st.st_mode & 0777) == 0700;
+}
+
+// The directory name in the directory open as parent (-1: fails), made
+// first when make says, when it is private (never a link followed); its
+// descriptor, or -1 with errno.
+int OpenPrivate(int parent, const std::string& name, bool make) {
+  if (parent < 0) return -1;
+  if (make && ::mkdirat(parent, name.c_str(), 0700) != 0 && errno != EEXIST) return -1;
+  const int fd = ::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && (errno == ELOOP || errno == ENOTDIR)) errno = EPERM;  // a link, or not a directory
+  if (fd >= 0 && !Private(fd)) {
+    ::close(fd);
+    errno = EPERM;
+    return -1;
+  }
+  return fd;
+}
+
+// This user's directory of item directories (made when make says), or -1.
+int OpenUserDirectory(bool make) {
+  const int shm = ::open(kShm, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int fd = OpenPrivate(shm, UserDirectoryName(), make);
+  if (shm >= 0) ::close(shm);
+  return fd;
 }
 
 std::string RecycledName(unsigned k) { return "free-" + std::to_string(k); }
@@ -46,59 +71,72 @@ bool NamedFor(const std::string& peer, const std::string& name) {
                      [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// Removes every file in the directory open as fd.
-void Empty(int fd) {
+// The names in the directory open as fd, but . and ..
+std::vector<std::string> Entries(int fd) {
+  std::vector<std::string> names;
   const int copy = ::dup(fd);
-  if (copy < 0) return;
-  DIR* dir = ::fdopendir(copy);
+  DIR* dir = copy < 0 ? nullptr : ::fdopendir(copy);
   if (!dir) {
-    ::close(copy);
-    return;
+    if (copy >= 0) ::close(copy);
+    return names;
   }
   ::rewinddir(dir);  // the copy shares the offset an earlier pass left at the end
   while (const dirent* e = ::readdir(dir))
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-      (void)::unlinkat(fd, e->d_name, 0);
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) names.emplace_back(e->d_name);
   ::closedir(dir);
+  return names;
 }
 
-// Removes the item directories of this user's runs whose master is gone:
-// a master holds a lock on its own (flock, released when it dies however
-// it dies), so one that can be locked is nobody's.
-void RemoveAbandoned() {
-  DIR* shm = ::opendir(kShm);
-  if (!shm) return;
-  while (const dirent* e = ::readdir(shm)) {
-    const std::string name = e->d_name;
-    if (name.rfind(kPrefix, 0) != 0 || name.size() <= std::strlen(kPrefix) + std::strlen(kSuffix) ||
-        name.compare(name.size() - std::strlen(kSuffix), std::string::npos, kSuffix) != 0)
-      continue;
-    const int fd = ::openat(::dirfd(shm), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) continue;
-    if (Private(fd) && ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
-      Empty(fd);
-      (void)::unlinkat(::dirfd(shm), name.c_str(), AT_REMOVEDIR);
-    }
-    ::close(fd);
-  }
-  ::closedir(shm);
+// Removes every file in the directory open as fd.
+void Empty(int fd) {
+  for (const std::string& name : Entries(fd)) (void)::unlinkat(fd, name.c_str(), 0);
+}
+
+// What stops path being used: not private, or errno's reason.
+std::string Refusal(const std::string& path, int error) {
+  return error == EPERM ? path + " is not a private directory of this user"
+                        : "cannot make " + path + ": " + std::strerror(error);
 }
 
 }  // namespace
 
 void ItemFiles::RemoveAll() { Empty(fd_); }
 
+std::string ItemFiles::DirectoryOf(const std::string& run_id) {
+  return std::string(kShm) + "/" + UserDirectoryName() + "/" + RunDirectoryName(run_id);
+}
+
+void ItemFiles::RemoveAbandoned() {
+  const int user = OpenUserDirectory(false);
+  if (user < 0) return;
+  for (const std::string& name : Entries(user)) {
+    if (name.size() <= std::strlen(kSuffix) ||
+        name.compare(name.size() - std::strlen(kSuffix), std::string::npos, kSuffix) != 0)
+      continue;
+    const int fd = OpenPrivate(user, name, false);
+    if (fd < 0) continue;
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      Empty(fd);
+      (void)::unlinkat(user, name.c_str(), AT_REMOVEDIR);
+    }
+    ::close(fd);
+  }
+  ::close(user);
+}
+
 std::shared_ptr<ItemFiles> ItemFiles::Create(const std::string& run_id, std::string* err) {
   RemoveAbandoned();
   const std::string path = DirectoryOf(run_id);
-  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
-    *err = "cannot make " + path + ": " + std::strerror(errno);
+  const int user = OpenUserDirectory(true);
+  if (user < 0) {
+    *err = Refusal(path.substr(0, path.rfind('/')), errno);
     return nullptr;
   }
-  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0 || !Private(fd)) {
-    *err = path + " is not a private directory of this user";
-    if (fd >= 0) ::close(fd);
+  const int fd = OpenPrivate(user, RunDirectoryName(run_id), true);
+  const int error = errno;
+  ::close(user);
+  if (fd < 0) {
+    *err = Refusal(path, error);
     return nullptr;
   }
   // Held while this master lives. A directory of this run id that another
@@ -115,14 +153,11 @@ std::shared_ptr<ItemFiles> ItemFiles::Create(const std::string& run_id, std::str
 }
 
 std::shared_ptr<ItemFiles> ItemFiles::Open(const std::string& run_id) {
-  const std::string path = DirectoryOf(run_id);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  const int user = OpenUserDirectory(false);
+  const int fd = OpenPrivate(user, RunDirectoryName(run_id), false);
+  if (user >= 0) ::close(user);
   if (fd < 0) return nullptr;
-  if (!Private(fd)) {
-    ::close(fd);
-    return nullptr;
-  }
-  return std::shared_ptr<ItemFiles>(new ItemFiles(path, fd, false));
+  return std::shared_ptr<ItemFiles>(new ItemFiles(DirectoryOf(run_id), fd, false));
 }
 
 ItemFiles::~ItemFiles() {
