@@ -113,6 +113,11 @@ TEST_CASE("with the metrics setting, the master's pod carries Prometheus's scrap
   CHECK(EnvOf(fiber::backend::MasterPodValues(Resolve({{"metrics", "10.1.2.3:9464"}}), "0123456789ab",
                                               {"/opt/train"}, {}, {}, "", ""),
               "FIBER_METRICS") == "10.1.2.3:9464");
+  // On the node's own network, as it listens there, :PORT stays loopback.
+  CHECK(EnvOf(fiber::backend::MasterPodValues(
+                  Resolve({{"metrics", ":9464"}, {"listen_host", "10.0.0.9"}, {"host_network", "true"}}),
+                  "0123456789ab", {"/opt/train"}, {}, {}, "", ""),
+              "FIBER_METRICS") == ":9464");
   CHECK(fiber::backend::MasterPodValues(Resolve({}), "0123456789ab", {"/opt/train"}, {}, {}, "", "")
             .annotations.empty());
 }
