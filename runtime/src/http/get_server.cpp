@@ -5,10 +5,10 @@
 #include <sys/socket.h>
 
 #include <algorithm>
-#include <cctype>
 #include <utility>
 #include <vector>
 
+#include "http/header_text.hpp"
 #include "http/host_header.hpp"
 
 namespace fiber::http {
@@ -57,14 +57,8 @@ std::vector<std::string> HeaderValues(const std::string& head, const std::string
   for (std::size_t at = head.find("\r\n"); at != std::string::npos; at = head.find("\r\n", at + 2)) {
     const std::size_t line = at + 2;
     const std::size_t colon = head.find(':', line);
-    if (colon == std::string::npos || colon - line != name.size()) continue;
-    bool same = true;
-    for (std::size_t i = 0; i < name.size() && same; ++i)
-      same = std::tolower(static_cast<unsigned char>(head[line + i])) == name[i];
-    if (!same) continue;
-    const std::string value = head.substr(colon + 1, head.find("\r\n", colon) - colon - 1);
-    const std::size_t first = value.find_first_not_of(" \t"), last = value.find_last_not_of(" \t");
-    values.push_back(first == std::string::npos ? "" : value.substr(first, last - first + 1));
+    if (colon == std::string::npos || Lower(head.substr(line, colon - line)) != name) continue;
+    values.emplace_back(Trim(std::string_view(head).substr(colon + 1, head.find("\r\n", colon) - colon - 1)));
   }
   return values;
 }

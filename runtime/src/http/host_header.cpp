@@ -4,21 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 
+#include "http/header_text.hpp"
 #include "http/loopback_host.hpp"
 
 namespace fiber::http {
-
-namespace {
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-
-}  // namespace
 
 bool IsAddress(const std::string& host) {
   in6_addr any{};
