@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -50,6 +52,13 @@ int OpenPrivate(int parent, const std::string& name, bool make) {
     return -1;
   }
   return fd;
+}
+
+// Whether name in the directory open as parent is the one open as fd.
+bool NamedBy(int parent, const std::string& name, int fd) {
+  struct stat named {}, open {};
+  return ::fstatat(parent, name.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 && ::fstat(fd, &open) == 0 &&
+         named.st_dev == open.st_dev && named.st_ino == open.st_ino;
 }
 
 // This user's directory of item directories (made when make says), or -1.
@@ -132,19 +141,30 @@ std::shared_ptr<ItemFiles> ItemFiles::Create(const std::string& run_id, std::str
     *err = Refusal(path.substr(0, path.rfind('/')), errno);
     return nullptr;
   }
-  const int fd = OpenPrivate(user, RunDirectoryName(run_id), true);
-  const int error = errno;
-  ::close(user);
-  if (fd < 0) {
-    *err = Refusal(path, error);
-    return nullptr;
-  }
   // Held while this master lives. A directory of this run id that another
   // master holds is not taken over; one whose master is gone is, emptied
-  // (its workers would use it).
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    *err = path + " is held by another master of run " + run_id;
-    ::close(fd);
+  // (its workers would use it). Another process's sweep (RemoveAbandoned)
+  // may lock and remove it between its making and its lock here: then it
+  // is made again.
+  int fd = -1;
+  bool held = false;
+  for (int tries = 0; tries < 3 && fd < 0; ++tries) {
+    if (tries > 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    fd = OpenPrivate(user, RunDirectoryName(run_id), true);
+    if (fd < 0) {
+      *err = Refusal(path, errno);
+      ::close(user);
+      return nullptr;
+    }
+    held = ::flock(fd, LOCK_EX | LOCK_NB) != 0;
+    if (held || !NamedBy(user, RunDirectoryName(run_id), fd)) {
+      ::close(fd);
+      fd = -1;
+    }
+  }
+  ::close(user);
+  if (fd < 0) {
+    *err = held ? path + " is held by another master of run " + run_id : "cannot make " + path;
     return nullptr;
   }
   std::shared_ptr<ItemFiles> files(new ItemFiles(path, fd, true));
