@@ -53,7 +53,8 @@ class GetServer {
   std::size_t waiting() const { return open_.size(); }
 
   /// The answer to one request's text (request line and headers); empty
-  /// when more must be read first. Pure: for tests.
+  /// when more must be read first. Pure: for tests (before Listen, a Host
+  /// names it only as an address).
   std::string Answer(const std::string& request) const;
 
  private:
