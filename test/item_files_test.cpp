@@ -4,6 +4,7 @@
 // refuses to read; kept files reused round after round; when a worker does not use the
 // directory; where it is; and what the master leaves behind (nothing).
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -211,9 +212,14 @@ TEST_CASE("the directories of masters gone are removed, not those of masters ali
   const std::string left = orphan->Write("w3", "written before the kill");
   orphan.reset();
   REQUIRE(Exists(Directory(gone) + "/" + left));
+  // Where fiber used to make them, of a master gone before this fiber came.
+  const std::string legacy = "/dev/shm/fiber-" + gone + ".items";
+  REQUIRE(::mkdir(legacy.c_str(), 0700) == 0);
+  REQUIRE(::close(::open((legacy + "/w1-0").c_str(), O_CREAT | O_WRONLY, 0600)) == 0);
   auto [alive, alive_master, alive_worker] = Both();
   ItemFiles::RemoveAbandoned();  // as a master starting does, and fiber ps, run and prune
   CHECK_FALSE(Exists(Directory(gone)));
+  CHECK_FALSE(Exists(legacy));
   std::string err;
   CHECK(Exists(Directory(alive)));
   CHECK_FALSE(ItemFiles::Create(alive, &err));  // nor is a live one taken over

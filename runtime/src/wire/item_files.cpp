@@ -25,6 +25,8 @@ namespace {
 
 constexpr const char* kShm = "/dev/shm";
 constexpr const char* kSuffix = ".items";
+// Where fiber before this user's directory made a run's: /dev/shm/fiber-RUN.items.
+constexpr const char* kLegacyPrefix = "fiber-";
 
 // This user's directory of item directories: its name says only that the
 // uid uses fiber, what is in it (run ids) is for this user alone.
@@ -101,6 +103,23 @@ void Empty(int fd) {
   for (const std::string& name : Entries(fd)) (void)::unlinkat(fd, name.c_str(), 0);
 }
 
+// Removes the item directories (PREFIX...RUN.items) in the directory open
+// as parent that are this user's alone and that no master holds locked.
+void RemoveAbandonedIn(int parent, const std::string& prefix) {
+  for (const std::string& name : Entries(parent)) {
+    if (name.size() <= prefix.size() + std::strlen(kSuffix) || name.compare(0, prefix.size(), prefix) != 0 ||
+        name.compare(name.size() - std::strlen(kSuffix), std::string::npos, kSuffix) != 0)
+      continue;
+    const int fd = OpenPrivate(parent, name, false);
+    if (fd < 0) continue;
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      Empty(fd);
+      (void)::unlinkat(parent, name.c_str(), AT_REMOVEDIR);
+    }
+    ::close(fd);
+  }
+}
+
 // What stops path being used: not private, or errno's reason.
 std::string Refusal(const std::string& path, int error) {
   return error == EPERM ? path + " is not a private directory of this user"
@@ -116,20 +135,13 @@ std::string ItemFiles::DirectoryOf(const std::string& run_id) {
 }
 
 void ItemFiles::RemoveAbandoned() {
-  const int user = OpenUserDirectory(false);
+  const int shm = ::open(kShm, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (shm < 0) return;
+  RemoveAbandonedIn(shm, kLegacyPrefix);
+  const int user = OpenPrivate(shm, UserDirectoryName(), false);
+  ::close(shm);
   if (user < 0) return;
-  for (const std::string& name : Entries(user)) {
-    if (name.size() <= std::strlen(kSuffix) ||
-        name.compare(name.size() - std::strlen(kSuffix), std::string::npos, kSuffix) != 0)
-      continue;
-    const int fd = OpenPrivate(user, name, false);
-    if (fd < 0) continue;
-    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
-      Empty(fd);
-      (void)::unlinkat(user, name.c_str(), AT_REMOVEDIR);
-    }
-    ::close(fd);
-  }
+  RemoveAbandonedIn(user, "");
   ::close(user);
 }
 

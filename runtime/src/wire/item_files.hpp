@@ -67,7 +67,8 @@ class ItemFiles : public std::enable_shared_from_this<ItemFiles> {
   /// Removes the directories of this user's masters gone from this
   /// machine (a master holds a lock on its own, released when it dies
   /// however it dies, so one that can be locked is nobody's), with what
-  /// is in them. For the master starting and for the fiber command.
+  /// is in them, and those fiber left in /dev/shm itself before it made
+  /// each user a directory. For the master starting and for the fiber command.
   static void RemoveAbandoned();
   /// The master's: makes the run's directory (or empties the one a killed
   /// master of this run id left), first removing those of masters gone;
