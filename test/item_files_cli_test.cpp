@@ -3,9 +3,12 @@
 // a run holds one, and that a master killed with kill -9 leaves nothing
 // there once this user's next fiber command has run.
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <string>
 #include <vector>
 
@@ -30,6 +33,19 @@ std::vector<std::string> Names(const std::string& dir) {
     ::closedir(d);
   }
   return names;
+}
+
+// errno of opening directory dir as the user nobody (0: it opened).
+int OpenedAsNobody(const std::string& dir) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(255);
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+    ::_exit(fd >= 0 ? 0 : errno);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 }  // namespace
@@ -59,6 +75,10 @@ TEST_CASE("a master killed with kill -9 while it holds a large item leaves no fi
   CHECK(S_ISDIR(st.st_mode));
   CHECK((st.st_mode & 07777) == 0700);
   CHECK(st.st_uid == ::geteuid());
+  if (::geteuid() == 0)
+    CHECK(OpenedAsNobody(mine) == EACCES);
+  else
+    MESSAGE("skipped: opening it as another user needs root");
 
   fiber::testing::KillRecorded(fiber.Record(id)["master_pid"].get<long>());
   CHECK(wait_exit(run, 120) == 128 + SIGKILL);

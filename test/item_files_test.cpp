@@ -200,6 +200,24 @@ TEST_CASE("a link in place of a run's directory is not followed, even to a priva
   ::unlink(Directory(link).c_str());
 }
 
+TEST_CASE("another user's directory in place of a run's is neither used nor removed") {
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: handing a directory to another user needs root");
+    return;
+  }
+  auto [run, master, worker] = Both();  // this user's directory is there
+  const std::string theirs = NewRunId() + "theirs";
+  REQUIRE(::mkdir(Directory(theirs).c_str(), 0700) == 0);
+  REQUIRE(::chown(Directory(theirs).c_str(), 65534, 65534) == 0);
+  CHECK_FALSE(ItemFiles::Open(theirs));
+  std::string err;
+  CHECK_FALSE(ItemFiles::Create(theirs, &err));
+  CHECK(err == Directory(theirs) + " is not a private directory of this user");
+  ItemFiles::RemoveAbandoned();
+  CHECK(Exists(Directory(theirs)));
+  ::rmdir(Directory(theirs).c_str());
+}
+
 TEST_CASE("the directories of masters gone are removed, not those of masters alive") {
   const std::string gone = NewRunId() + "gone";
   {
