@@ -1,7 +1,8 @@
-// The item files of large queue items (wire/item_files.hpp) as a user of a
-// shared machine meets them: what other users can see under /dev/shm while
-// a run holds one, and that a master killed with kill -9 leaves nothing
-// there once this user's next fiber command has run.
+// The item files of large queue items (wire/item_files.hpp, in
+// wire/item_directory.hpp's directory) as a user of a shared machine meets
+// them: what other users can see under /dev/shm while a run holds one, and
+// that a master killed with kill -9 leaves nothing there once this user's
+// next fiber command has run.
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -13,10 +14,9 @@
 #include <vector>
 
 #include "support/fiber_command.hpp"
-#include "wire/item_files.hpp"
+#include "wire/item_directory.hpp"
 
 using fiber::testing::Fiber;
-using fiber::wire::ItemFiles;
 
 namespace {
 
@@ -57,7 +57,7 @@ TEST_CASE("a master killed with kill -9 while it holds a large item leaves no fi
   const std::string line = read_line(run.stdout_fd, 120);
   REQUIRE_MESSAGE(line == "held 1", "the program printed: " << line << read_all(run.stderr_fd, 5));
   const std::string id = fiber.Ps()[0]["id"];
-  const std::string dir = ItemFiles::DirectoryOf(id);
+  const std::string dir = fiber::wire::ItemDirectoryOf(id);
   std::vector<std::string> files;
   for (const std::string& name : Names(dir))
     if (name != "." && name != "..") files.push_back(name);

@@ -1,4 +1,5 @@
-// The run's item files (wire/item_files.hpp) without a master: a worker's
+// The run's item files (wire/item_files.hpp, in wire/item_directory.hpp's
+// directory) without a master: a worker's
 // large item written and taken back whole, once, read in place while the
 // master holds it and its file kept for the next after; what the master
 // refuses to read; kept files reused round after round; when a worker does not use the
@@ -15,6 +16,7 @@
 #include <set>
 #include <string>
 
+#include "wire/item_directory.hpp"
 #include "wire/item_files.hpp"
 
 using fiber::wire::ItemFiles;
@@ -22,7 +24,7 @@ using fiber::wire::ItemFiles;
 namespace {
 
 std::string NewRunId() { return "itemfilestest" + std::to_string(::getpid()); }
-std::string Directory(const std::string& run) { return ItemFiles::DirectoryOf(run); }
+std::string Directory(const std::string& run) { return fiber::wire::ItemDirectoryOf(run); }
 ino_t Inode(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
@@ -195,7 +197,7 @@ TEST_CASE("a link in place of a run's directory is not followed, even to a priva
   std::string err;
   CHECK_FALSE(ItemFiles::Create(link, &err));
   CHECK(err == Directory(link) + " is not a private directory of this user");
-  ItemFiles::RemoveAbandoned();
+  fiber::wire::RemoveAbandonedItemDirectories();
   CHECK(Exists(Directory(run)));  // held by its master: neither removed nor emptied through the link
   ::unlink(Directory(link).c_str());
 }
@@ -213,7 +215,7 @@ TEST_CASE("another user's directory in place of a run's is neither used nor remo
   std::string err;
   CHECK_FALSE(ItemFiles::Create(theirs, &err));
   CHECK(err == Directory(theirs) + " is not a private directory of this user");
-  ItemFiles::RemoveAbandoned();
+  fiber::wire::RemoveAbandonedItemDirectories();
   CHECK(Exists(Directory(theirs)));
   ::rmdir(Directory(theirs).c_str());
 }
@@ -235,7 +237,7 @@ TEST_CASE("the directories of masters gone are removed, not those of masters ali
   REQUIRE(::mkdir(legacy.c_str(), 0700) == 0);
   REQUIRE(::close(::open((legacy + "/w1-0").c_str(), O_CREAT | O_WRONLY, 0600)) == 0);
   auto [alive, alive_master, alive_worker] = Both();
-  ItemFiles::RemoveAbandoned();  // as a master starting does, and fiber ps, run and prune
+  fiber::wire::RemoveAbandonedItemDirectories();  // as a master starting does, and fiber ps, run and prune
   CHECK_FALSE(Exists(Directory(gone)));
   CHECK_FALSE(Exists(legacy));
   std::string err;

@@ -4,15 +4,12 @@
 // its name (QUEUE_PUT_FILE); the master maps the file and holds the mapping
 // as the item, read in place by its consumer, then removes the file (or
 // keeps a few, renamed, for writers to reuse). That skips CURVE, the
-// socket's copies both ways and a copy out of the file. The directory
-// (RUN.items, mode 0700) is the master's, locked (flock) while it lives and
-// removed when it ends; it is in this user's /dev/shm/fiber-UID (mode
-// 0700), so other users see no run ids, only that the uid uses fiber. The
-// directories of masters that died without removing theirs (kill -9) are
-// removed by the next master of this user on this machine, and by fiber
-// ps, run and prune (RemoveAbandoned). Each directory is used only when it
-// is one of this user's and no one else's, opened by descriptor without
-// following links. Thread-safe (no state but the directory's descriptor).
+// socket's copies both ways and a copy out of the file. The run's
+// directory (wire/item_directory.hpp: private to this user, locked while
+// its master lives) is the master's and removed when it ends; those of
+// masters killed are removed by the next master of this user on this
+// machine, and by fiber ps, run and prune. A worker uses it only when it
+// sees it. Thread-safe (no state but the directory's descriptor).
 #pragma once
 
 #include <atomic>
@@ -62,16 +59,9 @@ class ItemFiles : public std::enable_shared_from_this<ItemFiles> {
   /// Places tried, from where the last one was found, before giving up.
   static constexpr unsigned kRecycledTries = 2;
 
-  /// Where the run's directory is on this machine (for messages and tests).
-  static std::string DirectoryOf(const std::string& run_id);
-  /// Removes the directories of this user's masters gone from this
-  /// machine (a master holds a lock on its own, released when it dies
-  /// however it dies, so one that can be locked is nobody's), with what
-  /// is in them, and those fiber left in /dev/shm itself before it made
-  /// each user a directory. For the master starting and for the fiber command.
-  static void RemoveAbandoned();
   /// The master's: makes the run's directory (or empties the one a killed
-  /// master of this run id left), first removing those of masters gone;
+  /// master of this run id left), first removing those of masters gone
+  /// (RemoveAbandonedItemDirectories);
   /// nullptr with *err when it cannot (items then travel on the socket).
   static std::shared_ptr<ItemFiles> Create(const std::string& run_id, std::string* err);
   /// A worker's: the run's directory when this process sees it; nullptr
