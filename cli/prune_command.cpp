@@ -8,12 +8,14 @@
 #include "image_prune.hpp"
 #include "run_removal.hpp"
 #include "run_store.hpp"
+#include "wire/item_directory.hpp"
 
 namespace fiber::cli {
 
 namespace {
 
 int Prune() {
+  wire::RemoveAbandonedItemDirectories();  // of masters gone, as ps and run do too
   RunStore store(RunsRoot());
   int status = 0;
   unsigned long long freed = 0;

@@ -24,6 +24,7 @@
 #include "runs/control_protocol.hpp"
 #include "top_view.hpp"
 #include "runs/run_dir.hpp"
+#include "wire/item_directory.hpp"
 
 namespace fiber::cli {
 
@@ -198,7 +199,10 @@ void AddPsCommand(CLI::App& app, int* status) {
   ps->add_flag("-a,--all", *all, "also runs that have ended");
   ps->add_flag("--json", *json, "JSON, for scripts: an array of runs, or the one run's object");
   ps->add_option("RUN", *run, "show this run in detail: run id, unique prefix of one, or name");
-  ps->callback([=] { *status = run->empty() ? Ps(*all, *json) : PsOne(*run, *json); });
+  ps->callback([=] {
+    wire::RemoveAbandonedItemDirectories();  // of masters gone, as run and prune do too
+    *status = run->empty() ? Ps(*all, *json) : PsOne(*run, *json);
+  });
 }
 
 }  // namespace fiber::cli

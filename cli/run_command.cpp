@@ -20,6 +20,7 @@
 #include "run_store.hpp"
 #include "runs/run_dir.hpp"
 #include "supervisor.hpp"
+#include "wire/item_directory.hpp"
 
 extern char** environ;
 
@@ -230,6 +231,7 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
     Error(err);
     return kFiberError;
   }
+  wire::RemoveAbandonedItemDirectories();  // of masters gone, as ps and prune do too
   RunStore store(RunsRoot());
   RunRecord run;
   run.name = o.name;

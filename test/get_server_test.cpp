@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <thread>
+#include <vector>
 
 #include "http/client.hpp"
 #include "wire/poll.hpp"
@@ -33,9 +34,9 @@ struct Served {
   std::atomic<std::size_t> waiting{0};  // the server's, after each turn
   std::thread thread;
 
-  Served() {
+  explicit Served(const std::string& host = "127.0.0.1") {
     std::string err;
-    REQUIRE_MESSAGE(server.Listen("127.0.0.1", 0, &err), err);
+    REQUIRE_MESSAGE(server.Listen(host, 0, &err), err);
     thread = std::thread([this] {
       while (!stop) {
         zmq::pollitem_t item{server.handle(), 0, ZMQ_POLLIN, 0};
@@ -54,10 +55,12 @@ struct Served {
   std::string url(const std::string& path) const { return "http://" + server.address() + path; }
 };
 
-fiber::http::Response Get(const std::string& url, const std::string& method = "GET") {
+fiber::http::Response Get(const std::string& url, const std::string& method = "GET",
+                          std::vector<std::string> headers = {}) {
   fiber::http::Request request;
   request.url = url;
   request.method = method;
+  request.headers = std::move(headers);
   request.timeout_ms = 10000;
   fiber::http::Response response;
   std::string err;
@@ -123,7 +126,7 @@ TEST_CASE("a request sent in pieces is answered once whole") {
   // The rest never came and the client closed its side: nothing is
   // answered; a whole request in one piece is.
   CHECK(answer.empty());
-  CHECK(RawExchange(served.server.address(), "GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n").find("up 1") !=
+  CHECK(RawExchange(served.server.address(), "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").find("up 1") !=
         std::string::npos);
 }
 
@@ -140,9 +143,50 @@ TEST_CASE("Answer: the request's text decides, with no socket") {
   zmq::context_t context;
   GetServer server(context, "/metrics", {"text/plain", [] { return std::string("b"); }});
   CHECK(server.Answer("GET /metrics HTTP/1.1\r\n").empty());  // headers not ended yet
-  CHECK(server.Answer("GET /metrics HTTP/1.1\r\n\r\n").find("\r\n\r\nb") != std::string::npos);
-  CHECK(server.Answer("GET  HTTP/1.1\r\n\r\n").rfind("HTTP/1.1 404", 0) == 0);
+  CHECK(server.Answer("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").find("\r\n\r\nb") != std::string::npos);
+  CHECK(server.Answer("GET  HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").rfind("HTTP/1.1 404", 0) == 0);
   CHECK(server.Answer("GET /metrics FTP/1\r\n\r\n").rfind("HTTP/1.1 400", 0) == 0);
+}
+
+TEST_CASE("a request must name the server in its Host header: another name is refused, as a page "
+          "rebinding its name to this machine would send it") {
+  Served served;
+  const std::string port = served.server.address().substr(served.server.address().rfind(':') + 1);
+  CHECK(Get(served.url("/metrics"), "GET", {"Host: localhost:" + port}).status == 200);
+  CHECK(Get(served.url("/metrics"), "GET", {"Host: LocalHost"}).status == 200);
+  const auto misdirected = Get(served.url("/metrics"), "GET", {"Host: evil.example:" + port});
+  CHECK(misdirected.status == 421);
+  CHECK(misdirected.body == "this server does not answer to evil.example:" + port + "\n");
+  CHECK(Get(served.url("/"), "GET", {"Host: evil.example"}).status == 421);  // says nothing of its paths
+  const std::string request = "GET /metrics HTTP/1.1\r\n";
+  CHECK(RawExchange(served.server.address(), request + "\r\n").rfind("HTTP/1.1 400 ", 0) == 0);
+  CHECK(RawExchange(served.server.address(), request + "Host: 127.0.0.1\r\nHost: evil.example\r\n\r\n")
+            .rfind("HTTP/1.1 400 ", 0) == 0);
+  CHECK(RawExchange(served.server.address(), request + "hOsT:127.0.0.1\r\n\r\n").rfind("HTTP/1.1 200 ", 0) == 0);
+  CHECK(served.pages == 3);
+}
+
+TEST_CASE("it listens on IPv6 loopback as [::1]") {
+  Served served("::1");
+  CHECK(served.server.address().rfind("[::1]:", 0) == 0);
+  CHECK(Get(served.url("/metrics")).body == "up 1\n");
+}
+
+TEST_CASE("clients holding more idle connections than allowed never shut a scrape out; idle ones are "
+          "closed soon") {
+  Served served;
+  std::vector<int> idle;
+  for (std::size_t i = 0; i < GetServer::kMaxConnections + 16; ++i) idle.push_back(Connect(served.server.address()));
+  for (int i = 0; i < 200 && served.waiting < GetServer::kMaxConnections; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  REQUIRE(served.waiting == GetServer::kMaxConnections);
+  CHECK(Get(served.url("/metrics")).status == 200);
+  CHECK(Get(served.url("/metrics")).status == 200);
+  // Past the time a connection has to ask, none is held open.
+  served.later_s += static_cast<int>(GetServer::kRequestTimeout.count()) + 1;
+  for (int i = 0; i < 200 && served.waiting != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK(served.waiting == 0);
+  for (const int fd : idle) close(fd);
 }
 
 TEST_CASE("a port already taken is one error naming the address") {
@@ -169,7 +213,7 @@ TEST_CASE("clients that leave early, before asking or before the answer, never s
   // requests, once an answer or a close had met a connection the client
   // had just closed.
   Served served;
-  const std::string request = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+  const std::string request = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
   for (int round = 0; round < 3; ++round) {
     for (int i = 0; i < 100; ++i) {
       const int fd = Connect(served.server.address());

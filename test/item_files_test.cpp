@@ -1,18 +1,22 @@
-// The run's item files (wire/item_files.hpp) without a master: a worker's
+// The run's item files (wire/item_files.hpp, in wire/item_directory.hpp's
+// directory) without a master: a worker's
 // large item written and taken back whole, once, read in place while the
 // master holds it and its file kept for the next after; what the master
 // refuses to read; kept files reused round after round; when a worker does not use the
-// directory; and what the master leaves behind (nothing).
+// directory; where it is; and what the master leaves behind (nothing).
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <deque>
+#include <filesystem>
 #include <memory>
 #include <set>
 #include <string>
 
+#include "wire/item_directory.hpp"
 #include "wire/item_files.hpp"
 
 using fiber::wire::ItemFiles;
@@ -20,7 +24,7 @@ using fiber::wire::ItemFiles;
 namespace {
 
 std::string NewRunId() { return "itemfilestest" + std::to_string(::getpid()); }
-std::string Directory(const std::string& run) { return "/dev/shm/fiber-" + run + ".items"; }
+std::string Directory(const std::string& run) { return fiber::wire::ItemDirectoryOf(run); }
 ino_t Inode(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
@@ -170,19 +174,73 @@ TEST_CASE("a worker uses no directory it does not see private: items then travel
   CHECK(ItemFiles::Open(run));
 }
 
-TEST_CASE("a master starting removes the directories of masters gone, not those of masters alive") {
+TEST_CASE("the run's directory is in this user's own, both mode 0700: /dev/shm names no run") {
+  auto [run, master, worker] = Both();
+  const std::string mine = "/dev/shm/fiber-" + std::to_string(::geteuid());
+  CHECK(Directory(run) == mine + "/" + run + ".items");
+  for (const std::string& path : {mine, Directory(run)}) {
+    struct stat st {};
+    REQUIRE(::lstat(path.c_str(), &st) == 0);
+    CHECK(S_ISDIR(st.st_mode));
+    CHECK((st.st_mode & 07777) == 0700);
+    CHECK(st.st_uid == ::geteuid());
+  }
+  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm"))
+    CHECK(entry.path().filename().string().find(run) == std::string::npos);
+}
+
+TEST_CASE("a link in place of a run's directory is not followed, even to a private one") {
+  auto [run, master, worker] = Both();
+  const std::string link = NewRunId() + "link";
+  REQUIRE(::symlink(Directory(run).c_str(), Directory(link).c_str()) == 0);
+  CHECK_FALSE(ItemFiles::Open(link));
+  std::string err;
+  CHECK_FALSE(ItemFiles::Create(link, &err));
+  CHECK(err == Directory(link) + " is not a private directory of this user");
+  fiber::wire::RemoveAbandonedItemDirectories();
+  CHECK(Exists(Directory(run)));  // held by its master: neither removed nor emptied through the link
+  ::unlink(Directory(link).c_str());
+}
+
+TEST_CASE("another user's directory in place of a run's is neither used nor removed") {
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: handing a directory to another user needs root");
+    return;
+  }
+  auto [run, master, worker] = Both();  // this user's directory is there
+  const std::string theirs = NewRunId() + "theirs";
+  REQUIRE(::mkdir(Directory(theirs).c_str(), 0700) == 0);
+  REQUIRE(::chown(Directory(theirs).c_str(), 65534, 65534) == 0);
+  CHECK_FALSE(ItemFiles::Open(theirs));
+  std::string err;
+  CHECK_FALSE(ItemFiles::Create(theirs, &err));
+  CHECK(err == Directory(theirs) + " is not a private directory of this user");
+  fiber::wire::RemoveAbandonedItemDirectories();
+  CHECK(Exists(Directory(theirs)));
+  ::rmdir(Directory(theirs).c_str());
+}
+
+TEST_CASE("the directories of masters gone are removed, not those of masters alive") {
   const std::string gone = NewRunId() + "gone";
+  {
+    std::string made;
+    REQUIRE_MESSAGE(ItemFiles::Create(gone + "first", &made), made);  // this user's directory, kept
+  }
   REQUIRE(::mkdir(Directory(gone).c_str(), 0700) == 0);  // its master killed: never removed
   auto orphan = ItemFiles::Open(gone);
   REQUIRE(orphan);
   const std::string left = orphan->Write("w3", "written before the kill");
   orphan.reset();
   REQUIRE(Exists(Directory(gone) + "/" + left));
+  // Where fiber used to make them, of a master gone before this fiber came.
+  const std::string legacy = "/dev/shm/fiber-" + gone + ".items";
+  REQUIRE(::mkdir(legacy.c_str(), 0700) == 0);
+  REQUIRE(::close(::open((legacy + "/w1-0").c_str(), O_CREAT | O_WRONLY, 0600)) == 0);
   auto [alive, alive_master, alive_worker] = Both();
-  std::string err;
-  auto next = ItemFiles::Create(NewRunId() + "next", &err);
-  REQUIRE_MESSAGE(next, err);
+  fiber::wire::RemoveAbandonedItemDirectories();  // as a master starting does, and fiber ps, run and prune
   CHECK_FALSE(Exists(Directory(gone)));
+  CHECK_FALSE(Exists(legacy));
+  std::string err;
   CHECK(Exists(Directory(alive)));
   CHECK_FALSE(ItemFiles::Create(alive, &err));  // nor is a live one taken over
   CHECK(err == Directory(alive) + " is held by another master of run " + alive);

@@ -1,13 +1,22 @@
 // The metrics setting, as a user runs it: fiber run --metrics ADDR serves
 // Prometheus's text at /metrics, which promtool accepts and a real
 // Prometheus server (Debian's prometheus package, started here on loopback)
-// scrapes, its numbers matching what the program did.
+// scrapes, its numbers matching what the program did; on a shared machine,
+// only where the user said (loopback unless a host is named), only to
+// requests that name it, and to a scrape however many connections others
+// hold idle.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <iterator>
+#include <vector>
+
+#include "http/get_server.hpp"
 
 #include "http/client.hpp"
 #include "support/fiber_command.hpp"
@@ -73,7 +82,71 @@ struct Prometheus {
   }
 };
 
+// fiber run --metrics address of metrics_map, its map done; it ends when
+// this is destroyed.
+struct MapDone {
+  TempDir dir;
+  Child run;
+  MapDone(Fiber& fiber, const std::string& address) {
+    run = fiber.Start({"run", "--metrics", address, built_program("metrics_map"), "1", "4", dir.path() + "/done"});
+    const std::string line = read_line(run.stdout_fd, 120);
+    REQUIRE_MESSAGE(line.rfind("done ", 0) == 0, "the program printed: " << line << read_all(run.stderr_fd, 5));
+  }
+  ~MapDone() {
+    std::ofstream(dir.path() + "/done") << "";
+    CHECK(wait_exit(run, 60) == 0);
+  }
+};
+
+std::string Url(const std::string& host, int port) { return "http://" + host + ":" + std::to_string(port) + "/metrics"; }
+
+// A TCP connection to 127.0.0.1:port that sends nothing.
+int Idle(int port) {
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<uint16_t>(port));
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0);
+  return fd;
+}
+
 }  // namespace
+
+TEST_CASE("--metrics :PORT listens on loopback alone, answers only requests that name it, and a scrape "
+          "gets through however many idle connections other users hold") {
+  Fiber fiber;
+  const int port = FreeLoopbackPort();
+  MapDone map(fiber, ":" + std::to_string(port));
+  CHECK(Get(Url("127.0.0.1", port)).first == 200);
+  CHECK(Get(Url("localhost", port)).first == 200);
+  // Another address of this machine's loopback network is not listened on
+  // (every address would be).
+  CHECK(Get(Url("127.0.0.2", port)).first == 0);
+  // A page of evil.example that a browser resolved to 127.0.0.1 (DNS
+  // rebinding) says so in its Host header.
+  CHECK(Get(Url("127.0.0.1", port), {"Host: evil.example:" + std::to_string(port)}).first == 421);
+  // Connections held open without asking: more than the server keeps.
+  std::vector<int> idle;
+  for (std::size_t i = 0; i < fiber::http::GetServer::kMaxConnections + 8; ++i) idle.push_back(Idle(port));
+  const auto [status, text] = Get(Url("127.0.0.1", port));
+  CHECK(status == 200);
+  CHECK(SumOf(text, "fiber_tasks_completed_total") == 4);
+  for (const int fd : idle) ::close(fd);
+}
+
+TEST_CASE("a named host opts in: [::1]:PORT serves over IPv6, 0.0.0.0:PORT on every address") {
+  Fiber fiber;
+  const int port = FreeLoopbackPort();
+  {
+    MapDone map(fiber, "[::1]:" + std::to_string(port));
+    CHECK(Get(Url("[::1]", port)).first == 200);
+    CHECK(Get(Url("127.0.0.1", port)).first == 0);
+  }
+  MapDone map(fiber, "0.0.0.0:" + std::to_string(port));
+  CHECK(Get(Url("127.0.0.2", port)).first == 200);
+  CHECK(Get(Url("127.0.0.2", port), {"Host: evil.example"}).first == 421);
+}
 
 TEST_CASE("fiber run --metrics serves /metrics that promtool accepts and Prometheus scrapes") {
   Fiber fiber;

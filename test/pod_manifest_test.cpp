@@ -109,7 +109,15 @@ TEST_CASE("with the metrics setting, the master's pod carries Prometheus's scrap
   CHECK(v.annotations == std::map<std::string, std::string>{{"prometheus.io/scrape", "true"},
                                                              {"prometheus.io/port", "9464"},
                                                              {"prometheus.io/path", "/metrics"}});
-  CHECK(EnvOf(v, "FIBER_METRICS") == ":9464");
+  CHECK(EnvOf(v, "FIBER_METRICS") == "0.0.0.0:9464");  // every address of its own network, not loopback
+  CHECK(EnvOf(fiber::backend::MasterPodValues(Resolve({{"metrics", "10.1.2.3:9464"}}), "0123456789ab",
+                                              {"/opt/train"}, {}, {}, "", ""),
+              "FIBER_METRICS") == "10.1.2.3:9464");
+  // On the node's own network, as it listens there, :PORT stays loopback.
+  CHECK(EnvOf(fiber::backend::MasterPodValues(
+                  Resolve({{"metrics", ":9464"}, {"listen_host", "10.0.0.9"}, {"host_network", "true"}}),
+                  "0123456789ab", {"/opt/train"}, {}, {}, "", ""),
+              "FIBER_METRICS") == ":9464");
   CHECK(fiber::backend::MasterPodValues(Resolve({}), "0123456789ab", {"/opt/train"}, {}, {}, "", "")
             .annotations.empty());
 }

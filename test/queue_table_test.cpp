@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "master/queue_table.hpp"
+#include "wire/item_directory.hpp"
 #include "wire/item_files.hpp"
 #include "support/told.hpp"
 
@@ -375,7 +376,7 @@ TEST_CASE("a worker's batch in an item file is held mapped, read in place, its f
           "its last item; a batch sent to a queue gone lets its file go at once") {
   std::string err;
   const std::string run = "queuetabletest" + std::to_string(::getpid());
-  const std::string dir = "/dev/shm/fiber-" + run + ".items";
+  const std::string dir = fiber::wire::ItemDirectoryOf(run);
   auto files = fiber::wire::ItemFiles::Create(run, &err);
   REQUIRE_MESSAGE(files, err);
   auto worker_files = fiber::wire::ItemFiles::Open(run);

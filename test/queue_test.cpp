@@ -20,6 +20,7 @@
 
 #include "client/run_client.hpp"
 #include "master/run.hpp"
+#include "wire/item_directory.hpp"
 #include "wire/item_files.hpp"
 #include "wire/request.hpp"
 #include "support/connected_pid.hpp"
@@ -302,7 +303,7 @@ TEST_CASE("large items from a producer killed right after flush() are all in, in
   }
   CHECK(q.empty());
   // The master read each item file and removed it, but for a few kept for reuse.
-  const std::string dir = "/dev/shm/fiber-" + fiber::master::Run::Get().id() + ".items";
+  const std::string dir = fiber::wire::ItemDirectoryOf(fiber::master::Run::Get().id());
   REQUIRE(::access(dir.c_str(), F_OK) == 0);
   int kept = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {

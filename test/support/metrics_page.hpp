@@ -11,16 +11,19 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "http/client.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fiber::testing {
 
-/// GET url: status and body (0 and "" when nothing answers).
-inline std::pair<long, std::string> Get(const std::string& url) {
+/// GET url with headers ("Name: value"): status and body (0 and "" when
+/// nothing answers).
+inline std::pair<long, std::string> Get(const std::string& url, std::vector<std::string> headers = {}) {
   http::Request request;
   request.url = url;
+  request.headers = std::move(headers);
   request.timeout_ms = 10000;
   http::Response response;
   std::string err;

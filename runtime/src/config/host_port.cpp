@@ -26,7 +26,7 @@ bool ParseHostPort(const std::string& text, std::string* host, int* port, std::s
   const long n = std::strtol(digits.c_str(), &end, 10);
   if (digits.empty() || *end != '\0' || errno != 0 || n < 0 || n > 65535)
     return bad("the port is a whole number from 0 to 65535");
-  *host = name.empty() ? "0.0.0.0" : name;
+  *host = name.empty() ? kLoopbackHost : name;
   *port = static_cast<int>(n);
   return true;
 }

@@ -269,8 +269,8 @@ const std::vector<Setting>& Table() {
      "the fewest tasks a worker holds at once; fed short tasks it asks for more",
      Whole(&Settings::prefetch, 1, wire::kMaxCredit, "a whole number")},
     {"metrics", "FIBER_METRICS", "--metrics",
-     "where the master serves Prometheus metrics at /metrics, e.g. :9100 or 10.0.0.5:9100 "
-     "(empty: nowhere)",
+     "where the master serves Prometheus metrics at /metrics, e.g. :9100 (loopback), 10.0.0.5:9100, "
+     "[::1]:9100 or 0.0.0.0:9100 (every address) (empty: nowhere)",
      ListenAddress(&Settings::metrics), kShownAtRun},
     {"log", "FIBER_LOG", "--log", "warning, or info (or debug) to also log workers connecting", LogLevel()},
     {"cpu", "FIBER_CPU", "--cpu",

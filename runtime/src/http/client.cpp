@@ -14,6 +14,8 @@
 #include <mutex>
 #include <type_traits>
 
+#include "http/header_text.hpp"
+
 namespace fiber::http {
 
 namespace {
@@ -87,18 +89,6 @@ const Curl* LoadCurl(std::string* err) {
   return &curl;
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 struct Exchange {
   const Request* request;

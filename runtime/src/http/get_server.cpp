@@ -1,7 +1,15 @@
 #include "http/get_server.hpp"
 
+#include <net/if.h>
+#include <netdb.h>
+#include <sys/socket.h>
+
+#include <algorithm>
 #include <utility>
 #include <vector>
+
+#include "http/header_text.hpp"
+#include "http/host_header.hpp"
 
 namespace fiber::http {
 
@@ -22,6 +30,39 @@ std::string Plain(int code, const char* reason, const std::string& text, const s
   return Status(code, reason, extra, "text/plain; charset=utf-8", text + "\n", false);
 }
 
+// What ZeroMQ can bind for host: an address or a network interface as it
+// is, a name looked up (its IPv4 address when it has one).
+std::string BindableHost(const std::string& host) {
+  if (host == "*" || IsAddress(host) || ::if_nametoindex(host.c_str()) != 0) return host;
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0 || !found) return host;
+  const addrinfo* chosen = found;
+  for (const addrinfo* a = found; a; a = a->ai_next)
+    if (a->ai_family == AF_INET) {
+      chosen = a;
+      break;
+    }
+  char text[INET6_ADDRSTRLEN] = {};
+  const bool ok = ::getnameinfo(chosen->ai_addr, chosen->ai_addrlen, text, sizeof text, nullptr, 0, NI_NUMERICHOST) == 0;
+  ::freeaddrinfo(found);
+  return ok ? text : host;
+}
+
+// The values of every header called name (lower case) in head, without
+// the spaces around them.
+std::vector<std::string> HeaderValues(const std::string& head, const std::string& name) {
+  std::vector<std::string> values;
+  for (std::size_t at = head.find("\r\n"); at != std::string::npos; at = head.find("\r\n", at + 2)) {
+    const std::size_t line = at + 2;
+    const std::size_t colon = head.find(':', line);
+    if (colon == std::string::npos || Lower(head.substr(line, colon - line)) != name) continue;
+    values.emplace_back(Trim(std::string_view(head).substr(colon + 1, head.find("\r\n", colon) - colon - 1)));
+  }
+  return values;
+}
+
 }  // namespace
 
 GetServer::GetServer(zmq::context_t& context, std::string path, Page page)
@@ -30,8 +71,11 @@ GetServer::GetServer(zmq::context_t& context, std::string path, Page page)
 }
 
 bool GetServer::Listen(const std::string& host, int port, std::string* err) {
-  const std::string wanted = host + ":" + std::to_string(port);
+  const std::string bound = BindableHost(host);
+  const bool v6 = bound.find(':') != std::string::npos;
+  const std::string wanted = (v6 ? "[" + bound + "]" : bound) + ":" + std::to_string(port);
   try {
+    socket_.set(zmq::sockopt::ipv6, v6 ? 1 : 0);
     socket_.bind("tcp://" + wanted);
     std::string endpoint = socket_.get(zmq::sockopt::last_endpoint);
     const std::string scheme = "tcp://";
@@ -40,6 +84,7 @@ bool GetServer::Listen(const std::string& host, int port, std::string* err) {
     *err = "cannot listen on " + wanted + ": " + e.what();
     return false;
   }
+  names_ = ServerNames(host);
   return true;
 }
 
@@ -58,6 +103,10 @@ std::string GetServer::Answer(const std::string& request) const {
   const std::string method = line.substr(0, sp1);
   std::string target = line.substr(sp1 + 1, sp2 - sp1 - 1);
   target = target.substr(0, target.find('?'));
+  const std::vector<std::string> hosts = HeaderValues(request.substr(0, end), "host");
+  if (hosts.size() != 1) return Plain(400, "Bad Request", "one Host header, please");
+  if (!NamesServer(hosts[0], names_))
+    return Plain(421, "Misdirected Request", "this server does not answer to " + hosts[0]);
   if (target != path_) return Plain(404, "Not Found", "only " + path_ + " is served here");
   if (method != "GET" && method != "HEAD")
     return Plain(405, "Method Not Allowed", "only GET and HEAD", "Allow: GET, HEAD\r\n");
@@ -94,10 +143,14 @@ void GetServer::Serve(Clock::time_point now) {
       if (it != open_.end()) {
         open_.erase(it);
       } else if (closed_.erase(id) == 0) {  // not the peer's close of one closed here
-        if (open_.size() >= kMaxConnections)
-          Close(id, now);
-        else
-          open_[id].opened = now;
+        if (open_.size() >= kMaxConnections) {
+          const auto oldest = std::min_element(open_.begin(), open_.end(), [](const auto& a, const auto& b) {
+            return a.second.opened < b.second.opened;
+          });
+          const std::string idle = oldest->first;  // Close erases the key
+          Close(idle, now);
+        }
+        open_[id].opened = now;
       }
       continue;
     }

@@ -1,8 +1,6 @@
 #include "wire/item_files.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,26 +12,12 @@
 #include <cstring>
 #include <utility>
 
+#include "wire/item_directory.hpp"
 #include "wire/limits.hpp"
 
 namespace fiber::wire {
 
 namespace {
-
-constexpr const char* kShm = "/dev/shm";
-constexpr const char* kPrefix = "fiber-";
-constexpr const char* kSuffix = ".items";
-
-std::string DirectoryOf(const std::string& run_id) {
-  return std::string(kShm) + "/" + kPrefix + run_id + kSuffix;
-}
-
-// Ours alone: a directory of this user, mode 0700.
-bool Private(int fd) {
-  struct stat st {};
-  return ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
-         (st.st_mode & 0777) == 0700;
-}
 
 std::string RecycledName(unsigned k) { return "free-" + std::to_string(k); }
 
@@ -46,83 +30,23 @@ bool NamedFor(const std::string& peer, const std::string& name) {
                      [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// Removes every file in the directory open as fd.
-void Empty(int fd) {
-  const int copy = ::dup(fd);
-  if (copy < 0) return;
-  DIR* dir = ::fdopendir(copy);
-  if (!dir) {
-    ::close(copy);
-    return;
-  }
-  ::rewinddir(dir);  // the copy shares the offset an earlier pass left at the end
-  while (const dirent* e = ::readdir(dir))
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-      (void)::unlinkat(fd, e->d_name, 0);
-  ::closedir(dir);
-}
-
-// Removes the item directories of this user's runs whose master is gone:
-// a master holds a lock on its own (flock, released when it dies however
-// it dies), so one that can be locked is nobody's.
-void RemoveAbandoned() {
-  DIR* shm = ::opendir(kShm);
-  if (!shm) return;
-  while (const dirent* e = ::readdir(shm)) {
-    const std::string name = e->d_name;
-    if (name.rfind(kPrefix, 0) != 0 || name.size() <= std::strlen(kPrefix) + std::strlen(kSuffix) ||
-        name.compare(name.size() - std::strlen(kSuffix), std::string::npos, kSuffix) != 0)
-      continue;
-    const int fd = ::openat(::dirfd(shm), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) continue;
-    if (Private(fd) && ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
-      Empty(fd);
-      (void)::unlinkat(::dirfd(shm), name.c_str(), AT_REMOVEDIR);
-    }
-    ::close(fd);
-  }
-  ::closedir(shm);
-}
-
 }  // namespace
 
-void ItemFiles::RemoveAll() { Empty(fd_); }
+void ItemFiles::RemoveAll() { EmptyDirectory(fd_); }
 
 std::shared_ptr<ItemFiles> ItemFiles::Create(const std::string& run_id, std::string* err) {
-  RemoveAbandoned();
-  const std::string path = DirectoryOf(run_id);
-  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
-    *err = "cannot make " + path + ": " + std::strerror(errno);
-    return nullptr;
-  }
-  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0 || !Private(fd)) {
-    *err = path + " is not a private directory of this user";
-    if (fd >= 0) ::close(fd);
-    return nullptr;
-  }
-  // Held while this master lives. A directory of this run id that another
-  // master holds is not taken over; one whose master is gone is, emptied
-  // (its workers would use it).
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    *err = path + " is held by another master of run " + run_id;
-    ::close(fd);
-    return nullptr;
-  }
-  std::shared_ptr<ItemFiles> files(new ItemFiles(path, fd, true));
+  RemoveAbandonedItemDirectories();
+  const int fd = MakeItemDirectory(run_id, err);
+  if (fd < 0) return nullptr;
+  std::shared_ptr<ItemFiles> files(new ItemFiles(ItemDirectoryOf(run_id), fd, true));
   files->RemoveAll();
   return files;
 }
 
 std::shared_ptr<ItemFiles> ItemFiles::Open(const std::string& run_id) {
-  const std::string path = DirectoryOf(run_id);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  const int fd = OpenItemDirectory(run_id);
   if (fd < 0) return nullptr;
-  if (!Private(fd)) {
-    ::close(fd);
-    return nullptr;
-  }
-  return std::shared_ptr<ItemFiles>(new ItemFiles(path, fd, false));
+  return std::shared_ptr<ItemFiles>(new ItemFiles(ItemDirectoryOf(run_id), fd, false));
 }
 
 ItemFiles::~ItemFiles() {

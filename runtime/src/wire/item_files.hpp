@@ -4,12 +4,12 @@
 // its name (QUEUE_PUT_FILE); the master maps the file and holds the mapping
 // as the item, read in place by its consumer, then removes the file (or
 // keeps a few, renamed, for writers to reuse). That skips CURVE, the
-// socket's copies both ways and a copy out of the file. The directory
-// (/dev/shm/fiber-RUN.items, mode 0700) is the master's, locked (flock)
-// while it lives and removed when it ends; a master starting removes those
-// of this user's masters that died without removing theirs. A worker uses
-// it only when it is there, a directory of its own user and no one else's.
-// Thread-safe (no state but the directory's descriptor).
+// socket's copies both ways and a copy out of the file. The run's
+// directory (wire/item_directory.hpp: private to this user, locked while
+// its master lives) is the master's and removed when it ends; those of
+// masters killed are removed by the next master of this user on this
+// machine, and by fiber ps, run and prune. A worker uses it only when it
+// sees it. Thread-safe (no state but the directory's descriptor).
 #pragma once
 
 #include <atomic>
@@ -60,7 +60,8 @@ class ItemFiles : public std::enable_shared_from_this<ItemFiles> {
   static constexpr unsigned kRecycledTries = 2;
 
   /// The master's: makes the run's directory (or empties the one a killed
-  /// master of this run id left), first removing those of masters gone;
+  /// master of this run id left), first removing those of masters gone
+  /// (RemoveAbandonedItemDirectories);
   /// nullptr with *err when it cannot (items then travel on the socket).
   static std::shared_ptr<ItemFiles> Create(const std::string& run_id, std::string* err);
   /// A worker's: the run's directory when this process sees it; nullptr

@@ -63,11 +63,15 @@ PodValues MasterPodValues(const config::Resolved& resolved, const std::string& r
     v.env_from_fields[listen_host] = "status.podIP";
   }
   // Prometheus's usual pod annotations, so a cluster's Prometheus finds
-  // the master's /metrics (the metrics setting).
+  // the master's /metrics (the metrics setting). ":PORT" (loopback
+  // elsewhere) is every address of the pod on the pod network: the pod's
+  // own, which Prometheus scrapes.
   std::string metrics_host;
   int metrics_port = 0;
   std::string unused;
   if (!settings.metrics.empty() && config::ParseHostPort(settings.metrics, &metrics_host, &metrics_port, &unused)) {
+    if (settings.metrics.front() == ':' && MasterListensOnPodAddress(resolved))
+      v.env[config::FindSetting("metrics")->variable] = "0.0.0.0" + settings.metrics;
     v.annotations["prometheus.io/scrape"] = "true";
     v.annotations["prometheus.io/port"] = std::to_string(metrics_port);
     v.annotations["prometheus.io/path"] = "/metrics";
