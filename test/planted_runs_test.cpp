@@ -96,83 +96,76 @@ void EveryReaderRefuses(Fiber& fiber, const Plant& plant, const std::string& rec
   }
 }
 
-bool Root() { return ::geteuid() == 0; }
+// The user's fiber command with its own runs root, and a plant to put in
+// it; prune finds no Docker engine there, so it touches no image.
+struct World {
+  Plant plant;
+  Fiber fiber;
+  World() { fiber.env["DOCKER_HOST"] = "unix://" + plant.tools.path() + "/no-engine.sock"; }
+  std::string Runs() const { return fiber.state.dir("fiber/runs"); }
+};
+
+// Handing files to another user needs root: false (and says so) without.
+bool Root() {
+  if (::geteuid() == 0) return true;
+  MESSAGE("skipped: handing a file to another user needs root");
+  return false;
+}
 
 }  // namespace
 
 TEST_CASE("a run directory another user owns, in the user's own runs root, is refused by every reader") {
-  if (!Root()) {
-    MESSAGE("skipped: handing a directory to another user needs root");
-    return;
-  }
-  Plant plant;
-  Fiber fiber;
-  fiber.env["DOCKER_HOST"] = "unix://" + plant.tools.path() + "/no-engine.sock";  // prune's images: none here
-  const std::string runs = fiber.state.dir("fiber/runs");
-  const std::string dir = runs + "/" + kRunId;
-  plant.Record(dir, kNobody);
-  EveryReaderRefuses(fiber, plant, dir, dir + " (owned by nobody (uid 65534), not by you)");
+  if (!Root()) return;
+  World w;
+  const std::string dir = w.Runs() + "/" + kRunId;
+  w.plant.Record(dir, kNobody);
+  EveryReaderRefuses(w.fiber, w.plant, dir, dir + " (owned by nobody (uid 65534), not by you)");
 }
 
 TEST_CASE("a record another user owns, in a run directory of the user's, is refused") {
-  if (!Root()) {
-    MESSAGE("skipped: handing a file to another user needs root");
-    return;
-  }
-  Plant plant;
-  Fiber fiber;
-  fiber.env["DOCKER_HOST"] = "unix://" + plant.tools.path() + "/no-engine.sock";
-  const std::string dir = fiber.state.dir("fiber/runs") + "/" + kRunId;
-  plant.Record(dir, kNobody);
+  if (!Root()) return;
+  World w;
+  const std::string dir = w.Runs() + "/" + kRunId;
+  w.plant.Record(dir, kNobody);
   REQUIRE(::chown(dir.c_str(), 0, 0) == 0);
   REQUIRE(::chmod(dir.c_str(), 0700) == 0);
-  EveryReaderRefuses(fiber, plant, dir, dir + " (run.json: owned by nobody (uid 65534), not by you)");
+  EveryReaderRefuses(w.fiber, w.plant, dir, dir + " (run.json: owned by nobody (uid 65534), not by you)");
 }
 
 TEST_CASE("a runs root reached through another user's directory or link is refused whole") {
-  if (!Root()) {
-    MESSAGE("skipped: handing a directory to another user needs root");
-    return;
-  }
-  Plant plant;
-  Fiber fiber;
-  fiber.env["DOCKER_HOST"] = "unix://" + plant.tools.path() + "/no-engine.sock";
+  if (!Root()) return;
+  World w;
   SUBCASE("a state directory another user made first (an XDG_STATE_HOME under /tmp)") {
-    const std::string theirs = fiber.state.dir("theirs");
-    plant.Record(theirs + "/fiber/runs/" + kRunId, ::geteuid());  // every file the user's but the top
+    const std::string theirs = w.fiber.state.dir("theirs");
+    w.plant.Record(theirs + "/fiber/runs/" + kRunId, ::geteuid());  // every file the user's but the top
     REQUIRE(::chown(theirs.c_str(), kNobody, kNobody) == 0);
-    fiber.env["XDG_STATE_HOME"] = theirs;
-    EveryReaderRefuses(fiber, plant, theirs + "/fiber/runs/" + kRunId,
+    w.fiber.env["XDG_STATE_HOME"] = theirs;
+    EveryReaderRefuses(w.fiber, w.plant, theirs + "/fiber/runs/" + kRunId,
                        theirs + " is owned by nobody (uid 65534), not by you");
   }
   SUBCASE("a link another user planted where the user's state directory was") {
-    const std::string mine = fiber.state.dir("mine");
-    plant.Record(mine + "/fiber/runs/" + kRunId, ::geteuid());
-    const std::string link = fiber.state.path() + "/state";
+    const std::string mine = w.fiber.state.dir("mine");
+    w.plant.Record(mine + "/fiber/runs/" + kRunId, ::geteuid());
+    const std::string link = w.fiber.state.path() + "/state";
     std::filesystem::create_symlink(mine, link);
     REQUIRE(::lchown(link.c_str(), kNobody, kNobody) == 0);
-    fiber.env["XDG_STATE_HOME"] = link;
-    EveryReaderRefuses(fiber, plant, mine + "/fiber/runs/" + kRunId,
+    w.fiber.env["XDG_STATE_HOME"] = link;
+    EveryReaderRefuses(w.fiber, w.plant, mine + "/fiber/runs/" + kRunId,
                        link + " is a symbolic link owned by nobody (uid 65534), not by you");
   }
 }
 
 TEST_CASE("the user's own runs, in the same root as a refused one, are still listed") {
-  if (!Root()) {
-    MESSAGE("skipped: handing a directory to another user needs root");
-    return;
-  }
-  Plant plant;
-  Fiber fiber;
-  const std::string runs = fiber.state.dir("fiber/runs");
-  plant.Record(runs + "/" + kRunId, kNobody);
+  if (!Root()) return;
+  World w;
+  w.plant.Record(w.Runs() + "/" + kRunId, kNobody);
   // A run of the user's own, ended: a record as fiber run writes it.
-  auto [status, out, err] = fiber.Run({"run", "--name", "mine", "sh", "-c", "true"});
+  auto [status, out, err] = w.fiber.Run({"run", "--name", "mine", "sh", "-c", "true"});
   REQUIRE_MESSAGE(status == 0, err);
-  auto [ps_status, listed, ps_err] = fiber.Run({"ps", "-a"});
+  auto [ps_status, listed, ps_err] = w.fiber.Run({"ps", "-a"});
   CHECK(ps_status == 0);
   CHECK_MESSAGE(Contains(listed, "mine"), listed);
   CHECK_FALSE(Contains(listed, "planted"));
   CHECK(Count(ps_err, "not reading runs another user could have written") == 1);
-  CHECK_FALSE(plant.PluginRan());
+  CHECK_FALSE(w.plant.PluginRan());
 }
