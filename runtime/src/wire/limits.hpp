@@ -56,6 +56,10 @@ struct PeerLimits {
   std::size_t objects = kMaxPeerObjects;
 };
 
+/// Calls of one process on one manager's link not yet answered; a
+/// MANAGER_CALLS message holds at most this many (more is malformed).
+constexpr std::size_t kMaxCallsInFlight = 1024;
+
 /// What a connection may hold below ZeroMQ, where the master's per-peer
 /// budget cannot see it (master/connection_backlog.hpp): bytes a peer sent
 /// that the master has not read as whole messages (libzmq buffers a

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "wire/limits.hpp"
+
 namespace fiber::wire {
 
 namespace {
@@ -25,6 +27,23 @@ void AppendItem(std::string* body, std::string_view head, std::string_view item)
 
 std::string_view BytesOf(const std::uint64_t& n) {
   return {reinterpret_cast<const char*>(&n), sizeof n};
+}
+
+// Calls each(item) for the items of a list in order; false, having
+// stopped, at a length that runs past body's end.
+template <class Each>
+bool ForEachItem(std::string_view body, Each each) {
+  std::size_t at = 0;
+  while (at < body.size()) {
+    std::uint32_t n = 0;
+    if (body.size() - at < sizeof n) return false;
+    std::memcpy(&n, body.data() + at, sizeof n);
+    at += sizeof n;
+    if (body.size() - at < n) return false;
+    each(body.substr(at, n));
+    at += n;
+  }
+  return true;
 }
 
 }  // namespace
@@ -84,19 +103,21 @@ std::string EncodeList(const std::vector<std::string_view>& items) {
   return out;
 }
 
+bool MeasureList(std::string_view body, ListShape* shape) {
+  *shape = {};
+  return ForEachItem(body, [shape](std::string_view item) {
+    ++shape->items;
+    shape->bytes += item.size();
+    shape->largest = std::max(shape->largest, item.size());
+  });
+}
+
 bool DecodeList(std::string_view body, std::vector<std::string_view>* items) {
   items->clear();
-  std::size_t at = 0;
-  while (at < body.size()) {
-    std::uint32_t n = 0;
-    if (body.size() - at < sizeof n) return false;
-    std::memcpy(&n, body.data() + at, sizeof n);
-    at += sizeof n;
-    if (body.size() - at < n) return false;
-    items->push_back(body.substr(at, n));
-    at += n;
-  }
-  return true;
+  ListShape shape;
+  if (!MeasureList(body, &shape)) return false;
+  items->reserve(shape.items);
+  return ForEachItem(body, [items](std::string_view item) { items->push_back(item); });
 }
 
 std::string EncodeU64(std::uint64_t n) {
@@ -148,9 +169,12 @@ std::string EncodeCalls(const std::vector<const Request*>& calls) {
 }
 
 bool DecodeCalls(const Request& batch, std::vector<Request>* calls) {
+  calls->clear();
+  ListShape shape;
+  if (!MeasureList(batch.body, &shape) || shape.items > kMaxCallsInFlight) return false;
   std::vector<std::string_view> items;
   if (!DecodeList(batch.body, &items)) return false;
-  calls->clear();
+  calls->reserve(items.size());
   for (std::string_view item : items) {
     Request& call = calls->emplace_back();
     if (item.size() < sizeof call.id) return false;
@@ -170,9 +194,12 @@ void AppendReply(std::string* body, std::uint64_t id, Status status, std::string
 }
 
 bool DecodeReplies(std::string_view body, std::vector<Reply>* replies) {
+  replies->clear();
+  ListShape shape;
+  if (!MeasureList(body, &shape) || shape.items > kMaxCallsInFlight) return false;
   std::vector<std::string_view> items;
   if (!DecodeList(body, &items)) return false;
-  replies->clear();
+  replies->reserve(items.size());
   for (std::string_view item : items) {
     Reply& reply = replies->emplace_back();
     if (item.size() < sizeof reply.id + 1 ||

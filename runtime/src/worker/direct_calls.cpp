@@ -8,6 +8,7 @@
 #include "os/descriptor.hpp"
 #include "wire/credentials.hpp"
 #include "wire/frames.hpp"
+#include "wire/limits.hpp"
 
 namespace fiber::worker {
 
@@ -116,7 +117,12 @@ bool DirectCallServer::Next(Calls* in) {
     std::vector<wire::Request> requests;
     if (request.op == wire::Op::kManagerCalls) {
       in->batch = id;
-      if (!wire::DecodeCalls(request, &requests)) requests.clear();
+      if (!wire::DecodeCalls(request, &requests)) {
+        Reply(in->peer, id, wire::Status::kRefused,
+              "a malformed MANAGER_CALLS: a call cut short, or more than " +
+                  std::to_string(wire::kMaxCallsInFlight) + " calls");
+        continue;
+      }
     } else {
       requests.push_back(std::move(request));
     }
