@@ -1,11 +1,14 @@
 // An admitted peer is bounded too: a worker holding the run's key, buggy or
 // hostile, can make the master hold only so much for it (requests waiting,
-// bytes of items, queues, and below ZeroMQ what it sends that never makes a
+// bytes of items (each counted, empty or not), queues, descriptors of the
+// shared values it holds, and below ZeroMQ what it sends that never makes a
 // message or what it does not read), may ask only once it has said HELLO,
 // may call only a manager's pool, and leaves no waits behind when it goes.
 // Workers are played by the test (test/support) against an in-process master.
 #include <doctest/doctest.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -22,6 +25,7 @@
 #include "wire/codec.hpp"
 #include "wire/credentials.hpp"
 #include "wire/frames.hpp"
+#include "wire/limits.hpp"
 #include "wire/request.hpp"
 
 using fiber::master::PeerBudget;
@@ -69,6 +73,8 @@ bool Eventually(F done) {
 }
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
+// What the master charges for each item beside its bytes.
+constexpr std::size_t kEach = fiber::wire::kHeldOverheadBytes;
 // What a connection may hold below ZeroMQ, low so the tests stay quick.
 const fiber::wire::BacklogLimits kLowBacklog{.connection = 8 * kMiB, .total = 64 * kMiB,
                                              .check_every = kMiB};
@@ -94,6 +100,42 @@ std::size_t Backlog(TestMaster& master) {
   master.OnIoThread([&] { total = master.dispatcher->backlog().total(); });
   return total;
 }
+
+// The one worker of a pool of master's, played by the test and joined,
+// with its client connection.
+struct PlayedWorker {
+  explicit PlayedWorker(TestMaster& master)
+      : launch(Launched(master)), worker(ctx, launch), client(ctx, launch, ".client") {
+    worker.Join();
+  }
+  static fiber::backend::Launch Launched(TestMaster& master) {
+    auto state = std::make_shared<ScriptedBackend::State>();
+    master.AddPool(1, state);
+    return ScriptedBackend::WaitForLaunch(*state, 0);
+  }
+  const std::string& id() const { return launch.bootstrap.worker_id; }
+
+  zmq::context_t ctx;
+  fiber::backend::Launch launch;
+  ScriptedPeer worker, client;
+};
+
+// This process's soft RLIMIT_NOFILE, lowered while this lives.
+class SoftDescriptorLimit {
+ public:
+  explicit SoftDescriptorLimit(rlim_t soft) {
+    REQUIRE(::getrlimit(RLIMIT_NOFILE, &old_) == 0);
+    rlimit lowered = old_;
+    lowered.rlim_cur = std::min(soft, old_.rlim_max);
+    REQUIRE(::setrlimit(RLIMIT_NOFILE, &lowered) == 0);
+  }
+  ~SoftDescriptorLimit() { (void)::setrlimit(RLIMIT_NOFILE, &old_); }
+  SoftDescriptorLimit(const SoftDescriptorLimit&) = delete;
+  SoftDescriptorLimit& operator=(const SoftDescriptorLimit&) = delete;
+
+ private:
+  rlimit old_{};
+};
 
 // A pool's worker, played by worker, runs a task of the pool to its end.
 void RunsATask(TestMaster& master, fiber::wire::Channel channel, ScriptedPeer& worker) {
@@ -203,7 +245,7 @@ TEST_CASE("a worker that asks for large replies and never reads them is cut off 
     Request put = Ask(Op::kQueuePut, queue, item);
     put.id = 2 * asked + 1;
     REQUIRE(fiber::wire::SendMessage(client, {}, fiber::wire::Encode(put)));
-    REQUIRE(Eventually([&] { return held() == item.size() || Killed(*state, "w0"); }));
+    REQUIRE(Eventually([&] { return held() == item.size() + kEach || Killed(*state, "w0"); }));
     Request get = Ask(Op::kQueueGet, queue);
     get.id = 2 * asked + 2;
     REQUIRE(fiber::wire::SendMessage(client, {}, fiber::wire::Encode(get)));
@@ -279,7 +321,7 @@ TEST_CASE("a worker flooding queues, items and waits is held to its bounds, meas
   int stored = 0;
   for (int i = 0; i < kFlood; ++i)
     if (client.Ask(Ask(Op::kQueuePut, made[0], item)).status == Status::kOk) ++stored;
-  CHECK(stored == static_cast<int>(limits.bytes / item.size()));
+  CHECK(stored == static_cast<int>(limits.bytes / (item.size() + kEach)));
   CHECK(HeldFor(master, id).bytes <= limits.bytes);
 
   // Gets that wait forever, sent without waiting for answers.
@@ -297,6 +339,55 @@ TEST_CASE("a worker flooding queues, items and waits is held to its bounds, meas
   // One line names the worker, however many requests were refused.
   const std::string text = log.text();
   CHECK(Count(text, "worker " + id + " is over a bound") == 1);
+}
+
+TEST_CASE("a worker putting empty items by the thousand is refused once what they cost is spent; "
+          "the master holds no more of them") {
+  const fiber::wire::PeerLimits limits{.bytes = kMiB};
+  TestMaster master(limits);
+  PlayedWorker played(master);
+  const std::uint64_t queue = IdIn(played.client.Ask(Ask(Op::kQueueNew)));
+  constexpr std::size_t kBatch = 10000;
+  const std::string empties = fiber::wire::EncodeList(std::vector<std::string_view>(kBatch));
+  std::vector<Status> told;
+  for (int i = 0; i < 10; ++i)
+    told.push_back(played.client.Ask(Ask(Op::kQueuePutMany, queue, empties)).status);
+  CHECK(std::count(told.begin(), told.end(), Status::kOk) == static_cast<long>(limits.bytes / (kBatch * kEach)));
+  std::size_t items = 0;
+  master.OnIoThread([&] { items = master.dispatcher->requests().queues().items(); });
+  CHECK(items <= limits.bytes / kEach);
+  CHECK(HeldFor(master, played.id()).bytes == items * kEach);
+}
+
+TEST_CASE("a worker sharing values past its share of the master's descriptors is refused by name; a "
+          "new pool still starts") {
+  StderrCapture log;
+  // A shared machine's soft limit: every value shared would otherwise keep
+  // one of 256 descriptors open in the master.
+  SoftDescriptorLimit lowered(256);
+  TestMaster master;
+  PlayedWorker played(master);
+  int shared = 0;
+  std::string refusal;
+  for (int i = 0; i < 300; ++i) {
+    const auto reply = played.client.Ask(Ask(Op::kShareNew, 0, "value"));
+    if (reply.status == Status::kOk) ++shared;
+    if (reply.status == Status::kRefused && refusal.empty()) refusal = reply.body;
+  }
+  // A quarter of the limit for all workers' values, a quarter of that for one.
+  CHECK(shared == 256 / 4 / 4);
+  CHECK(refusal.find("it holds 16 shared values (a descriptor of the master's each) of the 16") !=
+        std::string::npos);
+  std::size_t values = 0;
+  master.OnIoThread([&] { values = master.dispatcher->requests().shares().values(); });
+  CHECK(values == 16);
+
+  auto others = std::make_shared<ScriptedBackend::State>();
+  const auto channel = master.AddPool(1, others);
+  ScriptedPeer other(played.ctx, ScriptedBackend::WaitForLaunch(*others, 0));
+  REQUIRE(other.Join() == channel);
+  RunsATask(master, channel, other);
+  CHECK(Count(log.text(), "worker " + played.id() + " is over a bound") == 1);
 }
 
 TEST_CASE("a MANAGER_CALL for a pool that is not a manager is refused, and the pool runs nothing") {

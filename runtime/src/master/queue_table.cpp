@@ -124,7 +124,8 @@ bool QueueTable::BlockOf(const std::string& peer, wire::Request& request, const 
   auto block = std::make_shared<Block>();
   std::string err;
   std::string_view all;
-  if (request.op == Op::kQueuePutFile || request.op == Op::kQueuePutManyFile) {
+  const bool file = request.op == Op::kQueuePutFile || request.op == Op::kQueuePutManyFile;
+  if (file) {
     if (!item_files_) err = "this run's master takes no item files";
     if (!err.empty() || !item_files_->Map(peer, request.body, &block->mapped, &err)) {
       (void)answer(Status::kRefused, err);
@@ -135,30 +136,34 @@ bool QueueTable::BlockOf(const std::string& peer, wire::Request& request, const 
     block->body = std::move(request.body);
     all = block->body;
   }
-  // Reused (this thread's): a batch may hold tens of thousands of items.
-  thread_local std::vector<std::string_view> bytes;
-  bytes.clear();
-  if (request.op == Op::kQueuePut || request.op == Op::kQueuePutFile) {
-    bytes.push_back(all);
-  } else if (!wire::DecodeList(all, &bytes)) {
+  // Measured before anything is kept for its items: each costs the
+  // master kHeldOverheadBytes, so a list of many empty ones is refused
+  // before its views are made.
+  wire::ListShape shape{1, all.size(), all.size()};
+  const bool one = request.op == Op::kQueuePut || request.op == Op::kQueuePutFile;
+  if (!one && !wire::MeasureList(all, &shape)) {
     (void)answer(Status::kNoSuchObject, "a malformed list of items");
     return false;
   }
-  std::size_t size = 0, largest = 0;
-  for (std::string_view b : bytes) {
-    size += b.size();
-    largest = std::max(largest, b.size());
-  }
   // A get from any process but the master would bring it in one message.
-  err = wire::MessageSizeFault(largest);
+  err = wire::MessageSizeFault(shape.largest);
   if (!err.empty()) {
     (void)answer(Status::kRefused, "cannot hold " + err);
     return false;
   }
-  if (!budget_->Take(peer, {.bytes = size}, &block->hold, &err)) {
+  const PeerBudget::Usage cost{.bytes = shape.bytes + shape.items * wire::kHeldOverheadBytes,
+                               .mappings = file ? 1u : 0u};
+  if (!budget_->Take(peer, cost, &block->hold, &err)) {
     (void)answer(Status::kRefused, err);
     return false;
   }
+  // Reused (this thread's): a batch may hold tens of thousands of items.
+  thread_local std::vector<std::string_view> bytes;
+  bytes.clear();
+  if (one)
+    bytes.push_back(all);
+  else
+    (void)wire::DecodeList(all, &bytes);  // measured above
   items->Append(std::move(block), bytes);
   return true;
 }
