@@ -85,7 +85,7 @@ TEST_CASE("a count claiming more entries than its bytes hold is refused before a
   std::vector<TaskView> tasks;
   CHECK_FALSE(ReadTasks(Writer(Type::kTask).U64(4).Bytes("f").U8(0).U32(1u << 31).Bytes("x").Finish(),
                         &tasks, &err));
-  CHECK(err == "a TASK message claims 2147483648 calls of task 4 in 5 bytes");
+  CHECK(err == "a TASK message claiming 2147483648 calls of task 4 in 5 bytes");
   std::uint32_t credit = 0;
   std::vector<ResultView> results;
   int asked = 0;
@@ -95,7 +95,7 @@ TEST_CASE("a count claiming more entries than its bytes hold is refused before a
   };
   CHECK_FALSE(ReadResults(Writer(Type::kResult).U32(1).U64(9).U32(1u << 31).U8(0).Bytes("").Finish(),
                           &credit, &results, &err, count));
-  CHECK(err == "a RESULT message claims 2147483648 outcomes of task 9 in 5 bytes");
+  CHECK(err == "a RESULT message claiming 2147483648 outcomes of task 9 in 5 bytes");
   CHECK(asked == 0);  // the reader was not even asked
   CHECK(results.empty());
 }

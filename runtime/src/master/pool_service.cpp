@@ -298,7 +298,7 @@ void PoolService::OnResult(const std::string& id, Worker& worker, const zmq::mes
   std::size_t answered = 0;
   const auto check = [&](std::uint64_t task, std::uint32_t outcomes, std::string* why) {
     if (++answered > answerable) {
-      *why = "more results than the " + std::to_string(answerable) + " tasks it was given";
+      *why = "results for more tasks than the " + std::to_string(answerable) + " it was given";
       return wire::ResultUse::kRefuse;
     }
     const bool held = tasks_.HeldBy(task, id);

@@ -52,7 +52,7 @@ bool ReadTasks(const zmq::message_t& message, std::vector<TaskView>* tasks, std:
     }
     task.form = static_cast<TaskForm>(form);
     if (calls > r.left() / kLengthBytes) {
-      *err = "a TASK message claims " + std::to_string(calls) + " calls of task " +
+      *err = "a TASK message claiming " + std::to_string(calls) + " calls of task " +
              std::to_string(task.id) + " in " + std::to_string(r.left()) + " bytes";
       return false;
     }
@@ -102,7 +102,7 @@ bool ReadResults(const zmq::message_t& message, std::uint32_t* credit,
       return false;
     }
     if (calls > r.left() / kLeastOutcomeBytes) {
-      *err = "a RESULT message claims " + std::to_string(calls) + " outcomes of task " +
+      *err = "a RESULT message claiming " + std::to_string(calls) + " outcomes of task " +
              std::to_string(result.id) + " in " + std::to_string(r.left()) + " bytes";
       return false;
     }
