@@ -134,7 +134,8 @@ TEST_CASE("a RESULT's reader agrees to each result before its outcomes are read"
   AppendOutcome(ok, {OutcomeKind::kValue, "four", {}});
   AppendResultHead(ok, 6, 1);
   AppendOutcome(ok, {OutcomeKind::kValue, "six", {}});
-  REQUIRE(ReadResults(ok.Finish(), &credit, &results, &err, skip_4));
+  const auto read = ok.Finish();  // the views point into it
+  REQUIRE(ReadResults(read, &credit, &results, &err, skip_4));
   REQUIRE(results.size() == 2);
   CHECK(results[0].id == 4);
   CHECK(results[0].outcomes.empty());
