@@ -248,16 +248,11 @@ TEST_CASE("manager calls sent together, and their answers, round-trip in order; 
   a.body = EncodePair("fn", "args of a");
   b.id = 4;
   b.body = EncodePair("fn", std::string("b\0", 2));
-  Request batch;
-  batch.op = Op::kManagerCalls;
-  batch.object = 12;
-  batch.body = EncodeCalls({&a, &b});
-  std::vector<Request> calls;
+  std::string batch = EncodeCalls({&a, &b});
+  std::vector<CallView> calls;
   REQUIRE(DecodeCalls(batch, &calls));
   REQUIRE(calls.size() == 2);
   CHECK(calls[0].id == 3);
-  CHECK(calls[0].op == Op::kManagerCall);
-  CHECK(calls[0].object == 12);
   CHECK(calls[0].body == a.body);
   CHECK(calls[1].id == 4);
   CHECK(calls[1].body == b.body);
@@ -277,7 +272,7 @@ TEST_CASE("manager calls sent together, and their answers, round-trip in order; 
   std::string bad;
   AppendReply(&bad, 5, static_cast<Status>(kLastStatus + 1), "");
   CHECK_FALSE(DecodeReplies(bad, &replies));
-  batch.body = std::string("\2\0\0\0ab", 6);  // an item too short for its id
+  batch = std::string("\2\0\0\0ab", 6);  // an item too short for its id
   CHECK_FALSE(DecodeCalls(batch, &calls));
 }
 
@@ -285,14 +280,11 @@ TEST_CASE("a batch of more calls than a caller may have in flight is refused bef
   std::vector<Request> many(kMaxCallsInFlight + 1);
   std::vector<const Request*> each;
   for (const Request& call : many) each.push_back(&call);
-  Request batch;
-  batch.op = Op::kManagerCalls;
-  batch.body = EncodeCalls(each);
-  std::vector<Request> calls;
-  CHECK_FALSE(DecodeCalls(batch, &calls));
+  std::vector<CallView> calls;
+  CHECK_FALSE(DecodeCalls(EncodeCalls(each), &calls));
   CHECK(calls.empty());
   each.pop_back();
-  batch.body = EncodeCalls(each);
+  const std::string batch = EncodeCalls(each);
   REQUIRE(DecodeCalls(batch, &calls));
   CHECK(calls.size() == kMaxCallsInFlight);
   std::string replies;

@@ -168,22 +168,20 @@ std::string EncodeCalls(const std::vector<const Request*>& calls) {
   return out;
 }
 
-bool DecodeCalls(const Request& batch, std::vector<Request>* calls) {
+bool DecodeCalls(std::string_view body, std::vector<CallView>* calls) {
   calls->clear();
   ListShape shape;
-  if (!MeasureList(batch.body, &shape) || shape.items > kMaxCallsInFlight) return false;
-  std::vector<std::string_view> items;
-  if (!DecodeList(batch.body, &items)) return false;
-  calls->reserve(items.size());
-  for (std::string_view item : items) {
-    Request& call = calls->emplace_back();
-    if (item.size() < sizeof call.id) return false;
+  if (!MeasureList(body, &shape) || shape.items > kMaxCallsInFlight) return false;
+  calls->reserve(shape.items);
+  bool whole = true;
+  (void)ForEachItem(body, [&](std::string_view item) {
+    CallView& call = calls->emplace_back();
+    whole = whole && item.size() >= sizeof call.id;
+    if (!whole) return;
     std::memcpy(&call.id, item.data(), sizeof call.id);
-    call.op = Op::kManagerCall;
-    call.object = batch.object;
-    call.body = std::string(item.substr(sizeof call.id));
-  }
-  return true;
+    call.body = item.substr(sizeof call.id);
+  });
+  return whole;
 }
 
 void AppendReply(std::string* body, std::uint64_t id, Status status, std::string_view reply) {
@@ -221,7 +219,7 @@ std::string EncodePair(const std::string& first, const std::string& second) {
   return out;
 }
 
-bool DecodePair(const std::string& body, std::string* first, std::string* second) {
+bool DecodePair(std::string_view body, std::string* first, std::string* second) {
   std::uint32_t n = 0;
   if (body.size() < sizeof n) return false;
   std::memcpy(&n, body.data(), sizeof n);

@@ -132,9 +132,16 @@ std::string EncodeClaim(std::uint64_t token, bool hold);
 /// The body of a kManagerCalls request: a list (EncodeList) of the calls,
 /// each its id u64 and its kManagerCall body.
 std::string EncodeCalls(const std::vector<const Request*>& calls);
-/// The calls of a kManagerCalls request on object, as kManagerCalls each;
-/// false for more than kMaxCallsInFlight, found before any is decoded.
-[[nodiscard]] bool DecodeCalls(const Request& batch, std::vector<Request>* calls);
+/// One call of a kManagerCalls body: its id, and its kManagerCall body as
+/// a view into the batch's.
+struct CallView {
+  std::uint64_t id = 0;
+  std::string_view body;
+};
+/// The calls of a kManagerCalls body, viewed in place; false for one too
+/// short for its id, or more than kMaxCallsInFlight (found before any is
+/// kept).
+[[nodiscard]] bool DecodeCalls(std::string_view body, std::vector<CallView>* calls);
 /// Appends one call's answer to the body of a kManagerCalls reply: a list
 /// of id u64, status u8 and body.
 void AppendReply(std::string* body, std::uint64_t id, Status status, std::string_view reply);
@@ -143,6 +150,6 @@ void AppendReply(std::string* body, std::uint64_t id, Status status, std::string
 
 /// The body of a kManagerCall request, and of a kRaised reply.
 std::string EncodePair(const std::string& first, const std::string& second);
-[[nodiscard]] bool DecodePair(const std::string& body, std::string* first, std::string* second);
+[[nodiscard]] bool DecodePair(std::string_view body, std::string* first, std::string* second);
 
 }  // namespace fiber::wire
