@@ -303,3 +303,12 @@ TEST_CASE("a list is measured without keeping its items: how many, their bytes, 
   REQUIRE(MeasureList("", &shape));
   CHECK(shape.items == 0);
 }
+
+TEST_CASE("a list of more items than its reader agreed to is refused before more views are kept") {
+  const std::string list = EncodeList(std::vector<std::string_view>(1000));
+  std::vector<std::string_view> items;
+  CHECK_FALSE(DecodeList(list, &items, 10));
+  CHECK(items.size() == 10);
+  REQUIRE(DecodeList(list, &items, 1000));
+  CHECK(items.size() == 1000);
+}

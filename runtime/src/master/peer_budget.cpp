@@ -140,6 +140,14 @@ PeerBudget::Usage PeerBudget::All() const {
   return all_;
 }
 
+std::size_t PeerBudget::BytesLeft(const std::string& peer) const {
+  if (peer.empty()) return SIZE_MAX;
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = held_.find(peer);
+  const std::size_t held = it == held_.end() ? 0 : it->second.usage.bytes;
+  return held < limits_.bytes ? limits_.bytes - held : 0;
+}
+
 std::vector<std::string> PeerBudget::Waiting() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::string> peers;

@@ -64,6 +64,8 @@ class PeerBudget : public std::enable_shared_from_this<PeerBudget> {
   Usage Of(const std::string& peer) const;
   /// What all peers but the master itself hold together.
   Usage All() const;
+  /// The bytes peer may still be charged (SIZE_MAX for the master's own, "").
+  std::size_t BytesLeft(const std::string& peer) const;
   /// The bounds in force.
   const wire::PeerLimits& limits() const { return limits_; }
   /// The peers holding a request (a waiting answer) now.

@@ -136,15 +136,30 @@ bool QueueTable::BlockOf(const std::string& peer, wire::Request& request, const 
     block->body = std::move(request.body);
     all = block->body;
   }
-  // Measured before anything is kept for its items: each costs the
-  // master kHeldOverheadBytes, so a list of many empty ones is refused
-  // before its views are made.
-  wire::ListShape shape{1, all.size(), all.size()};
+  // Each item costs peer kHeldOverheadBytes, so views are made for no
+  // more items than what it has left pays for: a list of many empty ones
+  // is measured instead (on this refusal's path only) and refused whole.
+  thread_local std::vector<std::string_view> bytes;  // reused: a batch may hold thousands
+  bytes.clear();
+  wire::ListShape shape;
+  bool measured = false;
   const bool one = request.op == Op::kQueuePut || request.op == Op::kQueuePutFile;
-  if (!one && !wire::MeasureList(all, &shape)) {
-    (void)answer(Status::kNoSuchObject, "a malformed list of items");
-    return false;
+  if (one) {
+    bytes.push_back(all);
+  } else if (!wire::DecodeList(all, &bytes, budget_->BytesLeft(peer) / wire::kHeldOverheadBytes)) {
+    if (!wire::MeasureList(all, &shape)) {
+      (void)answer(Status::kNoSuchObject, "a malformed list of items");
+      return false;
+    }
+    measured = true;
+    bytes.clear();
   }
+  if (!measured)
+    for (std::string_view b : bytes) {
+      ++shape.items;
+      shape.bytes += b.size();
+      shape.largest = std::max(shape.largest, b.size());
+    }
   // A get from any process but the master would bring it in one message.
   err = wire::MessageSizeFault(shape.largest);
   if (!err.empty()) {
@@ -157,13 +172,7 @@ bool QueueTable::BlockOf(const std::string& peer, wire::Request& request, const 
     (void)answer(Status::kRefused, err);
     return false;
   }
-  // Reused (this thread's): a batch may hold tens of thousands of items.
-  thread_local std::vector<std::string_view> bytes;
-  bytes.clear();
-  if (one)
-    bytes.push_back(all);
-  else
-    (void)wire::DecodeList(all, &bytes);  // measured above
+  if (measured) (void)wire::DecodeList(all, &bytes);  // room came since: another thread let items go
   items->Append(std::move(block), bytes);
   return true;
 }

@@ -30,7 +30,7 @@ std::string_view BytesOf(const std::uint64_t& n) {
 }
 
 // Calls each(item) for the items of a list in order; false, having
-// stopped, at a length that runs past body's end.
+// stopped, at a length that runs past body's end or once each is false.
 template <class Each>
 bool ForEachItem(std::string_view body, Each each) {
   std::size_t at = 0;
@@ -39,8 +39,7 @@ bool ForEachItem(std::string_view body, Each each) {
     if (body.size() - at < sizeof n) return false;
     std::memcpy(&n, body.data() + at, sizeof n);
     at += sizeof n;
-    if (body.size() - at < n) return false;
-    each(body.substr(at, n));
+    if (body.size() - at < n || !each(body.substr(at, n))) return false;
     at += n;
   }
   return true;
@@ -109,15 +108,17 @@ bool MeasureList(std::string_view body, ListShape* shape) {
     ++shape->items;
     shape->bytes += item.size();
     shape->largest = std::max(shape->largest, item.size());
+    return true;
   });
 }
 
-bool DecodeList(std::string_view body, std::vector<std::string_view>* items) {
+bool DecodeList(std::string_view body, std::vector<std::string_view>* items, std::size_t most) {
   items->clear();
-  ListShape shape;
-  if (!MeasureList(body, &shape)) return false;
-  items->reserve(shape.items);
-  return ForEachItem(body, [items](std::string_view item) { items->push_back(item); });
+  return ForEachItem(body, [items, most](std::string_view item) {
+    if (items->size() == most) return false;
+    items->push_back(item);
+    return true;
+  });
 }
 
 std::string EncodeU64(std::uint64_t n) {
@@ -170,18 +171,16 @@ std::string EncodeCalls(const std::vector<const Request*>& calls) {
 
 bool DecodeCalls(std::string_view body, std::vector<CallView>* calls) {
   calls->clear();
-  ListShape shape;
-  if (!MeasureList(body, &shape) || shape.items > kMaxCallsInFlight) return false;
-  calls->reserve(shape.items);
-  bool whole = true;
-  (void)ForEachItem(body, [&](std::string_view item) {
+  std::vector<std::string_view> items;
+  if (!DecodeList(body, &items, kMaxCallsInFlight)) return false;
+  calls->reserve(items.size());
+  for (std::string_view item : items) {
     CallView& call = calls->emplace_back();
-    whole = whole && item.size() >= sizeof call.id;
-    if (!whole) return;
+    if (item.size() < sizeof call.id) return false;
     std::memcpy(&call.id, item.data(), sizeof call.id);
     call.body = item.substr(sizeof call.id);
-  });
-  return whole;
+  }
+  return true;
 }
 
 void AppendReply(std::string* body, std::uint64_t id, Status status, std::string_view reply) {
@@ -193,10 +192,8 @@ void AppendReply(std::string* body, std::uint64_t id, Status status, std::string
 
 bool DecodeReplies(std::string_view body, std::vector<Reply>* replies) {
   replies->clear();
-  ListShape shape;
-  if (!MeasureList(body, &shape) || shape.items > kMaxCallsInFlight) return false;
   std::vector<std::string_view> items;
-  if (!DecodeList(body, &items)) return false;
+  if (!DecodeList(body, &items, kMaxCallsInFlight)) return false;
   replies->reserve(items.size());
   for (std::string_view item : items) {
     Reply& reply = replies->emplace_back();

@@ -107,9 +107,12 @@ struct ListShape {
 };
 /// False when body is not a list: a length runs past its end.
 [[nodiscard]] bool MeasureList(std::string_view body, ListShape* shape);
-/// The items as views into body (which must outlive them), measured first
-/// so that the views take what the list holds and no more.
-[[nodiscard]] bool DecodeList(std::string_view body, std::vector<std::string_view>* items);
+/// The items as views into body (which must outlive them); false when a
+/// length runs past its end, or at an item past the most, before its view
+/// is kept (so a list of many empty items costs no more views than its
+/// reader agreed to).
+[[nodiscard]] bool DecodeList(std::string_view body, std::vector<std::string_view>* items,
+                              std::size_t most = SIZE_MAX);
 /// A u64 body (a new queue's maxsize, an id, a size); Decode is false for
 /// any other length.
 std::string EncodeU64(std::uint64_t n);
