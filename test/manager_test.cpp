@@ -189,6 +189,18 @@ zmq::socket_t PeerOf(zmq::context_t& context, const std::string& endpoint) {
   return dealer;
 }
 
+// Sends request on a connection made by PeerOf; the answer to it.
+fiber::wire::Reply AskOn(zmq::socket_t& dealer, const fiber::wire::Request& request) {
+  REQUIRE(fiber::wire::SendMessage(dealer, {}, fiber::wire::Encode(request)));
+  zmq::message_t message;
+  std::string err;
+  REQUIRE(fiber::wire::ReceiveMessage(dealer, false, nullptr, &message, &err) == fiber::wire::Receipt::kMessage);
+  fiber::wire::Reply reply;
+  REQUIRE(fiber::wire::Decode(message, &reply, &err));
+  CHECK(reply.id == request.id);
+  return reply;
+}
+
 bool Increasing(const std::vector<int>& v) {
   return std::adjacent_find(v.begin(), v.end(), [](int a, int b) { return b <= a; }) == v.end();
 }
@@ -433,14 +445,7 @@ TEST_CASE("a manager's own endpoint answers the run's peers its hello and method
     request.op = op;
     request.object = channel;
     request.body = fiber::wire::EncodePair(function, args);
-    REQUIRE(fiber::wire::SendMessage(dealer, {}, fiber::wire::Encode(request)));
-    zmq::message_t message;
-    std::string err;
-    REQUIRE(fiber::wire::ReceiveMessage(dealer, false, nullptr, &message, &err) == fiber::wire::Receipt::kMessage);
-    fiber::wire::Reply reply;
-    REQUIRE(fiber::wire::Decode(message, &reply, &err));
-    CHECK(reply.id == 9);
-    return reply;
+    return AskOn(dealer, request);
   };
   const std::uint64_t channel = c.ref().manager;
   CHECK(ask(fiber::wire::Op::kManagerHello, channel, {}, {}).status == fiber::wire::Status::kOk);
@@ -555,13 +560,7 @@ TEST_CASE("a manager's own endpoint answers calls sent together in one message w
   batch.op = fiber::wire::Op::kManagerCalls;
   batch.object = c.ref().manager;
   batch.body = fiber::wire::EncodeCalls({&calls[0], &calls[1], &calls[2]});
-  REQUIRE(fiber::wire::SendMessage(dealer, {}, fiber::wire::Encode(batch)));
-  zmq::message_t message;
-  std::string err;
-  REQUIRE(fiber::wire::ReceiveMessage(dealer, false, nullptr, &message, &err) == fiber::wire::Receipt::kMessage);
-  fiber::wire::Reply reply;
-  REQUIRE(fiber::wire::Decode(message, &reply, &err));
-  CHECK(reply.id == 7);
+  const fiber::wire::Reply reply = AskOn(dealer, batch);
   REQUIRE(reply.status == fiber::wire::Status::kOk);
   std::vector<fiber::wire::Reply> replies;
   REQUIRE(fiber::wire::DecodeReplies(reply.body, &replies));
@@ -573,6 +572,27 @@ TEST_CASE("a manager's own endpoint answers calls sent together in one message w
   CHECK(replies[1].status == fiber::wire::Status::kRaised);  // one call's exception ends nothing
   CHECK(replies[2].id == 102);
   CHECK(fiber::detail::from_bytes<int>(fiber::detail::from_bytes<std::string>(replies[2].body)) == 20);
+}
+
+TEST_CASE("a manager's own endpoint refuses a batch claiming more calls than a caller may have in "
+          "flight, by name, and serves the next") {
+  fiber::Manager m;
+  auto c = m.make<Counter>(0);
+  zmq::context_t context(1);
+  zmq::socket_t dealer = PeerOf(context, c.ref().endpoint);
+  // Calls of no bytes at all: what they would cost the manager is all count.
+  std::vector<fiber::wire::Request> calls(fiber::wire::kMaxCallsInFlight + 1);
+  std::vector<const fiber::wire::Request*> each;
+  for (const auto& call : calls) each.push_back(&call);
+  fiber::wire::Request batch;
+  batch.id = 8;
+  batch.op = fiber::wire::Op::kManagerCalls;
+  batch.object = c.ref().manager;
+  batch.body = fiber::wire::EncodeCalls(each);
+  const fiber::wire::Reply reply = AskOn(dealer, batch);
+  CHECK(reply.status == fiber::wire::Status::kRefused);
+  CHECK(reply.body == "a malformed MANAGER_CALLS: a call cut short, or more than 1024 calls");
+  CHECK(c.call(&Counter::add, 5).get() == 5);  // the manager goes on
 }
 
 TEST_CASE("a call's result turns ready without get, polled with ready() or waited for with a timeout") {

@@ -183,42 +183,6 @@ TEST_CASE("garbage from an admitted peer neither crashes nor stalls the master")
   CHECK(log.text().find("dropped a malformed message") != std::string::npos);
 }
 
-TEST_CASE("a worker that answers for a task it does not hold is dropped; the task runs elsewhere") {
-  StderrCapture log;
-  auto state = std::make_shared<ScriptedBackend::State>();
-  TestMaster master;
-  const auto channel = master.AddPool(1, state);
-  zmq::context_t ctx;
-  ScriptedPeer liar(ctx, ScriptedBackend::WaitForLaunch(*state, 0));
-  REQUIRE(liar.Join() == channel);
-  auto batch = std::make_shared<fiber::detail::Batch>(1);
-  master.OnIoThread([&] {
-    master.dispatcher->FindPool(channel)->Submit("square", {square_call(7)}, 1, batch,
-                                                 fiber::master::Clock::now());
-  });
-  zmq::message_t held;
-  const auto task = liar.NextTasks(&held).at(0);
-  liar.Answer(channel, task.id + 1000, {fiber::detail::to_bytes(0)});
-
-  // Its replacement gets the same call and answers it properly.
-  ScriptedPeer honest(ctx, ScriptedBackend::WaitForLaunch(*state, 1));
-  honest.Join();
-  const auto again = honest.NextTasks(&held).at(0);
-  REQUIRE(again.calls.size() == 1);
-  const int x = std::get<0>(fiber::detail::from_bytes<std::tuple<int>>(again.calls[0]));
-  honest.Answer(channel, again.id, {fiber::detail::to_bytes(x * x)});
-
-  REQUIRE(batch->wait_all(fiber::detail::deadline_after(std::chrono::seconds(30))));
-  CHECK(fiber::detail::decode<int>(batch->at(0)) == 49);
-  {
-    std::lock_guard<std::mutex> lock(state->mu);
-    CHECK(std::count(state->killed.begin(), state->killed.end(), "w0") >= 1);
-  }
-  CHECK(log.text().find("worker w0 lost: it sent a result for task " +
-                        std::to_string(task.id + 1000) + ", which it does not hold") !=
-        std::string::npos);
-}
-
 TEST_CASE("a worker writing to a pool it does not belong to is dropped as hostile") {
   StderrCapture log;
   auto a_state = std::make_shared<ScriptedBackend::State>();

@@ -1,7 +1,8 @@
 // The master's shared values without sockets or processes: the bytes are
 // readable in place through /proc by name, a value lives while a peer holds
 // it or a handle is on its way, a peer gone holds nothing, and what a
-// worker may make the master hold.
+// worker (and all workers together) may make the master hold: bytes, and
+// the descriptor each value keeps open.
 #include <doctest/doctest.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 
 #include "master/share_table.hpp"
 #include "os/sealed_memfd.hpp"
+#include "wire/limits.hpp"
 #include "support/told.hpp"
 
 using fiber::master::PeerBudget;
@@ -91,4 +93,35 @@ TEST_CASE("a worker may make the master hold only so many bytes of values") {
   CHECK(table.values() == 0);
   New(table, master, std::string(1000, 'x'));  // the master's own are not bounded
   CHECK(table.bytes() == 1000);
+  Tell(table, w1, Op::kShareNew, 0, std::string(100 - fiber::wire::kHeldOverheadBytes, 'x'));
+  CHECK(w1.answers.back().first == Status::kOk);  // its bytes and what holding it costs
+  Tell(table, w1, Op::kShareNew, 0, "");
+  CHECK(w1.answers.back().first == Status::kRefused);  // an empty value costs that too
+}
+
+TEST_CASE("each value a worker shares keeps a descriptor of the master's: past its bound, or all "
+          "workers' together, a share is refused by name, and a value freed gives room back") {
+  ShareTable table = Table({.descriptors = 2, .all_descriptors = 8});
+  Told master, w[5] = {Told("w0"), Told("w1"), Told("w2"), Told("w3"), Told("w4")};
+  const std::uint64_t first = New(table, w[0], "a").id;
+  New(table, w[0], "b");
+  Tell(table, w[0], Op::kShareNew, 0, "c");
+  CHECK(w[0].answers.back().first == Status::kRefused);
+  CHECK(w[0].answers.back().second ==
+        "cannot share it: refused: it holds 2 shared values (a descriptor of the master's each) "
+        "of the 2 a worker may (wire/limits.hpp) and asked for 1 more");
+  for (int i = 1; i < 4; ++i) {
+    New(table, w[i], "d");
+    New(table, w[i], "e");
+  }
+  Tell(table, w[4], Op::kShareNew, 0, "f");
+  CHECK(w[4].answers.back().first == Status::kRefused);
+  CHECK(w[4].answers.back().second.find("the run's workers hold 8 shared values (a descriptor of "
+                                        "the master's each) of the 8 they may together") !=
+        std::string::npos);
+  for (int i = 0; i < 4; ++i) New(table, master, "m");  // the master's own are not bounded
+  CHECK(table.values() == 12);
+  Tell(table, w[0], Op::kShareRelease, first);  // freed: its descriptor closed
+  CHECK(table.values() == 11);
+  New(table, w[4], "f");
 }

@@ -77,68 +77,6 @@ TEST_CASE("fields round-trip, and a short message fails the read that overruns i
   CHECK_FALSE(t.U32(&u32));
 }
 
-TEST_CASE("tasks and results travel several to a message") {
-  Writer tasks(Type::kTask);
-  AppendTask(tasks, 7, "square", TaskForm::kCalls, {"a", "bb"});
-  AppendTask(tasks, 8, "add", TaskForm::kChunk, {std::string(5 << 20, 'x')});
-  const auto m = tasks.Finish();
-  std::vector<TaskView> read;
-  std::string err;
-  REQUIRE(ReadTasks(m, &read, &err));
-  REQUIRE(read.size() == 2);
-  CHECK(read[0].id == 7);
-  CHECK(read[0].function == "square");
-  CHECK(read[0].form == TaskForm::kCalls);
-  CHECK(read[0].calls == std::vector<std::string_view>{"a", "bb"});
-  CHECK(read[1].form == TaskForm::kChunk);
-  CHECK(read[1].calls[0].size() == (5u << 20));
-
-  Writer results(Type::kResult);
-  results.U32(12);
-  AppendResultHead(results, 7, 2);
-  AppendOutcome(results, {OutcomeKind::kValue, "A", {}});
-  AppendOutcome(results, {OutcomeKind::kRaised, {}, {"std::invalid_argument", "bad"}});
-  const auto r = results.Finish();
-  std::uint32_t credit = 0;
-  std::vector<ResultView> outs;
-  REQUIRE(ReadResults(r, &credit, &outs, &err));
-  CHECK(credit == 12);
-  REQUIRE(outs.size() == 1);
-  CHECK(outs[0].id == 7);
-  REQUIRE(outs[0].outcomes.size() == 2);
-  CHECK(outs[0].outcomes[0].value == "A");
-  CHECK(outs[0].outcomes[1].kind == OutcomeKind::kRaised);
-  CHECK(outs[0].outcomes[1].raised.type == "std::invalid_argument");
-  CHECK(outs[0].outcomes[1].raised.message == "bad");
-}
-
-TEST_CASE("a task batch that lies about its counts is refused, not trusted") {
-  std::string err;
-  std::vector<TaskView> tasks;
-  // Claims four billion calls and holds one.
-  CHECK_FALSE(ReadTasks(
-      Writer(Type::kTask).U64(1).Bytes("f").U8(0).U32(0xffffffffu).Bytes("x").Finish(), &tasks,
-      &err));
-  CHECK(err.find("task 1") != std::string::npos);
-  // A form this version does not know is refused, not run as something else.
-  CHECK_FALSE(ReadTasks(Writer(Type::kTask).U64(2).Bytes("f").U8(2).U32(1).Bytes("x").Finish(),
-                        &tasks, &err));
-  CHECK(err.find("task 2 of unknown form 2") != std::string::npos);
-  CHECK_FALSE(ReadTasks(Writer(Type::kTask).U64(1).Finish(), &tasks, &err));
-  std::uint32_t credit;
-  std::vector<ResultView> results;
-  CHECK_FALSE(ReadResults(Writer(Type::kResult).Finish(), &credit, &results, &err));
-  CHECK(err == "a RESULT message without a credit");
-  CHECK_FALSE(ReadResults(Writer(Type::kResult).U32(1).U64(3).U32(2).U8(0).Bytes("ok").Finish(),
-                          &credit, &results, &err));
-  CHECK(err.find("outcomes of task 3") != std::string::npos);
-  CHECK_FALSE(ReadResults(Writer(Type::kResult).U32(1).U64(3).U32(1).U8(9).Bytes("x").Finish(),
-                          &credit, &results, &err));
-  CHECK(err.find("unknown kind 9") != std::string::npos);
-  CHECK_FALSE(ReadResults(Writer(Type::kResult).U32(kMaxCredit + 1).Finish(), &credit, &results, &err));
-  CHECK(err.find("credit of 257") != std::string::npos);
-}
-
 TEST_CASE("run credentials are fresh, well-formed and consistent") {
   Credentials a, b;
   std::string err;
@@ -270,18 +208,6 @@ TEST_CASE("a key with a character outside Z85 is refused, even a NUL that libzmq
   }
 }
 
-TEST_CASE("TASK and RESULT decoders refuse a frame of another type or with no header") {
-  std::string err;
-  std::vector<TaskView> tasks;
-  CHECK_FALSE(ReadTasks(Writer(Type::kResult).U32(1).Finish(), &tasks, &err));
-  CHECK(err == "a RESULT where TASK was expected");
-  CHECK_FALSE(ReadTasks(bytes("XYZW0123456789"), &tasks, &err));
-  std::uint32_t credit = 0;
-  std::vector<ResultView> results;
-  CHECK_FALSE(ReadResults(Writer(Type::kTask).U32(1).Finish(), &credit, &results, &err));
-  CHECK(err == "a TASK where RESULT was expected");
-}
-
 TEST_CASE("REQUEST and REPLY round-trip; an unknown op or status is malformed") {
   Request request;
   request.id = 9;
@@ -322,16 +248,11 @@ TEST_CASE("manager calls sent together, and their answers, round-trip in order; 
   a.body = EncodePair("fn", "args of a");
   b.id = 4;
   b.body = EncodePair("fn", std::string("b\0", 2));
-  Request batch;
-  batch.op = Op::kManagerCalls;
-  batch.object = 12;
-  batch.body = EncodeCalls({&a, &b});
-  std::vector<Request> calls;
+  std::string batch = EncodeCalls({&a, &b});
+  std::vector<CallView> calls;
   REQUIRE(DecodeCalls(batch, &calls));
   REQUIRE(calls.size() == 2);
   CHECK(calls[0].id == 3);
-  CHECK(calls[0].op == Op::kManagerCall);
-  CHECK(calls[0].object == 12);
   CHECK(calls[0].body == a.body);
   CHECK(calls[1].id == 4);
   CHECK(calls[1].body == b.body);
@@ -351,6 +272,43 @@ TEST_CASE("manager calls sent together, and their answers, round-trip in order; 
   std::string bad;
   AppendReply(&bad, 5, static_cast<Status>(kLastStatus + 1), "");
   CHECK_FALSE(DecodeReplies(bad, &replies));
-  batch.body = std::string("\2\0\0\0ab", 6);  // an item too short for its id
+  batch = std::string("\2\0\0\0ab", 6);  // an item too short for its id
   CHECK_FALSE(DecodeCalls(batch, &calls));
+}
+
+TEST_CASE("a batch of more calls than a caller may have in flight is refused before any is decoded") {
+  std::vector<Request> many(kMaxCallsInFlight + 1);
+  std::vector<const Request*> each;
+  for (const Request& call : many) each.push_back(&call);
+  std::vector<CallView> calls;
+  CHECK_FALSE(DecodeCalls(EncodeCalls(each), &calls));
+  CHECK(calls.empty());
+  each.pop_back();
+  const std::string batch = EncodeCalls(each);
+  REQUIRE(DecodeCalls(batch, &calls));
+  CHECK(calls.size() == kMaxCallsInFlight);
+  std::string replies;
+  for (std::size_t i = 0; i <= kMaxCallsInFlight; ++i) AppendReply(&replies, i, Status::kOk, "");
+  std::vector<Reply> answers;
+  CHECK_FALSE(DecodeReplies(replies, &answers));
+}
+
+TEST_CASE("a list is measured without keeping its items: how many, their bytes, the largest") {
+  ListShape shape;
+  REQUIRE(MeasureList(EncodeList({"", "abc", "", "de"}), &shape));
+  CHECK(shape.items == 4);
+  CHECK(shape.bytes == 5);
+  CHECK(shape.largest == 3);
+  CHECK_FALSE(MeasureList(std::string("\5\0\0\0abcd", 8), &shape));  // a length past the end
+  REQUIRE(MeasureList("", &shape));
+  CHECK(shape.items == 0);
+}
+
+TEST_CASE("a list of more items than its reader agreed to is refused before more views are kept") {
+  const std::string list = EncodeList(std::vector<std::string_view>(1000));
+  std::vector<std::string_view> items;
+  CHECK_FALSE(DecodeList(list, &items, 10));
+  CHECK(items.size() == 10);
+  REQUIRE(DecodeList(list, &items, 1000));
+  CHECK(items.size() == 1000);
 }

@@ -95,6 +95,13 @@ wire::Reply ScriptedPeer::Ask(wire::Request request) {
   return {request.id, wire::Status::kLost, "no reply"};
 }
 
+std::uint64_t IdIn(const wire::Reply& reply) {
+  std::uint64_t id = 0;
+  REQUIRE(reply.status == wire::Status::kOk);
+  REQUIRE(wire::DecodeU64(reply.body, &id));
+  return id;
+}
+
 std::string RefusalIn(const zmq::message_t& message) {
   wire::Refuse refuse;
   std::string err;

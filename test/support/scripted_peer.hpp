@@ -46,6 +46,9 @@ class ScriptedPeer {
   std::uint64_t next_request_ = 1;
 };
 
+/// The id (u64) an OK reply holds: a new queue's, lock's, event's.
+std::uint64_t IdIn(const wire::Reply& reply);
+
 /// The reason of a REFUSE, or "" for any other message.
 std::string RefusalIn(const zmq::message_t& message);
 

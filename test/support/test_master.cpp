@@ -4,6 +4,8 @@
 
 #include <future>
 
+#include "tasks.hpp"
+
 namespace fiber::testing {
 
 TestMaster::TestMaster(wire::PeerLimits limits, wire::BacklogLimits backlog,
@@ -21,6 +23,25 @@ void TestMaster::OnIoThread(std::function<void()> fn) {
     done.set_value();
   }));
   done.get_future().wait();
+}
+
+master::PeerBudget::Usage TestMaster::HeldFor(const std::string& worker) {
+  master::PeerBudget::Usage usage;
+  OnIoThread([&] { usage = dispatcher->requests().HeldFor(worker); });
+  return usage;
+}
+
+void TestMaster::RunsATask(wire::Channel channel, ScriptedPeer& worker) {
+  auto batch = std::make_shared<detail::Batch>(1);
+  OnIoThread([&] {
+    dispatcher->FindPool(channel)->Submit("square", {detail::encode_args(square, 7)}, 1, batch,
+                                          master::Clock::now());
+  });
+  zmq::message_t held;
+  const auto task = worker.NextTasks(&held).at(0);
+  worker.Answer(channel, task.id, {detail::to_bytes(49)});
+  REQUIRE(batch->wait_all(detail::deadline_after(std::chrono::seconds(30))));
+  CHECK(detail::decode<int>(batch->at(0)) == 49);
 }
 
 wire::Channel TestMaster::AddPool(int processes, std::shared_ptr<ScriptedBackend::State> state,

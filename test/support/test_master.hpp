@@ -7,6 +7,7 @@
 
 #include "master/dispatcher.hpp"
 #include "support/scripted_backend.hpp"
+#include "support/scripted_peer.hpp"
 
 namespace fiber::testing {
 
@@ -20,6 +21,11 @@ struct TestMaster {
                         int max_task_retries = 3);
   /// Runs fn on the I/O thread and waits for it.
   void OnIoThread(std::function<void()> fn);
+  /// What the master holds for worker (and its client connection).
+  master::PeerBudget::Usage HeldFor(const std::string& worker);
+  /// The pool on channel runs a task (square of 7) on worker, played by
+  /// the test, to its end.
+  void RunsATask(wire::Channel channel, ScriptedPeer& worker);
 
   wire::Credentials keys;
   std::unique_ptr<master::Dispatcher> dispatcher;

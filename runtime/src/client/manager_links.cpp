@@ -90,10 +90,10 @@ bool ManagerLinks::SendHere(Link& l) {
 bool ManagerLinks::SendBatches(Link& l, bool* sent) {
   std::vector<const wire::Request*> calls;
   while (!l.held.empty() && l.link->state() == DirectLink::State::kDirect &&
-         l.in_flight.size() < kMaxInFlight) {
+         l.in_flight.size() < wire::kMaxCallsInFlight) {
     calls.clear();
     std::size_t bytes = 0;
-    for (auto it = l.held.begin(); it != l.held.end() && l.in_flight.size() + calls.size() < kMaxInFlight;
+    for (auto it = l.held.begin(); it != l.held.end() && l.in_flight.size() + calls.size() < wire::kMaxCallsInFlight;
          ++it) {
       bytes += it->request.body.size();
       if (!calls.empty() && bytes > wire::kMaxFrameBytes) break;

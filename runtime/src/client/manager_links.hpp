@@ -67,12 +67,9 @@ class ManagerLinks {
     std::unique_ptr<DirectLink> link;  // made by the thread
     std::size_t posted = 0;            // calls in the inbox, not yet routed
     std::deque<Call> held;             // while the hello is out, calls are in flight, or the link is full
-    std::map<std::uint64_t, OnReply> in_flight;
+    std::map<std::uint64_t, OnReply> in_flight;  // wire::kMaxCallsInFlight at most
   };
   using Answers = std::vector<std::pair<OnReply, wire::Reply>>;
-  // Unanswered calls on one link; more wait their turn in this process.
-  static constexpr std::size_t kMaxInFlight = 1024;
-
   void Run();
   bool Route(Posted p, Answers* answers);
   bool Serve(std::uint64_t channel, Link& l, DirectLink::Clock::time_point now, bool data, bool events,

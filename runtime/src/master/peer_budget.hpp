@@ -1,11 +1,14 @@
 // What the master holds for each admitted peer (requests waiting for their
 // answer, bytes of queue items, manager-call arguments and shared values,
-// queues, locks, events, semaphores and shared values it made),
-// kept within wire::PeerLimits so that no worker, buggy or hostile, can make
-// the master grow without bound. A worker and its client connection
-// (ID.client) are one peer; the master's own requests (peer "") are not
-// bounded. Thread-safe: a Hold may be returned on any thread (the master's
-// own get drops the charge of what it took on its own).
+// each also charged a fixed overhead so that empty ones count, queues,
+// locks, events, semaphores and shared values it made, the descriptors
+// its shared values keep open and the mappings its item files take),
+// kept within wire::PeerLimits so that no worker, buggy or hostile, can
+// make the master grow without bound, nor all workers together take the
+// descriptors and mappings the run itself needs. A worker and its client
+// connection (ID.client) are one peer; the master's own requests (peer "")
+// are not bounded. Thread-safe: a Hold may be returned on any thread (the
+// master's own get drops the charge of what it took on its own).
 #pragma once
 
 #include <cstddef>
@@ -23,7 +26,7 @@ namespace fiber::master {
 class PeerBudget : public std::enable_shared_from_this<PeerBudget> {
  public:
   struct Usage {
-    std::size_t requests = 0, bytes = 0, objects = 0;
+    std::size_t requests = 0, bytes = 0, objects = 0, descriptors = 0, mappings = 0;
   };
 
   /// A charge against a peer, returned when the Hold is destroyed: it lives
@@ -44,10 +47,10 @@ class PeerBudget : public std::enable_shared_from_this<PeerBudget> {
     Usage usage_;
   };
 
-  /// Made shared: a Hold keeps its budget alive.
-  static std::shared_ptr<PeerBudget> Make(wire::PeerLimits limits) {
-    return std::shared_ptr<PeerBudget>(new PeerBudget(limits));
-  }
+  /// Made shared: a Hold keeps its budget alive. The bounds of all peers
+  /// together are lowered to a quarter of this process's descriptors and
+  /// mappings, each peer's to a quarter of those.
+  static std::shared_ptr<PeerBudget> Make(wire::PeerLimits limits);
 
   /// The peer a connection's routing id stands for: ID for ID.client.
   static std::string PeerOf(const std::string& routing_id);
@@ -59,6 +62,12 @@ class PeerBudget : public std::enable_shared_from_this<PeerBudget> {
 
   /// What peer holds now.
   Usage Of(const std::string& peer) const;
+  /// What all peers but the master itself hold together.
+  Usage All() const;
+  /// The bytes peer may still be charged (SIZE_MAX for the master's own, "").
+  std::size_t BytesLeft(const std::string& peer) const;
+  /// The bounds in force.
+  const wire::PeerLimits& limits() const { return limits_; }
   /// The peers holding a request (a waiting answer) now.
   std::vector<std::string> Waiting() const;
 
@@ -73,6 +82,7 @@ class PeerBudget : public std::enable_shared_from_this<PeerBudget> {
   wire::PeerLimits limits_;
   mutable std::mutex mu_;
   std::map<std::string, Held> held_;  // peers holding something
+  Usage all_;                         // what peers but the master's own hold
   log::RateLimit unheld_refusals_;
 };
 

@@ -288,31 +288,38 @@ void PoolService::OnReady(const std::string& id, Worker& worker, const zmq::mess
 
 void PoolService::OnResult(const std::string& id, Worker& worker, const zmq::message_t& message,
                            Clock::time_point now) {
-  std::uint32_t credit = 0;
-  std::vector<wire::ResultView> results;
-  std::string err;
-  if (!wire::ReadResults(message, &credit, &results, &err))
-    return LoseWorker(id, "it sent " + err, now);
-  // Checked whole before any of it counts: a faulty worker's message is
-  // dropped with the worker, and its tasks run again elsewhere. A task
+  // Each result is checked before its outcomes are read, so a faulty
+  // worker's message costs the master no more than the tasks it holds: it
+  // is dropped with the worker, and its tasks run again elsewhere. A task
   // taken back from it (Steal) is answered with no outcome when it was
   // skipped, or with outcomes that are dropped when it had started.
   std::set<std::uint64_t> seen;
-  for (const auto& result : results) {
-    const bool revoked = worker.revoked.count(result.id) != 0;
-    if (result.outcomes.empty() && revoked) continue;
-    if (!tasks_.HeldBy(result.id, id) && revoked) continue;
-    if (!tasks_.HeldBy(result.id, id) || !seen.insert(result.id).second)
-      return LoseWorker(id, "it sent a result for task " + std::to_string(result.id) +
-                                ", which it does not hold",
-                        now);
-    const std::size_t calls = tasks_.Find(result.id)->calls.size();
-    if (result.outcomes.size() != calls)
-      return LoseWorker(id, "its result for task " + std::to_string(result.id) + " has " +
-                                std::to_string(result.outcomes.size()) + " outcomes for " +
-                                std::to_string(calls) + " calls",
-                        now);
-  }
+  const std::size_t answerable = tasks_.Leases(id) + worker.revoked.size();
+  std::size_t answered = 0;
+  const auto check = [&](std::uint64_t task, std::uint32_t outcomes, std::string* why) {
+    if (++answered > answerable) {
+      *why = "results for more tasks than the " + std::to_string(answerable) + " it was given";
+      return wire::ResultUse::kRefuse;
+    }
+    const bool held = tasks_.HeldBy(task, id);
+    if (worker.revoked.count(task) != 0 && (outcomes == 0 || !held)) return wire::ResultUse::kSkip;
+    if (!held || !seen.insert(task).second) {
+      *why = "a result for task " + std::to_string(task) + ", which it does not hold";
+      return wire::ResultUse::kRefuse;
+    }
+    const std::size_t calls = tasks_.Find(task)->calls.size();
+    if (outcomes != calls) {
+      *why = "a result for task " + std::to_string(task) + " with " + std::to_string(outcomes) +
+             " outcomes for " + std::to_string(calls) + " calls";
+      return wire::ResultUse::kRefuse;
+    }
+    return wire::ResultUse::kKeep;
+  };
+  std::uint32_t credit = 0;
+  std::vector<wire::ResultView> results;
+  std::string err;
+  if (!wire::ReadResults(message, &credit, &results, &err, check))
+    return LoseWorker(id, "it sent " + err, now);
   workers_.SetCredit(worker, static_cast<int>(credit));
   // A task runs from when it was dealt, or from the result before it,
   // whichever came later: as far as the master can tell.

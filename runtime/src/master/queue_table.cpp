@@ -124,7 +124,8 @@ bool QueueTable::BlockOf(const std::string& peer, wire::Request& request, const 
   auto block = std::make_shared<Block>();
   std::string err;
   std::string_view all;
-  if (request.op == Op::kQueuePutFile || request.op == Op::kQueuePutManyFile) {
+  const bool file = request.op == Op::kQueuePutFile || request.op == Op::kQueuePutManyFile;
+  if (file) {
     if (!item_files_) err = "this run's master takes no item files";
     if (!err.empty() || !item_files_->Map(peer, request.body, &block->mapped, &err)) {
       (void)answer(Status::kRefused, err);
@@ -135,30 +136,43 @@ bool QueueTable::BlockOf(const std::string& peer, wire::Request& request, const 
     block->body = std::move(request.body);
     all = block->body;
   }
-  // Reused (this thread's): a batch may hold tens of thousands of items.
-  thread_local std::vector<std::string_view> bytes;
+  // Each item costs peer kHeldOverheadBytes, so views are made for no
+  // more items than what it has left pays for: a list of many empty ones
+  // is measured instead (on this refusal's path only) and refused whole.
+  thread_local std::vector<std::string_view> bytes;  // reused: a batch may hold thousands
   bytes.clear();
-  if (request.op == Op::kQueuePut || request.op == Op::kQueuePutFile) {
+  wire::ListShape shape;
+  bool measured = false;
+  const bool one = request.op == Op::kQueuePut || request.op == Op::kQueuePutFile;
+  if (one) {
     bytes.push_back(all);
-  } else if (!wire::DecodeList(all, &bytes)) {
-    (void)answer(Status::kNoSuchObject, "a malformed list of items");
-    return false;
+  } else if (!wire::DecodeList(all, &bytes, budget_->BytesLeft(peer) / wire::kHeldOverheadBytes)) {
+    if (!wire::MeasureList(all, &shape)) {
+      (void)answer(Status::kNoSuchObject, "a malformed list of items");
+      return false;
+    }
+    measured = true;
+    bytes.clear();
   }
-  std::size_t size = 0, largest = 0;
-  for (std::string_view b : bytes) {
-    size += b.size();
-    largest = std::max(largest, b.size());
-  }
+  if (!measured)
+    for (std::string_view b : bytes) {
+      ++shape.items;
+      shape.bytes += b.size();
+      shape.largest = std::max(shape.largest, b.size());
+    }
   // A get from any process but the master would bring it in one message.
-  err = wire::MessageSizeFault(largest);
+  err = wire::MessageSizeFault(shape.largest);
   if (!err.empty()) {
     (void)answer(Status::kRefused, "cannot hold " + err);
     return false;
   }
-  if (!budget_->Take(peer, {.bytes = size}, &block->hold, &err)) {
+  const PeerBudget::Usage cost{.bytes = shape.bytes + shape.items * wire::kHeldOverheadBytes,
+                               .mappings = file ? 1u : 0u};
+  if (!budget_->Take(peer, cost, &block->hold, &err)) {
     (void)answer(Status::kRefused, err);
     return false;
   }
+  if (measured) (void)wire::DecodeList(all, &bytes);  // room came since: another thread let items go
   items->Append(std::move(block), bytes);
   return true;
 }

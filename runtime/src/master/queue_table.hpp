@@ -8,7 +8,8 @@
 // first-come like gets, so a connection's items go in in the order sent.
 // Pipes are pairs of these queues. Items that came in one put (a
 // PUT_MANY's list, or an item file mapped: wire/item_files.hpp) stay in
-// one block, read in place, charged to the peer that put them (PeerBudget)
+// one block, read in place, charged to the peer that put them (PeerBudget:
+// their bytes and wire::kHeldOverheadBytes each, an item file a mapping)
 // until the last of them is taken; a queue is charged to who made it until
 // freed. A queue closed and drained is freed, its id answering as closed
 // and empty from then on. Handle, Tick and DropWaitersOf run on the

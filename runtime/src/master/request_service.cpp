@@ -1,5 +1,7 @@
 #include "master/request_service.hpp"
 
+#include "wire/limits.hpp"
+
 namespace fiber::master {
 
 using detail::Outcome;
@@ -39,7 +41,9 @@ void RequestService::Handle(const std::string& routing_id, wire::Request request
     // manager call (and its arguments) until its outcome is in.
     auto hold = std::make_shared<PeerBudget::Hold>();
     std::string err;
-    const std::size_t bytes = request.op == wire::Op::kManagerCall ? request.body.size() : 0;
+    const std::size_t bytes = request.op == wire::Op::kManagerCall
+                                  ? request.body.size() + wire::kHeldOverheadBytes
+                                  : 0;
     if (!budget_->Take(peer, {.requests = 1, .bytes = bytes}, hold.get(), &err)) {
       (void)answer(Status::kRefused, err);
       return;

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "wire/frames.hpp"
+#include "wire/limits.hpp"
 
 namespace fiber::master {
 
@@ -79,7 +80,10 @@ void ShareTable::Create(const std::string& peer, wire::Request& request, const A
   }
   Share share;
   std::string err;
-  if (!budget_->Take(peer, {.bytes = request.body.size(), .objects = 1}, &share.hold, &err)) {
+  const PeerBudget::Usage cost{.bytes = request.body.size() + wire::kHeldOverheadBytes,
+                               .objects = 1,
+                               .descriptors = 1};
+  if (!budget_->Take(peer, cost, &share.hold, &err)) {
     (void)answer(Status::kRefused, "cannot share it: " + err);
     return;
   }

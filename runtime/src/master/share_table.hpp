@@ -5,7 +5,8 @@
 // the tokens of handles on their way between processes. A value is freed
 // once nobody holds it and no token is unclaimed; a peer gone is holding
 // nothing (ReleaseHeldBy). Each value is charged to the peer that made it
-// (PeerBudget) until freed. Not thread-safe: owned by the dispatcher's I/O
+// (PeerBudget: its bytes, an object, and the descriptor its memfd keeps
+// open in the master) until freed. Not thread-safe: owned by the dispatcher's I/O
 // thread.
 #pragma once
 

@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <fstream>
 
 namespace fiber::os {
 
@@ -18,6 +19,13 @@ std::size_t DescriptorLimit() {
   rlimit limit{};
   if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return 1024;  // glibc's default soft limit
   return static_cast<std::size_t>(std::min<rlim_t>(limit.rlim_cur, rlim_t{1} << 30));
+}
+
+std::size_t MappingLimit() {
+  std::size_t limit = 0;
+  std::ifstream in("/proc/sys/vm/max_map_count");
+  if (in >> limit && limit > 0) return limit;
+  return 65530;  // the kernel's default
 }
 
 }  // namespace fiber::os

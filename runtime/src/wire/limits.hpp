@@ -46,17 +46,39 @@ constexpr std::size_t kMaxMessageBytes = std::size_t{1} << 30;
 constexpr std::size_t kMaxPeerRequests = 1024;
 /// Bytes of queue items it put that nobody has taken yet, of the
 /// arguments of its manager calls in flight, and of values it shared
-/// (fiber::share) that are still held.
+/// (fiber::share) that are still held, each of these also charged
+/// kHeldOverheadBytes.
 constexpr std::size_t kMaxPeerBytes = std::size_t{256} << 20;
+/// What the master charges for each item, call or value it holds beside
+/// its bytes: its view, its share of the block it came in, its place in a
+/// queue. An empty item costs the master this much, so it counts.
+constexpr std::size_t kHeldOverheadBytes = 64;
 /// Shared objects it made: queues not yet closed and drained, locks, events
 /// and semaphores (these live as long as the run), shared values held.
 constexpr std::size_t kMaxPeerObjects = 1024;
+/// Shared values it made that are still held: one descriptor of the
+/// master's each (a sealed memfd).
+constexpr std::size_t kMaxPeerDescriptors = 256;
+/// Item files of its puts still held: one mapping of the master's each.
+constexpr std::size_t kMaxPeerMappings = 1024;
 
 struct PeerLimits {
   std::size_t requests = kMaxPeerRequests;
   std::size_t bytes = kMaxPeerBytes;
   std::size_t objects = kMaxPeerObjects;
+  std::size_t descriptors = kMaxPeerDescriptors;
+  std::size_t mappings = kMaxPeerMappings;
+  /// All peers together. PeerBudget lowers them to a quarter of what this
+  /// process may hold (os/descriptor_limit.hpp), and each peer's to a
+  /// quarter of that, so that workers' values and files leave the run's
+  /// connections, pools and files theirs.
+  std::size_t all_descriptors = SIZE_MAX;
+  std::size_t all_mappings = SIZE_MAX;
 };
+
+/// Calls of one process on one manager's link not yet answered; a
+/// MANAGER_CALLS message holds at most this many (more is malformed).
+constexpr std::size_t kMaxCallsInFlight = 1024;
 
 /// What a connection may hold below ZeroMQ, where the master's per-peer
 /// budget cannot see it (master/connection_backlog.hpp): bytes a peer sent

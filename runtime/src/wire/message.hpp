@@ -87,6 +87,8 @@ class Reader {
   /// Everything not read yet.
   std::string_view Rest();
   bool AtEnd() const { return pos_ == end_; }
+  /// Bytes not read yet: what a count read may be checked against.
+  std::size_t left() const { return static_cast<std::size_t>(end_ - pos_); }
 
  private:
   bool Take(std::size_t n, const char** out);

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "wire/limits.hpp"
+
 namespace fiber::wire {
 
 namespace {
@@ -25,6 +27,22 @@ void AppendItem(std::string* body, std::string_view head, std::string_view item)
 
 std::string_view BytesOf(const std::uint64_t& n) {
   return {reinterpret_cast<const char*>(&n), sizeof n};
+}
+
+// Calls each(item) for the items of a list in order; false, having
+// stopped, at a length that runs past body's end or once each is false.
+template <class Each>
+bool ForEachItem(std::string_view body, Each each) {
+  std::size_t at = 0;
+  while (at < body.size()) {
+    std::uint32_t n = 0;
+    if (body.size() - at < sizeof n) return false;
+    std::memcpy(&n, body.data() + at, sizeof n);
+    at += sizeof n;
+    if (body.size() - at < n || !each(body.substr(at, n))) return false;
+    at += n;
+  }
+  return true;
 }
 
 }  // namespace
@@ -84,19 +102,23 @@ std::string EncodeList(const std::vector<std::string_view>& items) {
   return out;
 }
 
-bool DecodeList(std::string_view body, std::vector<std::string_view>* items) {
+bool MeasureList(std::string_view body, ListShape* shape) {
+  *shape = {};
+  return ForEachItem(body, [shape](std::string_view item) {
+    ++shape->items;
+    shape->bytes += item.size();
+    shape->largest = std::max(shape->largest, item.size());
+    return true;
+  });
+}
+
+bool DecodeList(std::string_view body, std::vector<std::string_view>* items, std::size_t most) {
   items->clear();
-  std::size_t at = 0;
-  while (at < body.size()) {
-    std::uint32_t n = 0;
-    if (body.size() - at < sizeof n) return false;
-    std::memcpy(&n, body.data() + at, sizeof n);
-    at += sizeof n;
-    if (body.size() - at < n) return false;
-    items->push_back(body.substr(at, n));
-    at += n;
-  }
-  return true;
+  return ForEachItem(body, [items, most](std::string_view item) {
+    if (items->size() == most) return false;
+    items->push_back(item);
+    return true;
+  });
 }
 
 std::string EncodeU64(std::uint64_t n) {
@@ -147,17 +169,16 @@ std::string EncodeCalls(const std::vector<const Request*>& calls) {
   return out;
 }
 
-bool DecodeCalls(const Request& batch, std::vector<Request>* calls) {
-  std::vector<std::string_view> items;
-  if (!DecodeList(batch.body, &items)) return false;
+bool DecodeCalls(std::string_view body, std::vector<CallView>* calls) {
   calls->clear();
+  std::vector<std::string_view> items;
+  if (!DecodeList(body, &items, kMaxCallsInFlight)) return false;
+  calls->reserve(items.size());
   for (std::string_view item : items) {
-    Request& call = calls->emplace_back();
+    CallView& call = calls->emplace_back();
     if (item.size() < sizeof call.id) return false;
     std::memcpy(&call.id, item.data(), sizeof call.id);
-    call.op = Op::kManagerCall;
-    call.object = batch.object;
-    call.body = std::string(item.substr(sizeof call.id));
+    call.body = item.substr(sizeof call.id);
   }
   return true;
 }
@@ -170,9 +191,10 @@ void AppendReply(std::string* body, std::uint64_t id, Status status, std::string
 }
 
 bool DecodeReplies(std::string_view body, std::vector<Reply>* replies) {
-  std::vector<std::string_view> items;
-  if (!DecodeList(body, &items)) return false;
   replies->clear();
+  std::vector<std::string_view> items;
+  if (!DecodeList(body, &items, kMaxCallsInFlight)) return false;
+  replies->reserve(items.size());
   for (std::string_view item : items) {
     Reply& reply = replies->emplace_back();
     if (item.size() < sizeof reply.id + 1 ||
@@ -194,7 +216,7 @@ std::string EncodePair(const std::string& first, const std::string& second) {
   return out;
 }
 
-bool DecodePair(const std::string& body, std::string* first, std::string* second) {
+bool DecodePair(std::string_view body, std::string* first, std::string* second) {
   std::uint32_t n = 0;
   if (body.size() < sizeof n) return false;
   std::memcpy(&n, body.data(), sizeof n);

@@ -100,8 +100,19 @@ std::string Encode(const SemaphoreSpec& spec);
 std::string EncodeList(const std::vector<std::string_view>& items);
 /// Appends one item of a list to body.
 void AppendToList(std::string* body, std::string_view item);
-/// The items as views into body (which must outlive them).
-[[nodiscard]] bool DecodeList(std::string_view body, std::vector<std::string_view>* items);
+/// What a list holds, measured without keeping its items: how many, their
+/// bytes, the largest.
+struct ListShape {
+  std::size_t items = 0, bytes = 0, largest = 0;
+};
+/// False when body is not a list: a length runs past its end.
+[[nodiscard]] bool MeasureList(std::string_view body, ListShape* shape);
+/// The items as views into body (which must outlive them); false when a
+/// length runs past its end, or at an item past the most, before its view
+/// is kept (so a list of many empty items costs no more views than its
+/// reader agreed to).
+[[nodiscard]] bool DecodeList(std::string_view body, std::vector<std::string_view>* items,
+                              std::size_t most = SIZE_MAX);
 /// A u64 body (a new queue's maxsize, an id, a size); Decode is false for
 /// any other length.
 std::string EncodeU64(std::uint64_t n);
@@ -124,16 +135,24 @@ std::string EncodeClaim(std::uint64_t token, bool hold);
 /// The body of a kManagerCalls request: a list (EncodeList) of the calls,
 /// each its id u64 and its kManagerCall body.
 std::string EncodeCalls(const std::vector<const Request*>& calls);
-/// The calls of a kManagerCalls request on object, as kManagerCalls each.
-[[nodiscard]] bool DecodeCalls(const Request& batch, std::vector<Request>* calls);
+/// One call of a kManagerCalls body: its id, and its kManagerCall body as
+/// a view into the batch's.
+struct CallView {
+  std::uint64_t id = 0;
+  std::string_view body;
+};
+/// The calls of a kManagerCalls body, viewed in place; false for one too
+/// short for its id, or more than kMaxCallsInFlight (found before any is
+/// kept).
+[[nodiscard]] bool DecodeCalls(std::string_view body, std::vector<CallView>* calls);
 /// Appends one call's answer to the body of a kManagerCalls reply: a list
 /// of id u64, status u8 and body.
 void AppendReply(std::string* body, std::uint64_t id, Status status, std::string_view reply);
-/// The answers in a kManagerCalls reply's body.
+/// The answers in a kManagerCalls reply's body (kMaxCallsInFlight at most).
 [[nodiscard]] bool DecodeReplies(std::string_view body, std::vector<Reply>* replies);
 
 /// The body of a kManagerCall request, and of a kRaised reply.
 std::string EncodePair(const std::string& first, const std::string& second);
-[[nodiscard]] bool DecodePair(const std::string& body, std::string* first, std::string* second);
+[[nodiscard]] bool DecodePair(std::string_view body, std::string* first, std::string* second);
 
 }  // namespace fiber::wire

@@ -4,8 +4,29 @@
 
 namespace fiber::wire {
 
-// Counts are never used to reserve memory: a lying count fails when the
-// bytes run out, after allocating only for what is really there.
+// A count is checked against the bytes left, at the least each entry it
+// counts takes on the wire, before anything is reserved for it.
+namespace {
+
+constexpr std::size_t kLengthBytes = sizeof(std::uint32_t);
+// An outcome's kind and the length of its (empty) value.
+constexpr std::size_t kLeastOutcomeBytes = 1 + kLengthBytes;
+
+bool ReadOutcome(Reader& r, OutcomeView* outcome, std::string* why) {
+  std::uint8_t kind = 0;
+  if (!r.U8(&kind)) return false;
+  if (kind > kLastOutcomeKind) {
+    *why = "an outcome of unknown kind " + std::to_string(kind);
+    return false;
+  }
+  outcome->kind = static_cast<OutcomeKind>(kind);
+  if (outcome->kind == OutcomeKind::kRaised)
+    return r.Bytes(&outcome->raised.type) && r.Bytes(&outcome->raised.message);
+  return r.Bytes(&outcome->value);
+}
+
+}  // namespace
+
 void AppendTask(Writer& w, std::uint64_t id, std::string_view function, TaskForm form,
                 const std::vector<std::string>& calls) {
   w.U64(id).Bytes(function).U8(static_cast<std::uint8_t>(form)).U32(static_cast<std::uint32_t>(calls.size()));
@@ -30,6 +51,12 @@ bool ReadTasks(const zmq::message_t& message, std::vector<TaskView>* tasks, std:
       return false;
     }
     task.form = static_cast<TaskForm>(form);
+    if (calls > r.left() / kLengthBytes) {
+      *err = "a TASK message claiming " + std::to_string(calls) + " calls of task " +
+             std::to_string(task.id) + " in " + std::to_string(r.left()) + " bytes";
+      return false;
+    }
+    task.calls.reserve(calls);
     for (std::uint32_t i = 0; i < calls; ++i) {
       std::string_view args;
       if (!r.Bytes(&args)) {
@@ -54,25 +81,8 @@ void AppendOutcome(Writer& w, const OutcomeView& outcome) {
   }
 }
 
-namespace {
-
-bool ReadOutcome(Reader& r, OutcomeView* outcome, std::string* why) {
-  std::uint8_t kind = 0;
-  if (!r.U8(&kind)) return false;
-  if (kind > kLastOutcomeKind) {
-    *why = "an outcome of unknown kind " + std::to_string(kind);
-    return false;
-  }
-  outcome->kind = static_cast<OutcomeKind>(kind);
-  if (outcome->kind == OutcomeKind::kRaised)
-    return r.Bytes(&outcome->raised.type) && r.Bytes(&outcome->raised.message);
-  return r.Bytes(&outcome->value);
-}
-
-}  // namespace
-
 bool ReadResults(const zmq::message_t& message, std::uint32_t* credit,
-                 std::vector<ResultView>* results, std::string* err) {
+                 std::vector<ResultView>* results, std::string* err, const ResultCheck& check) {
   results->clear();
   if (!ExpectType(message, Type::kResult, err)) return false;
   Reader r(message);
@@ -91,6 +101,14 @@ bool ReadResults(const zmq::message_t& message, std::uint32_t* credit,
       *err = "a RESULT message ends inside a result's header";
       return false;
     }
+    if (calls > r.left() / kLeastOutcomeBytes) {
+      *err = "a RESULT message claiming " + std::to_string(calls) + " outcomes of task " +
+             std::to_string(result.id) + " in " + std::to_string(r.left()) + " bytes";
+      return false;
+    }
+    const ResultUse use = check(result.id, calls, err);
+    if (use == ResultUse::kRefuse) return false;
+    if (use == ResultUse::kKeep) result.outcomes.reserve(calls);
     for (std::uint32_t i = 0; i < calls; ++i) {
       OutcomeView outcome;
       std::string why;
@@ -100,7 +118,7 @@ bool ReadResults(const zmq::message_t& message, std::uint32_t* credit,
                " the outcomes of task " + std::to_string(result.id);
         return false;
       }
-      result.outcomes.push_back(outcome);
+      if (use == ResultUse::kKeep) result.outcomes.push_back(outcome);
     }
     results->push_back(std::move(result));
   }

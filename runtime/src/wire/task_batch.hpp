@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,8 +62,22 @@ void AppendTask(Writer& w, std::uint64_t id, std::string_view function, TaskForm
 /// call.
 void AppendResultHead(Writer& w, std::uint64_t id, std::uint32_t calls);
 void AppendOutcome(Writer& w, const OutcomeView& outcome);
-/// Checks the credit against kMaxCredit and every outcome's kind.
+/// What a RESULT's reader does with one result, told by its ResultCheck
+/// before any of its outcomes is read.
+enum class ResultUse {
+  kKeep,    // read its outcomes into the result
+  kSkip,    // check its outcomes and keep none (a result nobody waits for)
+  kRefuse,  // the message is refused: *why says why
+};
+/// Given a result's task id and the outcomes it claims, what to do with it.
+using ResultCheck =
+    std::function<ResultUse(std::uint64_t id, std::uint32_t outcomes, std::string* why)>;
+/// Checks the credit against kMaxCredit, every outcome's kind, and each
+/// result by check before its outcomes are read, so that a message's
+/// counts cost the reader nothing it did not agree to (one claiming more
+/// outcomes than its bytes could hold is refused before check is asked).
 [[nodiscard]] bool ReadResults(const zmq::message_t& message, std::uint32_t* credit,
-                               std::vector<ResultView>* results, std::string* err);
+                               std::vector<ResultView>* results, std::string* err,
+                               const ResultCheck& check);
 
 }  // namespace fiber::wire

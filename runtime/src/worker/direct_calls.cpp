@@ -9,6 +9,7 @@
 #include "os/descriptor_limit.hpp"
 #include "wire/credentials.hpp"
 #include "wire/frames.hpp"
+#include "wire/limits.hpp"
 
 namespace fiber::worker {
 
@@ -106,6 +107,7 @@ bool DirectCallServer::Next(Calls* in) {
       log::Warning("ignored a malformed call from '" + in->peer + "': " + err);
       continue;
     }
+    message.rebuild();  // the request holds its bytes now: one copy, not two
     const std::uint64_t id = request.id;
     if (request.object != channel_) {
       Reply(in->peer, id, wire::Status::kRefused,
@@ -118,26 +120,31 @@ bool DirectCallServer::Next(Calls* in) {
     }
     in->calls.clear();
     in->batch.reset();
-    std::vector<wire::Request> requests;
+    std::vector<wire::CallView> calls;
     if (request.op == wire::Op::kManagerCalls) {
       in->batch = id;
-      if (!wire::DecodeCalls(request, &requests)) requests.clear();
-    } else {
-      requests.push_back(std::move(request));
+      if (!wire::DecodeCalls(request.body, &calls)) {
+        Reply(in->peer, id, wire::Status::kRefused,
+              "a malformed MANAGER_CALLS: a call cut short, or more than " +
+                  std::to_string(wire::kMaxCallsInFlight) + " calls");
+        continue;
+      }
+    } else if (request.op == wire::Op::kManagerCall) {
+      calls.push_back({id, request.body});
     }
-    bool served = !requests.empty();
-    for (wire::Request& r : requests)
-      if (!(served = Serves(r, &in->calls.emplace_back()))) break;
+    bool served = !calls.empty();
+    in->calls.reserve(calls.size());
+    for (const wire::CallView& call : calls)
+      if (!(served = Serves(call, &in->calls.emplace_back()))) break;
     if (served) return true;
     Reply(in->peer, id, wire::Status::kRefused,
           "a manager answers method calls only");
   }
 }
 
-bool DirectCallServer::Serves(wire::Request& request, Call* call) const {
-  call->id = request.id;
-  return request.op == wire::Op::kManagerCall &&
-         wire::DecodePair(request.body, &call->function, &call->args) && call->function == function_;
+bool DirectCallServer::Serves(const wire::CallView& view, Call* call) const {
+  call->id = view.id;
+  return wire::DecodePair(view.body, &call->function, &call->args) && call->function == function_;
 }
 
 void DirectCallServer::Answer(const Calls& in, const std::vector<wire::OutcomeView>& outcomes) {

@@ -61,8 +61,8 @@ class DirectCallServer {
  private:
   DirectCallServer(zmq::context_t& context, wire::Channel channel, std::string function);
   void Reply(const std::string& peer, std::uint64_t id, wire::Status status, std::string_view body);
-  // The call that request makes, when this manager serves it.
-  bool Serves(wire::Request& request, Call* call) const;
+  // The call view makes, when this manager serves it.
+  bool Serves(const wire::CallView& view, Call* call) const;
 
   zmq::socket_t router_;
   std::unique_ptr<wire::Admission> admission_;  // watches router_: declared after it
