@@ -160,7 +160,7 @@ TEST_CASE("a worker may make a bounded number of objects; a malformed semaphore 
   CHECK(New(table, w, Op::kEventNew) != 0);
   CHECK(New(table, w, Op::kEventNew) == 0);
   CHECK(w.answers.back().first == Status::kRefused);
-  CHECK(w.answers.back().second.find("2 open queues, locks, events and semaphores") != std::string::npos);
+  CHECK(w.answers.back().second.find("2 open queues, locks, events, semaphores and shared values") != std::string::npos);
   Told master;
   CHECK(NewSemaphore(table, master, {3, 2, false}) == 0);
   CHECK(master.answers.back().first == Status::kNoSuchObject);
