@@ -333,7 +333,7 @@ void PoolService::OnResult(const std::string& id, Worker& worker, const zmq::mes
     std::vector<Outcome> outcomes;
     outcomes.reserve(result.outcomes.size());
     for (const auto& view : result.outcomes) outcomes.push_back(ToOutcome(view));
-    (void)ChargeResult(id, result.id, &outcomes);
+    ChargeResult(id, result.id, outcomes);
     const Clock::time_point began = std::max(tasks_.LeasedAt(result.id), since);
     since = now;
     const std::size_t items = tasks_.Find(result.id)->items;
@@ -352,27 +352,14 @@ void PoolService::OnResult(const std::string& id, Worker& worker, const zmq::mes
   CheckFinished(now);
 }
 
-bool PoolService::ChargeResult(const std::string& id, std::uint64_t task,
-                               std::vector<Outcome>* outcomes) {
-  if (!options_.budget) return true;
+void PoolService::ChargeResult(const std::string& id, std::uint64_t task, const std::vector<Outcome>& outcomes) {
+  if (!options_.budget) return;
   PeerBudget::Usage cost;
-  for (const Outcome& o : *outcomes) cost.bytes += o.data.size() + o.error_type.size() + wire::kHeldOverheadBytes;
-  const std::size_t limit = options_.budget->limits().bytes;
-  if (cost.bytes > limit) {
-    const std::string why = "the result of task " + tasks_.Describe(task) + " from worker " + id + " is " +
-                            std::to_string(cost.bytes) + " bytes (with " +
-                            std::to_string(wire::kHeldOverheadBytes) + " per call), more than the " +
-                            std::to_string(limit) +
-                            " a worker's results may make the master hold (wire/limits.hpp)";
-    log::Warning(why);
-    outcomes->assign(outcomes->size(), {Outcome::Kind::kRemoteError, why, "fiber::ResultTooLarge"});
-    return false;
-  }
+  for (const Outcome& o : outcomes) cost.bytes += o.data.size() + o.error_type.size() + wire::kHeldOverheadBytes;
   const std::shared_ptr<detail::Batch>& batch = tasks_.Find(task)->batch;
   HeldResults& held = held_results_[{batch.get(), id}];
   if (held.batch.expired()) held = {batch, {}};  // new, or a dropped batch's address reused
   options_.budget->Charge(id, cost, &held.hold);
-  return true;
 }
 
 bool PoolService::ReleaseTaken() {

@@ -71,8 +71,8 @@ class PoolService {
     /// call, until the program drops the result (its AsyncResult or
     /// IMapResult; seen at the next Tick) or the pool goes. A worker holding all its bytes (or
     /// more) is dealt no more while another of the pool is within its own;
-    /// one result larger than the whole budget fails its task. Null:
-    /// results are not charged.
+    /// a result larger than the whole budget is kept too (the message
+    /// limit bounds it). Null: results are not charged.
     std::shared_ptr<PeerBudget> budget;
   };
   PoolService(Options options, std::unique_ptr<backend::Backend> backend, Outbox& outbox);
@@ -212,11 +212,10 @@ class PoolService {
   /// ended (so the report says "killed by SIGSEGV"), or a short wait later.
   void OnConnectionClosed(const std::string& id, Clock::time_point now);
   [[nodiscard]] bool SendControl(const std::string& id, wire::Type type, Clock::time_point now);
-  /// Charges *outcomes, the result of task, to worker id (Options::budget);
-  /// false, with *outcomes made its failure, when they alone are more than
-  /// the whole budget.
-  bool ChargeResult(const std::string& id, std::uint64_t task,
-                    std::vector<detail::Outcome>* outcomes);
+  /// Charges outcomes, the result of task, to worker id (Options::budget),
+  /// whatever their size: the program asked for them (one larger than the
+  /// whole budget holds its worker back until it is taken).
+  void ChargeResult(const std::string& id, std::uint64_t task, const std::vector<detail::Outcome>& outcomes);
   /// Returns the charges of results whose batch the program has dropped;
   /// true when any was returned.
   bool ReleaseTaken();
