@@ -118,6 +118,17 @@ bool PeerBudget::Take(const std::string& peer, Usage usage, Hold* hold, std::str
   return true;
 }
 
+void PeerBudget::Charge(const std::string& peer, const Usage& usage, Hold* hold) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!peer.empty()) Add(&all_, usage, true);
+  Add(&held_[peer].usage, usage, true);
+  if (!hold->budget_) {
+    hold->budget_ = shared_from_this();
+    hold->peer_ = peer;
+  }
+  Add(&hold->usage_, usage, true);
+}
+
 void PeerBudget::Return(const std::string& peer, const Usage& usage) {
   std::lock_guard<std::mutex> lock(mu_);
   const auto it = held_.find(peer);

@@ -1,6 +1,7 @@
 // What the master holds for each admitted peer (requests waiting for their
-// answer, bytes of queue items, manager-call arguments and shared values,
-// each also charged a fixed overhead so that empty ones count, queues,
+// answer, bytes of queue items, manager-call arguments, shared values and
+// the results of its pool tasks not yet taken by the program, each also
+// charged a fixed overhead so that empty ones count, queues,
 // locks, events, semaphores and shared values it made, the descriptors
 // its shared values keep open and the mappings its item files take),
 // kept within wire::PeerLimits so that no worker, buggy or hostile, can
@@ -59,6 +60,10 @@ class PeerBudget : public std::enable_shared_from_this<PeerBudget> {
   /// pass, when it would hold more than its limits allow. The first refusal
   /// while a peer holds anything is logged, naming the worker.
   [[nodiscard]] bool Take(const std::string& peer, Usage usage, Hold* hold, std::string* err);
+  /// Charges usage to peer whatever it holds, adding it to *hold (empty, or
+  /// peer's): what the master asked for and cannot refuse without losing
+  /// it (a task's result; its pool deals such a peer no more instead).
+  void Charge(const std::string& peer, const Usage& usage, Hold* hold);
 
   /// What peer holds now.
   Usage Of(const std::string& peer) const;

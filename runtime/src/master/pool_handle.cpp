@@ -53,6 +53,7 @@ PoolHandle::PoolHandle(Run& run, const PoolOptions& options,
         std::string why;
         std::unique_ptr<backend::Backend> workers = run->NewWorkerGroup(pool->settings.backend, &why);
         if (!workers) throw Error(why);  // not for a name CheckBackendName took
+        pool->budget = d->requests().budget();
         d->AddPool(std::make_unique<PoolService>(std::move(*pool), std::move(workers), *d));
       }))
     throw Error("the run's master has stopped");

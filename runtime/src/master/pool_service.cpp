@@ -333,6 +333,7 @@ void PoolService::OnResult(const std::string& id, Worker& worker, const zmq::mes
     std::vector<Outcome> outcomes;
     outcomes.reserve(result.outcomes.size());
     for (const auto& view : result.outcomes) outcomes.push_back(ToOutcome(view));
+    ChargeResult(id, result.id, outcomes);
     const Clock::time_point began = std::max(tasks_.LeasedAt(result.id), since);
     since = now;
     const std::size_t items = tasks_.Find(result.id)->items;
@@ -349,6 +350,32 @@ void PoolService::OnResult(const std::string& id, Worker& worker, const zmq::mes
   if (worker.state == WorkerState::kRetiring && tasks_.Leases(id) == 0 && !worker.stop_sent)
     (void)SendControl(id, Type::kStop, now);
   CheckFinished(now);
+}
+
+void PoolService::ChargeResult(const std::string& id, std::uint64_t task, const std::vector<Outcome>& outcomes) {
+  if (!options_.budget) return;
+  PeerBudget::Usage cost;
+  for (const Outcome& o : outcomes) cost.bytes += o.data.size() + o.error_type.size() + wire::kHeldOverheadBytes;
+  const std::shared_ptr<detail::Batch>& batch = tasks_.Find(task)->batch;
+  HeldResults& held = held_results_[{batch.get(), id}];
+  if (held.batch.expired()) held = {batch, {}};  // new, or a dropped batch's address reused
+  options_.budget->Charge(id, cost, &held.hold);
+}
+
+bool PoolService::ReleaseTaken() {
+  const std::size_t before = held_results_.size();
+  std::erase_if(held_results_, [](const auto& entry) { return entry.second.batch.expired(); });
+  return held_results_.size() != before;
+}
+
+bool PoolService::OverBudget(const std::string& id) const {
+  return options_.budget && options_.budget->BytesLeft(id) == 0;
+}
+
+bool PoolService::AnyWithinBudget() const {
+  for (const auto& [id, w] : workers_.all())
+    if (w.state == WorkerState::kReady && w.connected && !w.closed_at && !OverBudget(id)) return true;
+  return false;
 }
 
 void PoolService::OnInitFailed(const std::string& id, Worker&, const zmq::message_t& message,
@@ -370,12 +397,18 @@ void PoolService::Deal(Clock::time_point now) {
   // gets its share in one message of at most about kMaxTaskMessageBytes (big
   // arguments wait for results to come back rather than pile up at once).
   std::vector<std::optional<wire::Writer>> messages(free.size());
+  // Those over their budget wait for the program to take their results.
+  std::vector<bool> held_back(free.size(), false);
+  bool any_held_back = false;
+  for (std::size_t i = 0; i < free.size() && options_.budget; ++i)
+    if (OverBudget(*free[i].first)) held_back[i] = any_held_back = true;
+  if (any_held_back && !AnyWithinBudget()) held_back.assign(free.size(), false);
   bool dealt = true;
   while (tasks_.HasPending() && dealt) {
     dealt = false;
     for (std::size_t i = 0; i < free.size() && tasks_.HasPending(); ++i) {
       const auto& [id, w] = free[i];
-      if (!HasRoom(*id, *w)) continue;
+      if (held_back[i] || !HasRoom(*id, *w)) continue;
       if (messages[i] && messages[i]->size() >= wire::kMaxTaskMessageBytes) continue;
       if (tasks_.Leases(*id) == 0) w->busy_since = now;
       ++w->dealt;
@@ -438,11 +471,14 @@ void PoolService::TimeOut(Clock::time_point now) {
 void PoolService::Steal(Clock::time_point now) {
   if (tasks_.HasPending() || terminating_ || broken_) return;
   std::size_t thieves = 0;
+  const bool pressing = options_.budget && AnyWithinBudget();  // as Deal would
   // Busy workers holding two or more, by how many they hold.
   std::vector<std::pair<std::size_t, const std::string*>> victims;
   for (const auto& [id, w] : workers_.all()) {
     const std::size_t held = tasks_.Leases(id);
-    if (held == 0 && w.state == WorkerState::kReady && !w.closed_at && HasRoom(id, w)) ++thieves;
+    if (held == 0 && w.state == WorkerState::kReady && !w.closed_at && HasRoom(id, w) &&
+        !(pressing && OverBudget(id)))
+      ++thieves;
     if (held > 1 && w.connected && !w.closed_at && now - w.busy_since >= kStealAfter)
       victims.emplace_back(held, &id);
   }
@@ -672,6 +708,7 @@ void PoolService::Tick(Clock::time_point now) {
   for (const auto& id : due.heartbeat)
     if (workers_.Find(id) && !SendControl(id, Type::kHeartbeat, now))
       OnConnectionClosed(id, now);
+  if (ReleaseTaken()) Deal(now);
   TimeOut(now);
   Steal(now);
   RetireIdle(now);

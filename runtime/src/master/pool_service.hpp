@@ -1,7 +1,8 @@
 // One Pool as the run's master serves it: its task table, its workers, its
 // backend, and the rules that tie them together (dealing tasks, retrying
 // lost ones, replacing lost workers, timing tasks out, stealing tasks for
-// idle workers, resizing, closing). Driven by the dispatcher's I/O thread
+// idle workers, resizing, closing, charging each worker for the results it
+// sent that the program has not taken). Driven by the dispatcher's I/O thread
 // only, so not thread-safe; the time comes in as an argument and messages
 // go out through an Outbox, so tests drive it with no socket, process or
 // sleep.
@@ -19,6 +20,7 @@
 #include "config/settings.hpp"
 #include "fiber/pool.hpp"
 #include "master/outbox.hpp"
+#include "master/peer_budget.hpp"
 #include "master/run_stats.hpp"
 #include "master/sizer.hpp"
 #include "master/task_table.hpp"
@@ -64,6 +66,14 @@ class PoolService {
     std::vector<std::string> manager_functions;
     /// Called when a worker has said HELLO: its id and pid.
     std::function<void(const std::string&, long)> on_connected;
+    /// The run's budget (RequestService's): each result is charged to the
+    /// worker that sent it, its bytes and wire::kHeldOverheadBytes per
+    /// call, until the program drops the result (its AsyncResult or
+    /// IMapResult; seen at the next Tick) or the pool goes. A worker holding all its bytes (or
+    /// more) is dealt no more while another of the pool is within its own;
+    /// a result larger than the whole budget is kept too (the message
+    /// limit bounds it). Null: results are not charged.
+    std::shared_ptr<PeerBudget> budget;
   };
   PoolService(Options options, std::unique_ptr<backend::Backend> backend, Outbox& outbox);
   /// Kills every worker still there.
@@ -202,6 +212,19 @@ class PoolService {
   /// ended (so the report says "killed by SIGSEGV"), or a short wait later.
   void OnConnectionClosed(const std::string& id, Clock::time_point now);
   [[nodiscard]] bool SendControl(const std::string& id, wire::Type type, Clock::time_point now);
+  /// Charges outcomes, the result of task, to worker id (Options::budget),
+  /// whatever their size: the program asked for them (one larger than the
+  /// whole budget holds its worker back until it is taken).
+  void ChargeResult(const std::string& id, std::uint64_t task, const std::vector<detail::Outcome>& outcomes);
+  /// Returns the charges of results whose batch the program has dropped;
+  /// true when any was returned.
+  bool ReleaseTaken();
+  /// True when worker id holds all its budget's bytes, or more.
+  bool OverBudget(const std::string& id) const;
+  /// True when a live worker of the pool has bytes left: then those with
+  /// none are dealt nothing (while none has, dealing goes on, or a
+  /// program waiting for all its results would wait forever).
+  bool AnyWithinBudget() const;
 
   Options options_;
   Deadlines deadlines_;
@@ -220,6 +243,14 @@ class PoolService {
   /// they were lost; each waits at most heartbeat_timeout. The pool
   /// finishes only when none waits.
   std::map<std::string, Clock::time_point> awaiting_exit_;
+  /// The charges of results delivered, by batch and worker; a batch's
+  /// address is checked against its weak_ptr, so a new batch at a dropped
+  /// one's address is not taken for it.
+  struct HeldResults {
+    std::weak_ptr<detail::Batch> batch;
+    PeerBudget::Hold hold;
+  };
+  std::map<std::pair<const detail::Batch*, std::string>, HeldResults> held_results_;
 };
 
 }  // namespace fiber::master

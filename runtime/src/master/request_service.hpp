@@ -56,6 +56,8 @@ class RequestService {
   const ShareTable& shares() const { return shares_; }
   /// What the master holds for a worker (and its client connection).
   PeerBudget::Usage HeldFor(const std::string& worker_id) const { return budget_->Of(worker_id); }
+  /// The budget every peer is charged against, the pools' results too.
+  const std::shared_ptr<PeerBudget>& budget() const { return budget_; }
   /// Calls on a manager's objects the master forwarded for other processes:
   /// 0 while every worker calls its managers in one hop.
   std::uint64_t manager_calls_forwarded() const { return manager_calls_forwarded_; }

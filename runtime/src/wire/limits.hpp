@@ -45,8 +45,10 @@ constexpr std::size_t kMaxMessageBytes = std::size_t{1} << 30;
 /// Requests waiting for their answer: gets and polls, manager calls.
 constexpr std::size_t kMaxPeerRequests = 1024;
 /// Bytes of queue items it put that nobody has taken yet, of the
-/// arguments of its manager calls in flight, and of values it shared
-/// (fiber::share) that are still held, each of these also charged
+/// arguments of its manager calls in flight, of values it shared
+/// (fiber::share) that are still held, and of its tasks' results the
+/// program has not dropped (charged past the bound: its pool deals it no
+/// more instead, master/pool_service.hpp), each of these also charged
 /// kHeldOverheadBytes.
 constexpr std::size_t kMaxPeerBytes = std::size_t{256} << 20;
 /// What the master charges for each item, call or value it holds beside
