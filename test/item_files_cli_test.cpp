@@ -15,6 +15,7 @@
 
 #include "support/fiber_command.hpp"
 #include "wire/item_directory.hpp"
+#include "support/skip.hpp"
 
 using fiber::testing::Fiber;
 
@@ -78,7 +79,7 @@ TEST_CASE("a master killed with kill -9 while it holds a large item leaves no fi
   if (::geteuid() == 0)
     CHECK(OpenedAsNobody(mine) == EACCES);
   else
-    MESSAGE("skipped: opening it as another user needs root");
+    fiber::testing::Skipped("opening it as another user needs root");
 
   fiber::testing::KillRecorded(fiber.Record(id)["master_pid"].get<long>());
   CHECK(wait_exit(run, 120) == 128 + SIGKILL);

@@ -18,6 +18,7 @@
 
 #include "wire/item_directory.hpp"
 #include "wire/item_files.hpp"
+#include "support/skip.hpp"
 
 using fiber::wire::ItemFiles;
 
@@ -204,8 +205,7 @@ TEST_CASE("a link in place of a run's directory is not followed, even to a priva
 
 TEST_CASE("another user's directory in place of a run's is neither used nor removed") {
   if (::geteuid() != 0) {
-    MESSAGE("skipped: handing a directory to another user needs root");
-    return;
+    FIBER_SKIP("handing a directory to another user needs root");
   }
   auto [run, master, worker] = Both();  // this user's directory is there
   const std::string theirs = NewRunId() + "theirs";

@@ -18,6 +18,7 @@
 
 #include "support/fiber_command.hpp"
 #include "support/temp_dir.hpp"
+#include "support/skip.hpp"
 
 using fiber::testing::Fiber;
 using fiber::testing::TempDir;
@@ -108,7 +109,7 @@ struct World {
 // Handing files to another user needs root: false (and says so) without.
 bool Root() {
   if (::geteuid() == 0) return true;
-  MESSAGE("skipped: handing a file to another user needs root");
+  fiber::testing::Skipped("handing a file to another user needs root");
   return false;
 }
 

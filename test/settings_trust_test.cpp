@@ -16,6 +16,7 @@
 #include "subprocess.hpp"
 #include "support/fiber_command.hpp"
 #include "support/temp_dir.hpp"
+#include "support/skip.hpp"
 
 using fiber::config::Inputs;
 using fiber::config::Resolved;
@@ -61,8 +62,7 @@ bool Contains(const std::string& text, const std::string& part) {
 
 TEST_CASE("a stranger's fiber.yaml in a world-writable directory above is not read, and is named once") {
   if (!Root()) {
-    MESSAGE("skipped: handing a file to another user needs root");
-    return;
+    FIBER_SKIP("handing a file to another user needs root");
   }
   World w;
   const std::string shared = w.root.dir("shared");
@@ -82,8 +82,7 @@ TEST_CASE("a stranger's fiber.yaml in a world-writable directory above is not re
 
 TEST_CASE("a fiber.yaml another user owns is refused even in the user's own directory") {
   if (!Root()) {
-    MESSAGE("skipped: handing a file to another user needs root");
-    return;
+    FIBER_SKIP("handing a file to another user needs root");
   }
   World w;
   const std::string planted = w.root.write("project/fiber.yaml", "prefetch: 7\n");
@@ -97,8 +96,7 @@ TEST_CASE("a fiber.yaml another user owns is refused even in the user's own dire
 
 TEST_CASE("the lookup stops at the first directory that is not the user's") {
   if (!Root()) {
-    MESSAGE("skipped: handing a directory to another user needs root");
-    return;
+    FIBER_SKIP("handing a directory to another user needs root");
   }
   World w;
   w.root.write("fiber.yaml", "prefetch: 7\n");  // the user's, but beyond a stranger's directory
@@ -172,8 +170,7 @@ TEST_CASE("the settings that choose what runs or ships say where they came from"
 
 TEST_CASE("fiber config show run under a stranger's fiber.yaml takes none of it and says so in one line") {
   if (!Root()) {
-    MESSAGE("skipped: handing a file to another user needs root");
-    return;
+    FIBER_SKIP("handing a file to another user needs root");
   }
   fiber::testing::Fiber fiber;
   TempDir root;
@@ -235,8 +232,7 @@ TEST_CASE("a user file linked from a dotfiles directory of the user's is read; a
   CHECK(r.settings.prefetch == 7);
   CHECK(r.refused.empty());
   if (!Root()) {
-    MESSAGE("skipped: handing a link to another user needs root");
-    return;
+    FIBER_SKIP("handing a link to another user needs root");
   }
   REQUIRE(::lchown((dir + "/config.yaml").c_str(), kNobody, kNobody) == 0);
   r = w.resolved();

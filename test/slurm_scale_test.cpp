@@ -17,6 +17,7 @@
 #include "support/fiber_command.hpp"
 #include "support/temp_dir.hpp"
 #include "support/test_slurm.hpp"
+#include "support/skip.hpp"
 
 using fiber::testing::eventually;
 using fiber::testing::Fiber;
@@ -163,8 +164,7 @@ struct RootLimited {
 TEST_CASE("a per-user MaxSubmitJobs (slurmdbd) makes part of a pool wait in fiber, its reason in ps; a map under it gives every result") {
   const auto& started = fiber::testing::SlurmValues();
   if (!started.count("FIBER_SLURM_ACCOUNTING") || started.at("FIBER_SLURM_ACCOUNTING") != "1") {
-    MESSAGE("skipped: the test Slurm runs without accounting (start it with FIBER_SLURM_ACCOUNTING=1 test/slurm/up)");
-    return;
+    FIBER_SKIP("the test Slurm runs without accounting (start it with FIBER_SLURM_ACCOUNTING=1 test/slurm/up)");
   }
   RootLimited limit("MaxSubmitJobs", 4);
   const std::string refused = "Job violates accounting/QOS policy";

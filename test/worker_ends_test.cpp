@@ -10,6 +10,7 @@
 #include "support/fiber_command.hpp"
 #include "support/packaged_images.hpp"
 #include "support/test_image.hpp"  // TestEngineName
+#include "support/skip.hpp"
 
 using fiber::testing::Fiber;
 using fiber::testing::Occurrences;
@@ -63,8 +64,7 @@ TEST_CASE("a worker whose process froze is lost with its connection, naming the 
 
 TEST_CASE("a container killed for its memory limit is reported as such, with the limit") {
   if (fiber::testing::TestEngineName() != "docker") {
-    MESSAGE("skipped: only Docker's events say a container was killed for its memory (Podman 4.3's do not)");
-    return;
+    FIBER_SKIP("only Docker's events say a container was killed for its memory (Podman 4.3's do not)");
   }
   fiber::testing::RemovePackagedImagesAtExit(built_program("ending_pool"));
   Fiber fiber;
