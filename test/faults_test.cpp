@@ -32,12 +32,12 @@ std::vector<long> connected_pids(fiber::Pool& pool, std::size_t n) {
   return {};
 }
 
-// The pid of a worker holding a task, waiting (bounded) until one does; 0
-// when none does within 30 s.
-long busy_worker_pid(fiber::Pool& pool) {
+// The pid of a worker holding a task (other than not, a worker killed
+// already), waiting (bounded) until one does; 0 when none does within 30 s.
+long busy_worker_pid(fiber::Pool& pool, long not_this = 0) {
   for (int i = 0; i < 3000; ++i) {
     for (const auto& w : pool.workers())
-      if (w.running > 0) return w.pid;
+      if (w.running > 0 && w.pid > 0 && w.pid != not_this) return w.pid;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return 0;
@@ -121,8 +121,9 @@ TEST_CASE("map survives SIGKILL of a worker holding tasks") {
   fiber::Pool pool(3);
   auto pids = connected_pids(pool, 3);
   auto pending = pool.map_async(sleep_ms, std::vector<int>(60, 20), 1);
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  ::kill(static_cast<pid_t>(pids[0]), SIGKILL);
+  const long pid = busy_worker_pid(pool);
+  REQUIRE(pid != 0);
+  ::kill(static_cast<pid_t>(pid), SIGKILL);
   CHECK(pending.get() == std::vector<int>(60, 20));
 }
 
@@ -146,7 +147,7 @@ TEST_CASE("local workers killed with their fork server are replaced and the map 
   REQUIRE(server > 1);
   REQUIRE(server != ::getpid());
   auto pending = pool.map_async(sleep_ms, std::vector<int>(60, 20), 1);
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  REQUIRE(busy_worker_pid(pool) != 0);  // mid-map
   ::kill(server, SIGKILL);
   CHECK(pending.get() == std::vector<int>(60, 20));
   // The new workers have a new fork server.
@@ -175,12 +176,14 @@ TEST_CASE("a task lost more often than the retry limit fails with WorkerLost") {
   options.max_task_retries = 1;
   fiber::Pool pool(options);
   auto r = pool.apply_async(sleep_ms, 60000);
+  long killed = 0;
   for (int kill = 0; kill < 2; ++kill) {
-    // Wait until the task is leased, then kill the worker holding it.
-    const long pid = busy_worker_pid(pool);
+    // Wait until the task is leased (again, to another worker than the one
+    // killed), then kill the worker holding it.
+    const long pid = busy_worker_pid(pool, killed);
     REQUIRE(pid != 0);
     ::kill(static_cast<pid_t>(pid), SIGKILL);
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    killed = pid;
   }
   CHECK_THROWS_WITH_AS(r.get(std::chrono::seconds(60)), doctest::Contains("lost with its worker 2 times"),
                        fiber::WorkerLost);
