@@ -8,8 +8,12 @@
 // connections that have not proven the key: the flood asks for more than
 // that. Rounds interleaved; one JSON line per round, then the ratio of the
 // medians (target: at most 2). Workers lost on the way (ids past the first
-// eight of the pool) are counted.
-// Arguments: [ROUNDS] (5 unless given).
+// eight of the pool) are counted. With `hello`, the flood is CURVE HELLOs
+// of random bytes from the same addresses instead, 20 connections in flight
+// from each, each opened again as soon as the master closes it
+// (test/support/hello_flood.hpp): what X25519s on the master's I/O thread
+// cost a pool, and how many HELLOs a second the master refused meanwhile.
+// Arguments: [ROUNDS] [idle|hello] (5 and idle unless given).
 #include <fiber/fiber.hpp>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -27,6 +31,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "support/hello_flood.hpp"
 #include "support/idle_connections.hpp"
 
 namespace {
@@ -93,23 +98,32 @@ int main(int argc, char** argv) {
   }
   fiber::init(argc, argv);
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 5;
+  const bool hellos = argc > 2 && std::string(argv[2]) == "hello";
+  const std::vector<std::string> strangers = {"127.0.0.2", "127.0.0.3", "127.0.0.4"};
   std::vector<double> quiet, flooded;
   for (int round = 0; round < rounds; ++round) {
     const Start alone = StartAndMap();
     Start under;
-    {
-      fiber::testing::ConnectionFlood flood(port, 100, {"127.0.0.2", "127.0.0.3", "127.0.0.4"});
+    double hellos_per_s = 0;
+    if (hellos) {
+      fiber::testing::HelloFlood flood(port, 20, strangers);
+      const auto t0 = bench::Clock::now();
+      under = StartAndMap();
+      hellos_per_s = static_cast<double>(flood.refused()) / bench::seconds_since(t0);
+    } else {
+      fiber::testing::ConnectionFlood flood(port, 100, strangers);
       under = StartAndMap();
     }
     quiet.push_back(alone.seconds);
     flooded.push_back(under.seconds);
     std::printf("%s\n", bench::Json()
-                            .str("measure", "port_flood")
+                            .str("measure", hellos ? "port_flood_hello" : "port_flood")
                             .num("round", round)
                             .num("quiet_s", alone.seconds)
                             .num("flooded_s", under.seconds)
                             .num("replaced_quiet", alone.replaced)
                             .num("replaced_flooded", under.replaced)
+                            .num("hellos_refused_per_s", hellos_per_s)
                             .text()
                             .c_str());
     std::fflush(stdout);

@@ -1,7 +1,8 @@
 // Idle TCP connections to the run's port, from a peer that never speaks: a
 // master that may hold only 256 descriptors still makes a new pool, and
 // closes every such connection; a pool starts whole while strangers keep
-// such connections open from several addresses. The master is a real program
+// such connections open from several addresses, or send CURVE HELLOs over
+// new ones as fast as they can. The master is a real program
 // (programs/idle_connections.cpp). Asserts outcomes only; the waits are
 // bounds against a hang, long enough for TCP's own retries on a loaded machine.
 #include <arpa/inet.h>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "subprocess.hpp"
+#include "support/hello_flood.hpp"
 #include "support/idle_connections.hpp"
 #include "support/temp_dir.hpp"
 
@@ -112,36 +114,68 @@ TEST_CASE("the run's master raises its soft descriptor limit to the hard limit")
   CHECK(wait_exit(m.child, 60) == 0);
 }
 
-TEST_CASE("pools of 8 local workers start whole and map while strangers flood the run's port from three addresses") {
+namespace {
+
+// Has the program make its second pool (8 workers, 100 squares) three times
+// over, and checks each: the right sum, every worker connected and none lost
+// (a replacement would have a number past the first eight the pool started).
+void MapWholePools(Master& m) {
+  constexpr int kRounds = 3;  // a worker turned away is lost only now and then
+  Go(m, kRounds);
+  for (int round = 0; round < kRounds; ++round) {
+    CAPTURE(round);
+    CHECK(read_line(m.child.stdout_fd, 300) == "mapped " + std::to_string(SumOfSquares(100)));
+    std::istringstream line(read_line(m.child.stdout_fd, 360));
+    std::string word;
+    line >> word;
+    CHECK(word == "workers");
+    std::vector<int> numbers;
+    for (int n; line >> n;) numbers.push_back(n);
+    std::sort(numbers.begin(), numbers.end());
+    REQUIRE(numbers.size() == 8);
+    CHECK(numbers.back() - numbers.front() == 7);
+  }
+}
+
+const std::vector<std::string> kStrangers = {"127.0.0.2", "127.0.0.3", "127.0.0.4"};
+
+// The program held to 1024 descriptors, so that the master holds 256
+// connections that have not proven the key, with pools of 8 workers; a
+// flood is made against its port, then it must end well.
+struct FloodedMaster {
+  FloodedMaster() { StartMaster(dir.path(), 1024, 1024, m, 8); }
+  int port() const { return std::stoi(m.endpoint.substr(m.endpoint.rfind(':') + 1)); }
+  void CheckEnd() {
+    const int status = wait_exit(m.child, 60);
+    CHECK_MESSAGE(status == 0, "stderr: " << read_all(m.child.stderr_fd, 5));
+  }
   fiber::testing::TempDir dir;
   Master m;
-  // 1024 descriptors: the master holds 256 connections that have not
-  // proven the key. When each address could hold half of them, two
-  // flooding addresses left the run's workers none.
-  StartMaster(dir.path(), 1024, 1024, m, 8);
-  const int port = std::stoi(m.endpoint.substr(m.endpoint.rfind(':') + 1));
+};
+
+}  // namespace
+
+// When each address could hold half of the places, two flooding addresses
+// left the run's workers none.
+TEST_CASE("pools of 8 local workers start whole and map while strangers flood the run's port from three addresses") {
+  FloodedMaster f;
   {
-    fiber::testing::ConnectionFlood flood(port, 100, {"127.0.0.2", "127.0.0.3", "127.0.0.4"});
-    // Three pools one after another: a worker turned away is lost only
-    // now and then.
-    constexpr int kRounds = 3;
-    Go(m, kRounds);
-    for (int round = 0; round < kRounds; ++round) {
-      CAPTURE(round);
-      CHECK(read_line(m.child.stdout_fd, 300) == "mapped " + std::to_string(SumOfSquares(100)));
-      // Every worker connected, and none was lost (a replacement would have
-      // a number past the first eight the pool started).
-      std::istringstream line(read_line(m.child.stdout_fd, 360));
-      std::string word;
-      line >> word;
-      CHECK(word == "workers");
-      std::vector<int> numbers;
-      for (int n; line >> n;) numbers.push_back(n);
-      std::sort(numbers.begin(), numbers.end());
-      REQUIRE(numbers.size() == 8);
-      CHECK(numbers.back() - numbers.front() == 7);
-    }
+    fiber::testing::ConnectionFlood flood(f.port(), 100, kStrangers);
+    MapWholePools(f.m);
   }
-  const int status = wait_exit(m.child, 60);
-  CHECK_MESSAGE(status == 0, "stderr: " << read_all(m.child.stderr_fd, 5));
+  f.CheckEnd();
+}
+
+// Each HELLO costs the master an X25519 on its I/O thread and its sender a
+// connection; the master's key is the run's secret, so no stranger gets
+// further (wire/admission.hpp).
+TEST_CASE("pools of 8 local workers start whole and map while strangers send CURVE HELLOs from three addresses as fast as they can") {
+  FloodedMaster f;
+  {
+    fiber::testing::HelloFlood flood(f.port(), 20, kStrangers);
+    MapWholePools(f.m);
+    // The flood reached the handshake: the master read HELLOs and closed them.
+    CHECK(flood.refused() > 0);
+  }
+  f.CheckEnd();
 }
