@@ -8,35 +8,24 @@
 #include <nlohmann/json.hpp>
 
 #include "runs/control_protocol.hpp"
-#include "support/recording_outbox.hpp"
-#include "support/scripted_backend.hpp"
+#include "support/scripted_pools.hpp"
 #include "tasks.hpp"
 #include "wire/codec.hpp"
 
 using fiber::master::Clock;
 using fiber::master::PoolService;
-using fiber::testing::RecordingOutbox;
-using fiber::testing::ScriptedBackend;
 using nlohmann::json;
 
 namespace {
 
 // A run's pools and report, with workers played by the test.
 struct Run {
-  Run() : requests([this](fiber::wire::Channel c) { return pools.Find(c); },
+  Run() : requests([this](fiber::wire::Channel c) { return scripted.pools.Find(c); },
                    [](const std::string&) { return false; }, {}),
-          report(pools, requests, started) {}
+          report(scripted.pools, requests, started) {}
 
   /// Adds a pool of one worker on channel.
-  PoolService& AddPool(fiber::wire::Channel channel) {
-    PoolService::Options o;
-    o.channel = channel;
-    o.bootstrap.run_id = "test";
-    o.new_worker_id = [this, channel] { return pools.NewWorkerId(channel); };
-    pools.Add(std::make_unique<PoolService>(std::move(o), std::make_unique<ScriptedBackend>(backend), outbox));
-    pools.Find(channel)->Start(now);
-    return *pools.Find(channel);
-  }
+  PoolService& AddPool(fiber::wire::Channel channel) { return scripted.Add(channel, now); }
   /// Submits n squares to pool.
   void Submit(PoolService& pool, int n) {
     std::vector<std::string> calls;
@@ -50,7 +39,7 @@ struct Run {
     REQUIRE(pool.OnMessage(id, fiber::wire::Type::kReady,
                            fiber::wire::Encode(fiber::wire::Ready{1}, pool.channel()), now));
     pool.Deal(now);
-    const std::uint64_t task = outbox.TaskIds(id).at(0);
+    const std::uint64_t task = scripted.outbox.TaskIds(id).at(0);
     fiber::wire::Writer w(fiber::wire::Type::kResult, pool.channel());
     w.U32(1);
     fiber::wire::AppendResultHead(w, task, 1);
@@ -59,15 +48,13 @@ struct Run {
   }
   /// The pool on channel goes.
   void Remove(fiber::wire::Channel channel) {
-    const auto pool = pools.Remove(channel);
+    const auto pool = scripted.pools.Remove(channel);
     report.PoolGone(channel, *pool, now);
   }
 
   Clock::time_point started = Clock::time_point() + std::chrono::hours(1);
   Clock::time_point now = started;
-  RecordingOutbox outbox;
-  std::shared_ptr<ScriptedBackend::State> backend = std::make_shared<ScriptedBackend::State>();
-  fiber::master::Pools pools;
+  fiber::testing::ScriptedPools scripted;
   fiber::master::RequestService requests;
   fiber::master::RunReport report;
   std::vector<std::shared_ptr<fiber::detail::Batch>> batches;  // the program's, kept
