@@ -54,8 +54,8 @@ wire::Channel TestMaster::AddPool(int processes, std::shared_ptr<ScriptedBackend
   o.bootstrap.master = dispatcher->endpoint();
   o.bootstrap.client_secret = keys.client_secret;
   master::Dispatcher* d = dispatcher.get();
-  o.new_worker_id = [d] { return d->NewWorkerId(); };
   const wire::Channel channel = o.channel;
+  o.new_worker_id = [d, channel] { return d->NewWorkerId(channel); };
   auto pool = std::make_shared<std::unique_ptr<master::PoolService>>(
       std::make_unique<master::PoolService>(std::move(o), std::make_unique<ScriptedBackend>(state),
                                             *dispatcher));

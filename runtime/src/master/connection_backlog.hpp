@@ -16,8 +16,8 @@
 //   too, and below zero is taken as zero.
 // A connection past wire::BacklogLimits::connection either way is to be
 // closed, and while all of them together pass total, the one holding the
-// most. Counts in, decisions out: the dispatcher reads the counters and
-// closes. Not thread-safe: the dispatcher's I/O thread's.
+// most. Counts in, decisions out: master/connection_watch reads the
+// counters and closes. Not thread-safe: the dispatcher's I/O thread's.
 #pragma once
 
 #include <chrono>

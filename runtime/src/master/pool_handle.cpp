@@ -35,7 +35,7 @@ PoolHandle::PoolHandle(Run& run, const PoolOptions& options,
   o.settings = run.settings();
   if (!options.backend.empty()) o.settings.backend = options.backend;
   o.bootstrap = run.bootstrap();
-  o.new_worker_id = [d = &dispatcher_] { return d->NewWorkerId(); };
+  o.new_worker_id = [d = &dispatcher_, channel = channel_] { return d->NewWorkerId(channel); };
   o.on_finished = [finish = finish_] {
     std::lock_guard<std::mutex> lock(finish->mu);
     finish->done = true;

@@ -1,6 +1,6 @@
 // The run's status in full (runs/control_protocol.hpp's "run-status"): the
-// dispatcher gathers it from its pools, this writes it as the protocol
-// says. Plain data and one function: thread-safe.
+// run's report (master/run_report) gathers it from its pools, this writes
+// it as the protocol says. Plain data and one function: thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +22,7 @@ struct RunStatus {
   double master_cpu_percent = 0;
   std::uint64_t workers_started = 0;
   std::uint64_t manager_calls_forwarded = 0;  // RequestService's
-  PoolService::Status totals;  // over every pool (Dispatcher::Totals): its gauges
+  PoolService::Status totals;  // over every pool (RunReport::Totals): its gauges
   PoolCounters gone;  // of pools no longer there
   using Pools = std::vector<std::pair<wire::Channel, PoolService::Snapshot>>;
   Pools pools;
