@@ -22,13 +22,20 @@ TEST_CASE("tasks are leased in the order they were added, and a lease is known b
   CHECK(table.LeaseNext("w0") == a);
   CHECK(table.LeaseNext("w0") == b);
   CHECK_FALSE(table.HasPending());
-  CHECK(table.HeldBy(a, "w0"));
-  CHECK_FALSE(table.HeldBy(a, "w1"));
+  CHECK(table.CallsHeldBy(a, "w0") == 1);
+  CHECK(table.CallsHeldBy(b, "w0") == 2);
+  CHECK_FALSE(table.CallsHeldBy(a, "w1"));
   CHECK(table.Leases("w0") == 2);
   CHECK(table.CallsLeasedTo("w0") == 3);
-  table.Finish(a, {Outcome{Outcome::Kind::kValue, "v", {}}});
+  CHECK_FALSE(table.Finish(a, "w1", {Outcome{Outcome::Kind::kValue, "v", {}}}));  // not its holder
+  CHECK_FALSE(batch->ready());
+  const auto finished = table.Finish(a, "w0", {Outcome{Outcome::Kind::kValue, "v", {}}});
+  REQUIRE(finished);
+  CHECK(finished->done);
+  CHECK(finished->batch == batch);
   CHECK(table.Leases("w0") == 1);
-  CHECK_FALSE(table.HeldBy(a, "w0"));
+  CHECK_FALSE(table.CallsHeldBy(a, "w0"));
+  CHECK_FALSE(table.Finish(a, "w0", {Outcome{Outcome::Kind::kValue, "again", {}}}));
   CHECK(batch->wait_slot(0));
 }
 
@@ -86,8 +93,8 @@ TEST_CASE("the table counts tasks done and failed, and names the function a work
   CHECK(table.Running("w0").rfind("g (item", 0) == 0);
   CHECK(table.Running("w1").rfind("f (item", 0) == 0);
   CHECK(table.Running("w2") == "");
-  table.Finish(a, {Outcome{Outcome::Kind::kValue, "v", {}}});
-  table.Finish(b, {Outcome{Outcome::Kind::kRemoteError, "boom", "std::runtime_error"}});
+  CHECK(table.Finish(a, "w0", {Outcome{Outcome::Kind::kValue, "v", {}}})->done);
+  CHECK_FALSE(table.Finish(b, "w1", {Outcome{Outcome::Kind::kRemoteError, "boom", "std::runtime_error"}})->done);
   table.LeaseNext("w0");
   table.Lose("w0", "gone");  // no retries: it fails
   CHECK(table.done() == 1);

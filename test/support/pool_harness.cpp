@@ -8,8 +8,7 @@
 namespace fiber::testing {
 
 PoolHarness::PoolHarness(int processes, int max_task_retries, Call initializer) {
-  master::PoolService::Options o;
-  o.processes = processes;
+  master::PoolService::Options o = OptionsOf(processes);
   o.max_task_retries = max_task_retries;
   o.initializer = std::move(initializer);
   Make(std::move(o));
@@ -19,6 +18,12 @@ PoolHarness::PoolHarness(master::PoolService::Options::Elastic elastic) {
   master::PoolService::Options o;
   o.elastic = elastic;
   Make(std::move(o));
+}
+
+master::PoolService::Options PoolHarness::OptionsOf(int processes) {
+  master::PoolService::Options o;
+  o.processes = processes;
+  return o;
 }
 
 void PoolHarness::Make(master::PoolService::Options o) {

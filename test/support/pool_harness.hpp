@@ -22,6 +22,9 @@ struct PoolHarness {
   /// A pool of these options (channel, ids and callbacks are the harness's).
   explicit PoolHarness(master::PoolService::Options options) { Make(std::move(options)); }
 
+  /// Options of a pool of processes workers, for the constructor above.
+  static master::PoolService::Options OptionsOf(int processes);
+
   /// HELLO, then READY with credit, then a deal, as a worker's first words.
   void Connect(const std::string& id, std::uint32_t credit = 1);
   /// Delivers a message from worker id as the dispatcher would.

@@ -1,5 +1,7 @@
 #include "support/recording_outbox.hpp"
 
+#include <algorithm>
+
 #include <doctest/doctest.h>
 
 #include "wire/codec.hpp"
@@ -17,6 +19,11 @@ std::vector<wire::Type> RecordingOutbox::Types(const std::string& worker) const 
     types.push_back(h.type);
   }
   return types;
+}
+
+bool RecordingOutbox::Sent(const std::string& worker, wire::Type type) const {
+  const std::vector<wire::Type> types = Types(worker);
+  return std::find(types.begin(), types.end(), type) != types.end();
 }
 
 std::vector<wire::TaskView> RecordingOutbox::Tasks(const std::string& worker) const {

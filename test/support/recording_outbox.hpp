@@ -23,6 +23,8 @@ class RecordingOutbox : public master::Outbox {
   }
   /// The types sent to worker, in order.
   std::vector<wire::Type> Types(const std::string& worker) const;
+  /// True when a message of type was sent to worker.
+  bool Sent(const std::string& worker, wire::Type type) const;
   /// Ids of the tasks in every TASK sent to worker, in order.
   std::vector<std::uint64_t> TaskIds(const std::string& worker) const;
   /// The calls of every task sent to worker, in order.

@@ -21,19 +21,15 @@ std::uint64_t TaskTable::LeaseNext(const std::string& worker, Clock::time_point 
   return id;
 }
 
-Clock::time_point TaskTable::LeasedAt(std::uint64_t id) const {
-  auto it = tasks_.find(id);
-  return it == tasks_.end() || it->second.holder.empty() ? Clock::time_point{} : it->second.leased_at;
-}
-
 const Task* TaskTable::Find(std::uint64_t id) const {
   auto it = tasks_.find(id);
   return it == tasks_.end() ? nullptr : &it->second.task;
 }
 
-bool TaskTable::HeldBy(std::uint64_t id, const std::string& worker) const {
+std::optional<std::size_t> TaskTable::CallsHeldBy(std::uint64_t id, const std::string& worker) const {
   auto it = tasks_.find(id);
-  return it != tasks_.end() && it->second.holder == worker;
+  if (it == tasks_.end() || it->second.holder.empty() || it->second.holder != worker) return std::nullopt;
+  return it->second.task.calls.size();
 }
 
 std::size_t TaskTable::Leases(const std::string& worker) const {
@@ -87,24 +83,22 @@ std::string TaskTable::Describe(std::uint64_t id) const {
                                                 ")");
 }
 
-bool TaskTable::Finish(std::uint64_t id, std::vector<detail::Outcome>&& outcomes) {
+std::optional<TaskTable::Finished> TaskTable::Finish(std::uint64_t id, const std::string& worker,
+                                                    std::vector<detail::Outcome>&& outcomes) {
   auto it = tasks_.find(id);
-  if (it == tasks_.end()) return false;
+  if (it == tasks_.end() || it->second.holder.empty() || it->second.holder != worker) return std::nullopt;
   Entry& entry = it->second;
-  if (entry.holder.empty()) {
-    std::erase(pending_, id);
-  } else {
-    auto lease = leases_.find(entry.holder);
-    std::erase(lease->second, id);
-    if (lease->second.empty()) leases_.erase(lease);
-  }
+  auto lease = leases_.find(worker);
+  std::erase(lease->second, id);
+  if (lease->second.empty()) leases_.erase(lease);
   const bool ok = std::all_of(outcomes.begin(), outcomes.end(), [](const detail::Outcome& o) {
     return o.kind == detail::Outcome::Kind::kValue;
   });
   ++(ok ? done_ : failed_);
+  Finished finished{entry.task.batch, entry.task.items, entry.leased_at, ok};
   entry.task.batch->complete(entry.task.first, std::move(outcomes));
   tasks_.erase(it);
-  return ok;
+  return finished;
 }
 
 void TaskTable::Fail(Entry& entry, const detail::Outcome& outcome) {

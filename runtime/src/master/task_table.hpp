@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -39,11 +40,10 @@ class TaskTable {
   bool HasPending() const { return !pending_.empty(); }
   /// Leases the first pending task to worker (at now) and returns its id.
   std::uint64_t LeaseNext(const std::string& worker, Clock::time_point now = {});
-  /// When task id was leased; the epoch when it is not held.
-  Clock::time_point LeasedAt(std::uint64_t id) const;
   const Task* Find(std::uint64_t id) const;
-  /// True when worker holds task id.
-  bool HeldBy(std::uint64_t id, const std::string& worker) const;
+  /// How many calls task id makes, when worker holds it (what its result
+  /// must answer); nullopt when worker does not hold it.
+  std::optional<std::size_t> CallsHeldBy(std::uint64_t id, const std::string& worker) const;
   /// How many tasks worker holds.
   std::size_t Leases(const std::string& worker) const;
   /// The task worker runs, for reports: "boom (item 3)", "boom (items
@@ -67,9 +67,18 @@ class TaskTable {
   /// id. Worker must hold two or more.
   std::uint64_t TakeBack(const std::string& worker);
 
-  /// Delivers outcomes to the waiting caller and forgets the task; true
-  /// when every call has a value (the task is done, not failed).
-  bool Finish(std::uint64_t id, std::vector<detail::Outcome>&& outcomes);
+  /// A task finished by its holder's result, as the pool counts it.
+  struct Finished {
+    std::shared_ptr<detail::Batch> batch;  // whose caller the outcomes went to
+    std::size_t items = 0;                 // of the caller's items
+    Clock::time_point leased_at;
+    bool done = false;  // every call has a value (not failed)
+  };
+  /// Delivers outcomes of task id, held by worker, to the waiting caller
+  /// and forgets the task, in one look-up; nullopt (nothing delivered) when
+  /// worker does not hold it.
+  std::optional<Finished> Finish(std::uint64_t id, const std::string& worker,
+                                 std::vector<detail::Outcome>&& outcomes);
   /// Worker was lost (why says how): each task it held goes back to the
   /// front of the queue, in order, or fails with WorkerLost once it has been
   /// lost more than max_retries times. Returns how many went back.

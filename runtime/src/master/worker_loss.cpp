@@ -1,0 +1,66 @@
+#include "master/worker_loss.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <string_view>
+
+#include "diagnostics/log.hpp"
+#include "os/run_capture.hpp"
+#include "runs/run_dir.hpp"
+
+namespace fiber::master {
+
+namespace {
+
+// "; 2 retries left" after what a lost worker ran: whether it runs again
+// (using one of them).
+std::string RetriesSaid(int left) {
+  if (left <= 0) return "; no retries left, so it fails";
+  return "; " + std::to_string(left) + (left == 1 ? " retry" : " retries") + " left";
+}
+
+// The last line a worker wrote to its log file, if it has one: why it could
+// not start, as the loader said it.
+std::string LastWords(const std::string& log_file) {
+  std::ifstream in(log_file, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  const std::streamoff size = in.tellg();
+  const std::streamoff keep = std::min<std::streamoff>(size, 4096);
+  std::string tail(static_cast<std::size_t>(keep), '\0');
+  in.seekg(size - keep);
+  in.read(tail.data(), keep);
+  return LastLine(std::move(tail));
+}
+
+}  // namespace
+
+std::string LossWhy(const backend::EndCause& cause, const std::string& task) {
+  return cause.text + (task.empty() ? "" : " while running " + task);
+}
+
+void SayLoss(const WorkerEnd& loss) {
+  log::Warning("worker " + loss.id + " lost: " + LossWhy(loss.cause, loss.task) +
+               (loss.task.empty() ? "" : RetriesSaid(loss.retries_left)));
+}
+
+bool CannotStart(const backend::Exit& exit) {
+  return exit.status == ExitStatus::Exited(126) || exit.status == ExitStatus::Exited(127);
+}
+
+std::string CannotStartWhy(const backend::Exit& exit, const std::string& run_dir) {
+  const std::string said = run_dir.empty() ? "" : LastWords(runs::WorkerLogPath(run_dir, exit.worker_id));
+  // A backend that reads the worker's output (a container's) has said it
+  // already.
+  const bool new_words = !said.empty() && exit.cause.text.find(said) == std::string::npos;
+  return "worker " + exit.worker_id + " could not start: " + exit.cause.text +
+         (new_words ? " (" + said + ")" : "");
+}
+
+bool EngineEnded(const backend::EndCause& cause) {
+  using namespace backend::end_word;
+  for (const char* engine : {kOom, kEvicted, kPreempted, kTimeLimit, kNodeFailed})
+    if (std::string_view(cause.word) == engine) return true;
+  return false;
+}
+
+}  // namespace fiber::master
