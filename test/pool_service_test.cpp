@@ -275,6 +275,19 @@ TEST_CASE("a backend that cannot start workers fails the pool's calls with its r
   CHECK(PoolHarness::Slot(*batch, 0) == "the scripted backend cannot start workers: scripted failure");
 }
 
+TEST_CASE("a start the backend accepted and then could not make fails the pool's calls as a refused start does") {
+  PoolHarness h(2);
+  auto batch = h.SubmitSquares(1);
+  fiber::backend::Exit exit{"w0", fiber::backend::Because(fiber::backend::end_word::kCannotStart, "no such image"),
+                            fiber::ExitStatus::Exited(125)};
+  exit.not_started = true;
+  ScriptedBackend::Exit(*h.backend, exit);
+  h.Advance(milliseconds(100));
+  REQUIRE(batch->ready());
+  CHECK(PoolHarness::Slot(*batch, 0) == "the scripted backend cannot start workers: no such image");
+  CHECK(h.Launched().size() == 2);  // none started in its place
+}
+
 TEST_CASE("a closed pool stops its workers once drained and then finishes") {
   PoolHarness h(2);
   h.Connect("w0");

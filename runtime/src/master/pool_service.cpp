@@ -659,6 +659,12 @@ void PoolService::Tick(Clock::time_point now) {
     const Worker* w = workers_.Find(exit.worker_id);
     if (w && w->stop_sent && tasks_.Leases(exit.worker_id) == 0) {
       workers_.End({exit.worker_id, exit.cause, "", 0, false, now});  // retired as asked
+    } else if (w && exit.not_started && !terminating_) {
+      // Said as a refused start is: the backend, not the worker, failed.
+      Break({Outcome::Kind::kWorkerLost,
+             "the " + std::string(backend_->name()) + " backend cannot start workers: " + exit.cause.text,
+             {}});
+      LoseWorker(exit.worker_id, exit.cause, now);
     } else if (w && !w->connected && CannotStart(exit) && !terminating_) {
       // At the first: each replacement would fail the same way.
       const std::string said =
