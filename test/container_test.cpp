@@ -114,6 +114,19 @@ fiber::backend::Exit FirstExit(fiber::backend::Backend& backend) {
   return exits.front();
 }
 
+// Why the backend could not start launch's worker: Start accepts it, at
+// once, and its end through Poll says why, as a refused start did.
+std::string RefusedStart(fiber::backend::Backend& backend, const fiber::backend::Launch& launch) {
+  std::string err;
+  REQUIRE_MESSAGE(backend.Start(launch, &err), err);
+  const fiber::backend::Exit exit = FirstExit(backend);
+  CHECK(exit.worker_id == launch.bootstrap.worker_id);
+  CHECK(exit.not_started);
+  CHECK(std::string(exit.cause.word) == fiber::backend::end_word::kCannotStart);
+  CHECK(ContainersOf(launch.bootstrap.run_id).empty());
+  return exit.cause.text;
+}
+
 }  // namespace
 
 TEST_CASE("a pool map whose workers are containers returns every result in order") {
@@ -214,8 +227,7 @@ TEST_CASE("an image the engine does not have is named as the cause, at once") {
   const std::string run_id = "ct" + fiber::runs::NewRunId();
   ContainersRemoved cleanup(Engine(), run_id);
   ContainerBackend backend(TestEngineName(), WithImage("fiber-test:no-such-image"));
-  std::string err;
-  CHECK_FALSE(backend.Start(TestLaunch(run_id), &err));
+  const std::string err = RefusedStart(backend, TestLaunch(run_id));
   CHECK_MESSAGE(err.find("image 'fiber-test:no-such-image' is not in the engine") != std::string::npos, err);
 }
 
@@ -226,8 +238,7 @@ TEST_CASE("a program missing from its image is named") {
   image.without_programs = true;
   const std::string reference = ImageOf(image);
   ContainerBackend backend(TestEngineName(), WithImage(reference));
-  std::string err;
-  CHECK_FALSE(backend.Start(TestLaunch(run_id), &err));
+  const std::string err = RefusedStart(backend, TestLaunch(run_id));
   CHECK_MESSAGE(err.find("the program /") != std::string::npos, err);
   CHECK_MESSAGE(err.find("container_test is not in image " + reference) != std::string::npos, err);
 }
@@ -238,8 +249,7 @@ TEST_CASE("a dynamic loader missing from its image is named") {
   TestImage image;
   image.without_loader = true;
   ContainerBackend backend(TestEngineName(), WithImage(ImageOf(image)));
-  std::string err;
-  CHECK_FALSE(backend.Start(TestLaunch(run_id), &err));
+  const std::string err = RefusedStart(backend, TestLaunch(run_id));
   CHECK_MESSAGE(err.find("the program's dynamic loader /lib64/ld-linux-x86-64.so.2 is not in image") !=
                     std::string::npos,
                 err);

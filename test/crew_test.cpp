@@ -199,6 +199,19 @@ TEST_CASE("a backend that cannot start workers fails the pool's calls with its r
   CHECK(PoolHarness::Slot(*batch, 0) == "the scripted backend cannot start workers: scripted failure");
 }
 
+TEST_CASE("a start the backend accepted and then could not make fails the pool's calls as a refused start does") {
+  PoolHarness h(2);
+  auto batch = h.SubmitSquares(1);
+  fiber::backend::Exit exit{"w0", fiber::backend::Because(fiber::backend::end_word::kCannotStart, "no such image"),
+                            fiber::ExitStatus::Exited(125)};
+  exit.not_started = true;
+  ScriptedBackend::Exit(*h.backend, exit);
+  h.Advance(milliseconds(100));
+  REQUIRE(batch->ready());
+  CHECK(PoolHarness::Slot(*batch, 0) == "the scripted backend cannot start workers: no such image");
+  CHECK(h.Launched().size() == 2);  // none started in its place
+}
+
 TEST_CASE("a pool starts only so many workers at a time, and the next as each one connects") {
   PoolHarness h(100);
   const std::size_t at_once = h.Launched().size();

@@ -32,13 +32,20 @@ struct Exit {
   /// its end (killed for its memory limit, its pod evicted, ...).
   EndCause cause;
   ExitStatus status = {};
+  /// The backend could not start it at all (a start it accepted, then
+  /// found it could not make): cause.text says why, as a refused Start's
+  /// error would.
+  bool not_started = false;
 };
 
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual const char* name() const = 0;
-  /// Starts a worker; false with *err when it could not be started at all.
+  /// Accepts a worker to start, never waiting on the engine; false with
+  /// *err when it cannot be started at all (no engine, a setting that
+  /// cannot work). A start that fails later comes back through Poll, as
+  /// an Exit (not_started when the backend could not make it).
   [[nodiscard]] virtual bool Start(const Launch& launch, std::string* err) = 0;
   /// Starts several workers at once (a Slurm job array); by default one by
   /// one. False with *err when they could not be started at all.

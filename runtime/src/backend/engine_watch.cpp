@@ -2,12 +2,10 @@
 
 #include <algorithm>
 
-#include "os/background_thread.hpp"
-
 namespace fiber::backend {
 
 std::string WatchLoop::error() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(loop_.mu());
   return error_;
 }
 
@@ -18,63 +16,52 @@ std::chrono::steady_clock::duration NextWait(const WatchPace& pace, std::chrono:
 }
 
 void WatchLoop::Unchanged() {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(loop_.mu());
   unchanged_ = true;
 }
 
 void WatchLoop::Hurry() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(loop_.mu());
     hurry_ = true;
   }
-  changed_.notify_all();
+  loop_.Notify();
 }
 
 void WatchLoop::Start(std::function<bool(std::string* err)> step, WatchPace pace, std::string internal_error) {
   const auto loop = [this, step = std::move(step), pace] {
     Clock::duration relaxed = pace.after_success;
-    while (!stop_) {
+    while (!loop_.stopping()) {
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        std::lock_guard<std::mutex> lock(loop_.mu());
         unchanged_ = false;
       }
       std::string err;
       const bool worked = step(&err);
-      std::unique_lock<std::mutex> lock(mu_);
-      if (stop_) return;  // a step cut short by Stop failed for no reason of the engine's
+      os::LoopThread::Lock lock(loop_.mu());
+      if (loop_.stopping()) return;  // a step cut short by Stop failed for no reason of the engine's
       if (!worked) {
         error_ = err;
-        changed_.notify_all();
+        loop_.Notify();
       }
       relaxed = NextWait(pace, relaxed, unchanged_ && !hurry_);
       const auto stepped = Clock::now();
-      const auto stopped_or_hurried = [this] { return stop_ || hurry_; };
-      if (!changed_.wait_until(lock, stepped + (worked ? relaxed : pace.after_failure), stopped_or_hurried))
+      if (!loop_.WaitUntil(lock, stepped + (worked ? relaxed : pace.after_failure), [this] { return hurry_; }))
         continue;
-      if (stop_) return;
+      if (loop_.stopping()) return;
       // Hurried: at most after_success after the last step, and from there on.
       hurry_ = false;
       relaxed = pace.after_success;
-      if (changed_.wait_until(lock, stepped + pace.after_success, [this] { return stop_.load(); })) return;
+      if (loop_.SleepUntil(lock, stepped + pace.after_success)) return;
     }
   };
-  thread_ = StartBackgroundThread(loop, [this, internal_error = std::move(internal_error)](const std::string& what) {
+  loop_.Start(loop, [this, internal_error = std::move(internal_error)](const std::string& what) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      std::lock_guard<std::mutex> lock(loop_.mu());
       error_ = internal_error + " (" + what + ")";
     }
-    changed_.notify_all();
+    loop_.Notify();
   });
-}
-
-void WatchLoop::Stop() {
-  {
-    // Under the lock: the loop checks stop_ and waits in one step.
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  changed_.notify_all();
-  if (thread_.joinable()) thread_.join();
 }
 
 }  // namespace fiber::backend

@@ -12,12 +12,12 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <utility>
+
+#include "os/loop_thread.hpp"
 
 namespace fiber::backend {
 
@@ -38,8 +38,8 @@ struct WatchPace {
 std::chrono::steady_clock::duration NextWait(const WatchPace& pace, std::chrono::steady_clock::duration last,
                                              bool unchanged);
 
-/// What every EngineWatch has whatever its snapshot: the thread and its
-/// loop, stop, the error and the lock and wakeups that guard it.
+/// What every EngineWatch has whatever its snapshot: its loop thread
+/// (whose lock guards the snapshot) and the error.
 class WatchLoop {
  public:
   using Clock = std::chrono::steady_clock;
@@ -50,7 +50,7 @@ class WatchLoop {
   std::string error() const;
   /// Set as the watch goes: a step blocked on the engine hands it to the
   /// client as its cancel flag, and ends when it is set.
-  const std::atomic<bool>& stopping() const { return stop_; }
+  const std::atomic<bool>& stopping() const { return loop_.stopping(); }
   /// For the step: it heard nothing new, so the pace may relax
   /// (WatchPace::relaxed_to).
   void Unchanged();
@@ -65,17 +65,14 @@ class WatchLoop {
   /// heads what an escaping exception says.
   void Start(std::function<bool(std::string* err)> step, WatchPace pace, std::string internal_error);
   /// Ends the wait between steps, sets stopping() and joins the thread.
-  void Stop();
+  void Stop() { loop_.Stop(); }
 
-  mutable std::mutex mu_;
-  std::condition_variable changed_;  // notified on news: a step heard something, or failed
-  std::string error_;                // guarded by mu_
+  os::LoopThread loop_;  // notified on news: a step heard something, or failed
+  std::string error_;    // guarded by loop_.mu()
 
  private:
-  std::atomic<bool> stop_{false};
-  bool unchanged_ = false;  // guarded by mu_
-  bool hurry_ = false;      // guarded by mu_
-  std::thread thread_;
+  bool unchanged_ = false;  // guarded by loop_.mu()
+  bool hurry_ = false;      // guarded by loop_.mu()
 };
 
 template <class Snapshot>
@@ -98,40 +95,42 @@ class EngineWatch : public WatchLoop {
   template <class F>
   void Heard(F&& change) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      std::lock_guard<std::mutex> lock(loop_.mu());
       change(snapshot_);
       error_.clear();
     }
-    changed_.notify_all();
+    loop_.Notify();
   }
   /// For the owner: change applied to the snapshot (forgetting what it took).
   template <class F>
   void Change(F&& change) {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(loop_.mu());
     change(snapshot_);
   }
   /// What read(snapshot, error) returns, called under the watch's lock.
   template <class F>
   auto Read(F&& read) const {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(loop_.mu());
     return read(static_cast<const Snapshot&>(snapshot_), static_cast<const std::string&>(error_));
   }
   /// A copy of the snapshot.
   Snapshot snapshot() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(loop_.mu());
     return snapshot_;
   }
   /// Waits until done(snapshot, error) holds, at most limit; whether it holds.
   template <class F>
   [[nodiscard]] bool Wait(Clock::duration limit, F&& done) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return changed_.wait_for(lock, limit, [&] {
+    os::LoopThread::Lock lock(loop_.mu());
+    const auto holds = [&] {
       return done(static_cast<const Snapshot&>(snapshot_), static_cast<const std::string&>(error_));
-    });
+    };
+    loop_.WaitUntil(lock, Clock::now() + limit, holds);
+    return holds();
   }
 
  private:
-  Snapshot snapshot_;  // guarded by mu_
+  Snapshot snapshot_;  // guarded by loop_.mu()
 };
 
 }  // namespace fiber::backend

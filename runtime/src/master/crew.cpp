@@ -212,6 +212,9 @@ std::vector<Crew::Exit> Crew::Poll(Clock::time_point now) {
     const Worker* w = workers_.Find(exit.worker_id);
     if (w && w->stop_sent && tasks_.Leases(exit.worker_id) == 0) {
       workers_.End({exit.worker_id, exit.cause, "", 0, false, now});  // retired as asked
+    } else if (w && exit.not_started && !phase_.terminating) {  // the backend, not the worker, failed
+      lost.push_back({exit.worker_id, exit.cause,
+                      "the " + std::string(backend_->name()) + " backend cannot start workers: " + exit.cause.text});
     } else if (w && !w->connected && CannotStart(exit) && !phase_.terminating) {
       // At the first: each replacement would fail the same way.
       lost.push_back({exit.worker_id, backend::Because(backend::end_word::kCannotStart, exit.cause.text),

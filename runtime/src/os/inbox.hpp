@@ -1,21 +1,17 @@
 // Work other threads post to one thread that polls sockets: the items wait
-// in a queue and an eventfd, which that thread polls beside its sockets,
-// wakes it. The dispatcher's I/O thread takes its posted work from one
+// in a queue and a wake descriptor (os/wake_fd.hpp), which that thread
+// polls beside its sockets, wakes it. The dispatcher's I/O thread takes its posted work from one
 // (master/dispatcher.cpp), a worker's client thread its requests
 // (client/run_client.cpp). Thread-safe: Post and Close from any thread,
 // Take from the owning thread.
 #pragma once
 
-#include <sys/eventfd.h>
-#include <unistd.h>
-
-#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "os/descriptor.hpp"
+#include "os/wake_fd.hpp"
 
 namespace fiber::os {
 
@@ -23,13 +19,9 @@ template <typename T>
 class Inbox {
  public:
   /// False with *err when no eventfd can be made.
-  [[nodiscard]] bool Open(std::string* err) {
-    wake_.Reset(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
-    if (!wake_) *err = "cannot create an eventfd";
-    return static_cast<bool>(wake_);
-  }
+  [[nodiscard]] bool Open(std::string* err) { return wake_.Open(err); }
   /// What the owner polls for reading.
-  int fd() const { return wake_.get(); }
+  int fd() const { return wake_.fd(); }
 
   /// Queues item for the owner; false with *why (what Close was given) once
   /// closed, when the owner takes no more.
@@ -59,19 +51,11 @@ class Inbox {
     return closed_.has_value();
   }
   /// Wakes the owner with nothing new (to see that it is closed).
-  void Wake() {
-    const std::uint64_t one = 1;
-    if (::write(wake_.get(), &one, sizeof one) < 0) {
-      // The counter can only saturate; the owner wakes all the same.
-    }
-  }
+  void Wake() { wake_.Wake(); }
 
   /// The owner: everything posted so far, in order, the wake cleared.
   std::vector<T> Take() {
-    std::uint64_t count;
-    if (::read(wake_.get(), &count, sizeof count) < 0) {
-      // EAGAIN: an earlier Take cleared the wake.
-    }
+    wake_.Clear();
     std::vector<T> taken;
     std::lock_guard<std::mutex> lock(mu_);
     taken.swap(items_);
@@ -79,7 +63,7 @@ class Inbox {
   }
 
  private:
-  Descriptor wake_;
+  WakeFd wake_;
   mutable std::mutex mu_;
   std::vector<T> items_;
   std::optional<std::string> closed_;  // why posts are refused

@@ -1,8 +1,5 @@
 #include "wire/admission.hpp"
 
-#include <sys/eventfd.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <utility>
 
@@ -43,27 +40,23 @@ Admission::Admission(zmq::context_t& context, zmq::socket_t& router,
       on_closed_(std::move(on_closed)) {
   router.set(zmq::sockopt::handshake_ivl,
              static_cast<int>(std::chrono::milliseconds(kHandshakeTimeout).count()));
-  stop_fd_ = eventfd(0, EFD_CLOEXEC);
-  if (stop_fd_ < 0) throw zmq::error_t();
+  std::string err;
+  if (!stop_.Open(&err)) throw zmq::error_t();
   thread_ = StartBackgroundThread([this] { Run(); }, [](const std::string& what) {
     log::Error("stopped watching the run's connections: an internal error (" + what + ")");
   });
 }
 
 Admission::~Admission() {
-  const std::uint64_t one = 1;
-  if (::write(stop_fd_, &one, sizeof one) < 0) {
-    // Cannot fail for an eventfd counter far from its limit.
-  }
+  stop_.Wake();
   thread_.join();
-  ::close(stop_fd_);
 }
 
 void Admission::Run() {
   for (;;) {
     zmq::pollitem_t items[] = {
         {monitor_.handle(), 0, ZMQ_POLLIN, 0},
-        {nullptr, stop_fd_, ZMQ_POLLIN, 0},
+        {nullptr, stop_.fd(), ZMQ_POLLIN, 0},
     };
     Poll(items, 2, std::chrono::milliseconds(-1));
     if (items[1].revents & ZMQ_POLLIN) return;

@@ -37,6 +37,7 @@
 
 #include "diagnostics/log.hpp"
 
+#include "os/wake_fd.hpp"
 #include "wire/accepted_peers.hpp"
 #include "wire/socket_monitor.hpp"
 
@@ -93,7 +94,7 @@ class Admission {
   log::RateLimit refused_;
   std::function<void(const PeerEvent&)> on_accepted_;
   std::function<void(int fd)> on_closed_;
-  int stop_fd_ = -1;
+  os::WakeFd stop_;  // woken as this goes
   std::thread thread_;
 };
 

@@ -1,6 +1,5 @@
 #include "worker/master_watch.hpp"
 
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -16,9 +15,9 @@ MasterWatch::MasterWatch(zmq::context_t& context, zmq::socket_t& dealer, std::st
                          std::chrono::milliseconds timeout)
     : events_(context, dealer, ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED),
       master_(std::move(master)),
-      timeout_ms_(timeout.count()),
-      wake_fd_(::eventfd(0, EFD_CLOEXEC)) {
-  if (!wake_fd_) throw zmq::error_t();
+      timeout_ms_(timeout.count()) {
+  std::string err;
+  if (!wake_.Open(&err)) throw zmq::error_t();
   thread_ = StartBackgroundThread([this] { Run(); }, [this](const std::string& what) {
     log::Error("stopped watching the connection to the master at " + master_ + ": an internal error (" +
                what + ")");
@@ -27,20 +26,13 @@ MasterWatch::MasterWatch(zmq::context_t& context, zmq::socket_t& dealer, std::st
 
 MasterWatch::~MasterWatch() {
   stop_ = true;
-  Wake();
+  wake_.Wake();
   thread_.join();
 }
 
 void MasterWatch::SetTimeout(std::chrono::milliseconds timeout) {
   timeout_ms_ = timeout.count();
-  Wake();
-}
-
-void MasterWatch::Wake() {
-  const std::uint64_t one = 1;
-  if (::write(wake_fd_.get(), &one, sizeof one) < 0) {
-    // Cannot fail for an eventfd counter far from its limit.
-  }
+  wake_.Wake();
 }
 
 // Sleeps until an event, a wake-up or the deadline of a connection that is
@@ -63,12 +55,9 @@ void MasterWatch::Run() {
       wait = std::chrono::ceil<std::chrono::milliseconds>(left);
     }
     zmq::pollitem_t items[] = {{events_.handle(), 0, ZMQ_POLLIN, 0},
-                               {nullptr, wake_fd_.get(), ZMQ_POLLIN, 0}};
+                               {nullptr, wake_.fd(), ZMQ_POLLIN, 0}};
     wire::Poll(items, 2, wait);
-    if (items[1].revents & ZMQ_POLLIN) {
-      std::uint64_t count = 0;
-      (void)!::read(wake_fd_.get(), &count, sizeof count);
-    }
+    if (items[1].revents & ZMQ_POLLIN) wake_.Clear();
     wire::SocketEvent event;
     while (events_.Next(&event)) {
       if (event.id == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {

@@ -12,7 +12,7 @@
 #include <thread>
 #include <zmq.hpp>
 
-#include "os/descriptor.hpp"
+#include "os/wake_fd.hpp"
 #include "wire/socket_monitor.hpp"
 
 namespace fiber::worker {
@@ -34,13 +34,12 @@ class MasterWatch {
 
  private:
   void Run();
-  void Wake();
 
   wire::SocketMonitor events_;  // used by thread_ only
   std::string master_;
   std::atomic<long long> timeout_ms_;
   std::atomic<bool> stop_{false};
-  os::Descriptor wake_fd_;  // written to make the thread look at stop_ and the timeout
+  os::WakeFd wake_;  // makes the thread look at stop_ and the timeout
   std::thread thread_;
 };
 

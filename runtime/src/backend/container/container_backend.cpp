@@ -1,19 +1,12 @@
 #include "backend/container/container_backend.hpp"
 
-#include <limits.h>
-#include <sys/resource.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdlib>
+#include <csignal>
+#include <utility>
 
-#include "backend/command_line.hpp"
-#include "backend/container/start_diagnosis.hpp"
-#include "backend/labels.hpp"
 #include "backend/master_reach.hpp"
 #include "config/quantities.hpp"
 #include "diagnostics/log.hpp"
-#include "engine/tar_writer.hpp"
 
 namespace fiber::backend {
 
@@ -24,6 +17,9 @@ constexpr auto kStopWait = std::chrono::seconds(10);
 // How long a container's end waits for the other half of its news (the end
 // of its output, or its die event) before it is reported without it.
 constexpr auto kEndGrace = std::chrono::seconds(5);
+// Containers created and started at once: the engine serves several
+// together, and a burst of workers is not one request after another.
+constexpr int kStartThreads = 4;
 // How much of a failed container's output its exit shows.
 constexpr int kLastLines = 5;
 constexpr std::size_t kLastOutputBytes = 600;
@@ -48,23 +44,6 @@ std::string OneLine(const std::string& output) {
   return line;
 }
 
-// Podman asks runc for limits of its own choosing, which a container may set
-// only when they are within the hard limits of the engine's processes (no
-// CAP_SYS_RESOURCE on many machines); those limits are not ours to read, and
-// may be lower than the master's. 1024 open files and processes, or the
-// master's own limits when lower, are within what any Linux account gets.
-nlohmann::json ModestUlimits() {
-  constexpr rlim_t kModest = 1024;
-  nlohmann::json out = nlohmann::json::array();
-  for (auto [name, resource] : {std::pair{"nofile", RLIMIT_NOFILE}, std::pair{"nproc", RLIMIT_NPROC}}) {
-    rlimit r{};
-    const rlim_t own = ::getrlimit(resource, &r) == 0 ? r.rlim_cur : kModest;
-    const auto n = static_cast<long long>(std::min(own, kModest));
-    out.push_back({{"Name", name}, {"Soft", n}, {"Hard", n}});
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string EngineOf(const std::string& backend, const std::string& engine_setting) {
@@ -86,6 +65,7 @@ ContainerBackend::ContainerBackend(std::string engine, config::Settings settings
 
 ContainerBackend::~ContainerBackend() {
   KillAll();
+  starts_.reset();
   events_.reset();
 }
 
@@ -96,34 +76,9 @@ bool ContainerBackend::Connect(const std::string& run_id, std::string* err) {
   client_ = std::move(client);
   // From now on: it must see the end of the first container it starts.
   events_ = std::make_unique<ContainerEvents>(*client_, run_id);
+  starts_ = std::make_unique<RequestQueue>(kStartThreads, std::chrono::steady_clock::duration{},
+                                           "starting the run's containers");
   return true;
-}
-
-nlohmann::json ContainerBackend::ConfigFor(const Launch& launch,
-                                           const std::vector<std::string>& command) const {
-  nlohmann::json env = nlohmann::json::array();
-  for (const auto& [key, value] : worker::ToEnvironmentWithSecretFile(launch.bootstrap, kSecretFile))
-    env.push_back(key + "=" + value);
-  // AutoRemove: the engine removes it as it ends, even with nobody left to.
-  nlohmann::json host = {{"NetworkMode", settings_.network.empty() ? "host" : settings_.network},
-                         {"AutoRemove", true}};
-  const Resources& r = launch.resources;  // the run's settings where the pool gives none
-  if (r.cpu > 0) host["NanoCpus"] = static_cast<std::int64_t>(r.cpu * 1e9);
-  if (r.memory_mb > 0) host["Memory"] = r.memory_mb * 1024 * 1024;
-  if (r.gpu > 0)
-    host["DeviceRequests"] = {{{"Driver", ""},
-                               {"Count", r.gpu},
-                               {"Capabilities", nlohmann::json::array({{"gpu"}})}}};
-  if (client_->kind() == "podman") host["Ulimits"] = ModestUlimits();
-  return {{"Image", settings_.image},
-          {"Entrypoint", {command.front()}},
-          {"Cmd", std::vector<std::string>(command.begin() + 1, command.end())},
-          {"Env", env},
-          {"Labels",
-           {{kRunLabel, launch.bootstrap.run_id},
-            {kRoleLabel, kWorkerRole},
-            {kWorkerLabel, launch.bootstrap.worker_id}}},
-          {"HostConfig", host}};
 }
 
 bool ContainerBackend::Start(const Launch& launch, std::string* err) {
@@ -138,41 +93,57 @@ bool ContainerBackend::Start(const Launch& launch, std::string* err) {
     *err = "no image to run workers in: set image (--image IMAGE, FIBER_IMAGE, or image: in fiber.yaml)";
     return false;
   }
-  const std::vector<std::string> command = CommandLineAtOwnPath();
   const std::string& worker_id = launch.bootstrap.worker_id;
-  std::string id;
-  if (!client_->Create(RunName(launch.bootstrap.run_id) + "-" + worker_id, ConfigFor(launch, command),
-                       &id, err))
-    return false;
-  // From here the container exists: a failure removes it.
-  auto fail = [&](const std::string& why) {
-    std::string unused;
-    (void)client_->Remove(id, &unused);
-    *err = why;
-    return false;
-  };
-  std::string archive;
-  engine::StringSink sink(&archive);
-  engine::TarWriter tar(&sink, 0);
-  if (!tar.Directory(std::string(kSecretDir).substr(1), 0700, err) ||
-      !tar.FileWith(std::string(kSecretFile).substr(1), 0400, launch.bootstrap.client_secret, err) ||
-      !tar.Finish(err))
-    return fail(*err);
-  if (!client_->PutArchive(id, "/", archive, err))
-    return fail("cannot put the run's key into container " + id.substr(0, 12) + ": " + *err);
-  if (!program_checked_ && !CheckProgramIn(*client_, id, settings_.image, command.front(), err))
-    return fail(*err);
-  program_checked_ = true;
-  // Podman prepares the container as it attaches: a program that cannot
-  // start fails here already.
-  auto output = ContainerOutput::Attach(*client_, id, worker_id, launch.log_file, err);
-  if (!output) return fail(DescribeStartFailure(settings_.image, command.front(), *err));
-  if (!client_->Start(id, err)) return fail(DescribeStartFailure(settings_.image, command.front(), *err));
-  containers_[worker_id] = {id, std::move(output), launch.resources.memory_mb, false, std::nullopt};
+  starting_.insert(worker_id);
+  starts_->Post(worker_id, [this, launch] {
+    Started done{launch.bootstrap.worker_id, {}, ""};
+    bool check;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      check = !program_checked_;
+    }
+    Container& c = done.container;
+    c.memory_mb = launch.resources.memory_mb;
+    const bool ok = StartWorkerContainer(*client_, settings_, launch, check, &c.id, &c.output, &done.error);
+    if (!ok && done.error.empty()) done.error = "the engine did not say why";
+    std::lock_guard<std::mutex> lock(mu_);
+    program_checked_ = program_checked_ || ok;
+    started_.push_back(std::move(done));
+  });
   return true;
 }
 
+void ContainerBackend::TakeStarted(std::vector<Exit>* exits) {
+  std::vector<Started> started;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    started.swap(started_);
+  }
+  for (Started& s : started) {
+    starting_.erase(s.worker_id);
+    const bool killed = killed_starting_.erase(s.worker_id) > 0;
+    if (!s.error.empty()) {
+      Exit exit{s.worker_id, Because(end_word::kCannotStart, s.error), ExitStatus::Exited(125)};
+      exit.not_started = true;
+      exits->push_back(std::move(exit));
+      continue;
+    }
+    containers_[s.worker_id] = std::move(s.container);
+    if (killed) Kill(s.worker_id);  // as it was asked while its start was under way
+  }
+}
+
 void ContainerBackend::Kill(const std::string& worker_id) {
+  if (starting_.count(worker_id)) {
+    if (!starts_->Drop(worker_id)) {
+      killed_starting_.insert(worker_id);
+      return;
+    }
+    starting_.erase(worker_id);
+    unborn_.push_back({worker_id, Because(end_word::kCancelled, "stopped before its container was created"),
+                       ExitStatus::Killed(SIGKILL)});
+    return;
+  }
   auto it = containers_.find(worker_id);
   if (it == containers_.end()) return;
   it->second.killed = true;
@@ -190,7 +161,8 @@ EndCause ContainerBackend::DescribeEnd(const Container& c, const ContainerEvents
 }
 
 std::vector<Exit> ContainerBackend::Poll() {
-  std::vector<Exit> exits;
+  std::vector<Exit> exits = std::exchange(unborn_, {});
+  if (starts_) TakeStarted(&exits);
   if (containers_.empty()) return exits;
   const std::string why = events_->error();
   if (why != warned_ && !why.empty()) log::Warning("cannot follow the container engine's events: " + why);
@@ -228,6 +200,15 @@ std::vector<Exit> ContainerBackend::Poll() {
 }
 
 void ContainerBackend::KillAll() {
+  if (starts_) {
+    // The starts that wait never begin; those under way finish, to be killed.
+    for (const std::string& worker_id : starting_) (void)starts_->Drop(worker_id);
+    (void)starts_->WaitIdle(std::chrono::steady_clock::now() + std::chrono::milliseconds(engine::kLongCallMs));
+    std::vector<Exit> unused;
+    TakeStarted(&unused);
+    starting_.clear();
+    killed_starting_.clear();
+  }
   if (containers_.empty()) return;
   std::string err;
   for (const auto& [worker_id, c] : containers_)

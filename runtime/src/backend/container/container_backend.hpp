@@ -23,28 +23,32 @@
 // and fiber stop remove whatever a run left (run_containers.hpp).
 //
 // Driven from the master's I/O thread only, like every backend; not
-// thread-safe, though its followers run on threads of their own. Every
-// call on the I/O thread has a limit: a few seconds for kill and inspect
-// (engine::kShortCallMs), more for create and start.
+// thread-safe, though its starts and followers run on threads of their
+// own. Start accepts: creating, keying and starting a container (whose
+// attach may wait up to engine::kLongCallMs) happen on the start queue
+// (backend/request_queue.hpp), and a start that fails comes back through
+// Poll. What the I/O thread still asks of the engine has a limit of a few
+// seconds (kill, remove: engine::kShortCallMs).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "backend/backend.hpp"
 #include "backend/container/container_events.hpp"
 #include "backend/container/container_output.hpp"
+#include "backend/container/container_start.hpp"
+#include "backend/request_queue.hpp"
 #include "engine/engine_client.hpp"
 
 namespace fiber::backend {
-
-/// Where the secret's file is put in a worker's container.
-inline constexpr const char* kSecretDir = "/.fiber";
-inline constexpr const char* kSecretFile = "/.fiber/client_key";
 
 /// The engine a backend runs its workers on: "docker" and "podman" for
 /// those backends, the engine setting for "container"; "" for a backend
@@ -77,8 +81,16 @@ class ContainerBackend : public Backend {
     /// When its output or its die event came, the other not yet.
     std::optional<std::chrono::steady_clock::time_point> ending;
   };
+  /// A start the queue finished: the container, or why there is none.
+  struct Started {
+    std::string worker_id;
+    Container container;
+    std::string error;
+  };
   [[nodiscard]] bool Connect(const std::string& run_id, std::string* err);
-  nlohmann::json ConfigFor(const Launch& launch, const std::vector<std::string>& command) const;
+  /// Takes the starts the queue finished into containers_, and the failed
+  /// ones as exits.
+  void TakeStarted(std::vector<Exit>* exits);
   /// How the ended container c went ("exit status 127; its last output:
   /// ...").
   EndCause DescribeEnd(const Container& c, const ContainerEvents::End& end) const;
@@ -87,9 +99,15 @@ class ContainerBackend : public Backend {
   config::Settings settings_;
   std::optional<engine::Client> client_;
   std::unique_ptr<ContainerEvents> events_;
-  bool program_checked_ = false;                 // in the image, by CheckProgramIn
   std::map<std::string, Container> containers_;  // not yet seen to end, by worker id
+  std::set<std::string> starting_;               // accepted, not yet taken from started_
+  std::set<std::string> killed_starting_;        // of starting_: killed while under way
+  std::vector<Exit> unborn_;                     // killed before their start began
   std::string warned_;                           // the events' error last said
+  std::mutex mu_;                                // guards what the start queue hands over:
+  bool program_checked_ = false;                 // in the image, by CheckProgramIn
+  std::vector<Started> started_;
+  std::unique_ptr<RequestQueue> starts_;         // last: its threads go before what they use
 };
 
 }  // namespace fiber::backend

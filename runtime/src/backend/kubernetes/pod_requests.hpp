@@ -1,5 +1,6 @@
 // The Kubernetes backend's requests about its workers' pods (create; save
-// the log, then delete), made on a few threads of its own: the master's
+// the log, then delete), made on a few threads of its own (a RequestQueue,
+// backend/request_queue.hpp): the master's
 // I/O thread hands over a whole pool's pods at once and goes on, and as
 // many requests are in flight as there are threads, all within the
 // client's rate limit (kube_qps, kube_burst), never a thread per pod.
@@ -11,18 +12,15 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <functional>
-#include <map>
 #include <mutex>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "backend/request_queue.hpp"
 #include "kube/api_client.hpp"
 
 namespace fiber::backend {
@@ -48,7 +46,7 @@ class PodRequests {
 
   PodRequests(kube::ApiClient api, int threads);
   /// Drops the requests that wait; waits for those under way.
-  ~PodRequests();
+  ~PodRequests() { queue_.Stop(); }
   PodRequests(const PodRequests&) = delete;
   PodRequests& operator=(const PodRequests&) = delete;
 
@@ -66,32 +64,19 @@ class PodRequests {
   std::vector<std::string> TakeDeleted();
   /// Waits until nothing waits or is under way; false when the deadline
   /// came first.
-  [[nodiscard]] bool WaitIdle(std::chrono::steady_clock::time_point deadline);
+  [[nodiscard]] bool WaitIdle(std::chrono::steady_clock::time_point deadline) { return queue_.WaitIdle(deadline); }
 
  private:
-  struct Request {
-    std::string worker_id;
-    bool create = false;
-    Manifest manifest;        // a creation's
-    Deletion deletion;        // a deletion's
-  };
-  void Serve();
-  void Perform(Request& request);
+  void Make(const std::string& worker_id, Manifest& manifest);
+  void Remove(const std::string& worker_id, const Deletion& deletion);
 
   const kube::ApiClient api_;
   std::mutex mu_;
-  std::condition_variable wake_;  // a request to serve, or stop
-  std::condition_variable idle_;  // a request done
-  std::deque<Request> queue_;                  // guarded by mu_
-  std::set<std::string> waiting_creations_;    // guarded by mu_: creations in queue_, by worker
-  std::set<std::string> creating_;             // guarded by mu_: under way
-  std::map<std::string, Deletion> after_creation_;  // guarded by mu_: deletions of pods being created
-  int busy_ = 0;                               // guarded by mu_
-  bool stop_ = false;                          // guarded by mu_
-  std::vector<std::string> created_;           // guarded by mu_
-  std::vector<Failure> failed_;                // guarded by mu_
-  std::vector<std::string> deleted_;           // guarded by mu_
-  std::vector<std::thread> threads_;
+  std::set<std::string> not_created_;  // guarded by mu_: creations failed, a deletion asked after them
+  std::vector<std::string> created_;   // guarded by mu_
+  std::vector<Failure> failed_;        // guarded by mu_
+  std::vector<std::string> deleted_;   // guarded by mu_
+  RequestQueue queue_;                 // last: its threads go before what they use
 };
 
 }  // namespace fiber::backend

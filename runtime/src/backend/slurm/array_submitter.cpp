@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 #include "backend/slurm/slurm_command.hpp"
-#include "os/background_thread.hpp"
 
 namespace fiber::backend {
 
@@ -44,33 +44,26 @@ void Join(WorkerArray* a, const WorkerArray& b) {
 
 ArraySubmitter::ArraySubmitter(config::Settings settings, long max_array_size)
     : settings_(std::move(settings)), max_array_size_(max_array_size) {
-  thread_ = StartBackgroundThread([this] { Loop(); }, [this](const std::string& what) {
-    std::lock_guard<std::mutex> lock(mu_);
+  loop_.Start([this] { Loop(); }, [this](const std::string& what) {
+    std::lock_guard<std::mutex> lock(loop_.mu());
     // Every array left fails with it rather than wait for ever.
     for (WorkerArray& array : queue_) done_.push_back({std::move(array), "", "an internal error submitting jobs (" + what + ")"});
     queue_.clear();
   });
 }
 
-void ArraySubmitter::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  changed_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
+void ArraySubmitter::Stop() { loop_.Stop(); }
 
 void ArraySubmitter::Add(WorkerArray array) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(loop_.mu());
     queue_.push_back(std::move(array));
   }
-  changed_.notify_all();
+  loop_.Notify();
 }
 
 bool ArraySubmitter::Withdraw(long n) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(loop_.mu());
   for (auto array = queue_.begin(); array != queue_.end(); ++array) {
     const auto at = std::find_if(array->indexes.begin(), array->indexes.end(),
                                  [&](long i) { return array->NumberAt(i) == n; });
@@ -83,22 +76,22 @@ bool ArraySubmitter::Withdraw(long n) {
 }
 
 std::vector<ArraySubmitter::Done> ArraySubmitter::Take() {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(loop_.mu());
   return std::exchange(done_, {});
 }
 
 std::string ArraySubmitter::waiting() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(loop_.mu());
   return queue_.empty() && !busy_ ? "" : waiting_;
 }
 
 void ArraySubmitter::Loop() {
-  std::unique_lock<std::mutex> lock(mu_);
+  os::LoopThread::Lock lock(loop_.mu());
   std::chrono::seconds pause = kFirstPause;
   while (true) {
-    changed_.wait(lock, [this] { return stop_ || !queue_.empty(); });
-    if (!limited_ && changed_.wait_until(lock, last_ + kSubmitPace, [this] { return stop_; })) return;
-    if (stop_) return;
+    loop_.Wait(lock, [this] { return !queue_.empty(); });
+    if (!limited_) loop_.SleepUntil(lock, last_ + kSubmitPace);
+    if (loop_.stopping()) return;
     if (queue_.empty()) continue;  // withdrawn meanwhile
     WorkerArray array = std::move(queue_.front());
     queue_.pop_front();
@@ -135,7 +128,7 @@ void ArraySubmitter::Loop() {
       limited_ = true;
       waiting_ = err;
       queue_.push_front(std::move(array));
-      changed_.wait_for(lock, pause, [this] { return stop_; });
+      loop_.SleepUntil(lock, std::chrono::steady_clock::now() + pause);
       pause = std::min(pause * 2, kLongestPause);
     }
   }

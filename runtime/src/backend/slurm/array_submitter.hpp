@@ -10,15 +10,13 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <deque>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "backend/slurm/run_jobs.hpp"
 #include "config/settings.hpp"
+#include "os/loop_thread.hpp"
 
 namespace fiber::backend {
 
@@ -57,16 +55,13 @@ class ArraySubmitter {
 
   const config::Settings settings_;
   const long max_array_size_;
-  mutable std::mutex mu_;
-  std::condition_variable changed_;
-  bool stop_ = false;              // guarded by mu_
-  bool busy_ = false;              // guarded by mu_: an sbatch is under way
-  bool limited_ = false;           // guarded by mu_: a limit refused an array the queue still holds
-  std::chrono::steady_clock::time_point last_{};  // guarded by mu_: the last sbatch's end
-  std::deque<WorkerArray> queue_;  // guarded by mu_; not the one being submitted
-  std::vector<Done> done_;         // guarded by mu_
-  std::string waiting_;            // guarded by mu_
-  std::thread thread_;
+  bool busy_ = false;              // guarded by loop_.mu(): an sbatch is under way
+  bool limited_ = false;           // guarded by loop_.mu(): a limit refused an array the queue still holds
+  std::chrono::steady_clock::time_point last_{};  // guarded by loop_.mu(): the last sbatch's end
+  std::deque<WorkerArray> queue_;  // guarded by loop_.mu(); not the one being submitted
+  std::vector<Done> done_;         // guarded by loop_.mu()
+  std::string waiting_;            // guarded by loop_.mu()
+  os::LoopThread loop_;
 };
 
 }  // namespace fiber::backend

@@ -4,39 +4,31 @@
 
 #include "backend/slurm/run_jobs.hpp"
 #include "diagnostics/log.hpp"
-#include "os/background_thread.hpp"
 
 namespace fiber::backend {
 
 JobCanceller::JobCanceller() {
-  thread_ = StartBackgroundThread([this] { Loop(); }, [](const std::string& what) {
+  loop_.Start([this] { Loop(); }, [](const std::string& what) {
     log::Warning("the thread cancelling the run's Slurm jobs ended: " + what);
   });
 }
 
-JobCanceller::~JobCanceller() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  changed_.notify_all();
-  thread_.join();
-}
+JobCanceller::~JobCanceller() { loop_.Stop(); }
 
 void JobCanceller::Cancel(std::vector<std::string> jobs) {
   if (jobs.empty()) return;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(loop_.mu());
     for (std::string& job : jobs) jobs_.push_back(std::move(job));
   }
-  changed_.notify_all();
+  loop_.Notify();
 }
 
 void JobCanceller::Loop() {
-  std::unique_lock<std::mutex> lock(mu_);
+  os::LoopThread::Lock lock(loop_.mu());
   for (;;) {
-    changed_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
-    if (stop_) return;
+    loop_.Wait(lock, [this] { return !jobs_.empty(); });
+    if (loop_.stopping()) return;
     const std::vector<std::string> jobs = std::exchange(jobs_, {});
     lock.unlock();
     std::string err;

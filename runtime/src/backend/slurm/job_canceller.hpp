@@ -7,11 +7,10 @@
 // Thread-safe.
 #pragma once
 
-#include <condition_variable>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include "os/loop_thread.hpp"
 
 namespace fiber::backend {
 
@@ -30,11 +29,8 @@ class JobCanceller {
  private:
   void Loop();
 
-  std::mutex mu_;
-  std::condition_variable changed_;
-  bool stop_ = false;              // guarded by mu_
-  std::vector<std::string> jobs_;  // guarded by mu_: not yet given to scancel
-  std::thread thread_;
+  std::vector<std::string> jobs_;  // guarded by loop_.mu(): not yet given to scancel
+  os::LoopThread loop_;
 };
 
 }  // namespace fiber::backend

@@ -1,0 +1,89 @@
+#include "backend/request_queue.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "diagnostics/log.hpp"
+#include "os/background_thread.hpp"
+
+namespace fiber::backend {
+
+RequestQueue::RequestQueue(int threads, Clock::duration pace, std::string what)
+    : pace_(pace), what_(std::move(what)) {
+  loop_.Start([this] { Serve(); }, [this](const std::string& error) {
+    log::Warning("a thread " + what_ + " ended: " + error);
+  }, threads);
+}
+
+void RequestQueue::Post(const std::string& worker_id, Request request) {
+  {
+    std::lock_guard<std::mutex> lock(loop_.mu());
+    std::deque<Request>& mine = waiting_[worker_id];
+    mine.push_back(std::move(request));
+    if (mine.size() == 1 && !running_.count(worker_id)) ready_.push_back(worker_id);
+  }
+  loop_.Notify();
+}
+
+bool RequestQueue::Drop(const std::string& worker_id) {
+  std::lock_guard<std::mutex> lock(loop_.mu());
+  if (!waiting_.erase(worker_id)) return false;
+  std::erase(ready_, worker_id);
+  loop_.Notify();  // WaitIdle may hold now
+  return true;
+}
+
+bool RequestQueue::Busy(const std::string& worker_id) const {
+  std::lock_guard<std::mutex> lock(loop_.mu());
+  return waiting_.count(worker_id) || running_.count(worker_id);
+}
+
+bool RequestQueue::WaitIdle(Clock::time_point deadline) {
+  os::LoopThread::Lock lock(loop_.mu());
+  const auto idle = [this] { return waiting_.empty() && running_.empty(); };
+  loop_.WaitUntil(lock, deadline, idle);
+  return idle();
+}
+
+void RequestQueue::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(loop_.mu());
+    waiting_.clear();
+    ready_.clear();
+  }
+  loop_.Stop();
+}
+
+void RequestQueue::Serve() {
+  os::LoopThread::Lock lock(loop_.mu());
+  for (;;) {
+    loop_.Wait(lock, [this] { return !ready_.empty(); });
+    if (loop_.stopping()) return;
+    if (Clock::now() < next_start_) {
+      if (loop_.SleepUntil(lock, next_start_)) return;
+      continue;  // another thread may have taken it meanwhile
+    }
+    const std::string worker_id = std::move(ready_.front());
+    ready_.pop_front();
+    const auto mine = waiting_.find(worker_id);
+    Request request = std::move(mine->second.front());
+    mine->second.pop_front();
+    if (mine->second.empty()) waiting_.erase(mine);
+    running_.insert(worker_id);
+    next_start_ = Clock::now() + pace_;
+    lock.unlock();
+    try {
+      request();
+    } catch (...) {
+      // The request's own answer is lost; the thread serves the others.
+      ReportEscaped([this](const std::string& error) { log::Warning("a request " + what_ + " failed: " + error); });
+    }
+    request = nullptr;  // what it holds goes before the next, not after
+    lock.lock();
+    running_.erase(worker_id);
+    if (waiting_.count(worker_id)) ready_.push_front(worker_id);
+    loop_.Notify();
+  }
+}
+
+}  // namespace fiber::backend
