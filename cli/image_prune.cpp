@@ -5,7 +5,6 @@
 #include <set>
 
 #include "backend/container/container_backend.hpp"
-#include "commands.hpp"
 #include "image_build.hpp"
 #include "image/package.hpp"
 #include "run_store.hpp"
