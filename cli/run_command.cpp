@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "backend/engine_adapter.hpp"
-#include "backend/container/container_backend.hpp"
+#include "config/backend_names.hpp"
 #include "commands.hpp"
 #include "config/sources_report.hpp"
 #include "image/engine_build.hpp"
@@ -45,7 +45,7 @@ bool ChooseImage(RunOptions& o, const std::string& program, config::Settings* se
     const std::string context =
         project_file.empty() ? here : project_file.substr(0, project_file.rfind('/'));
     std::string socket;
-    if (!engine::FindSocket(backend::ImageEngineOf(settings->backend, settings->engine),
+    if (!engine::FindSocket(config::ImageEngineOf(settings->backend, settings->engine),
                             config::ProcessEnvironment,
                             &socket, err))
       return false;

@@ -11,6 +11,7 @@
 #include "backend/container/start_diagnosis.hpp"
 #include "backend/labels.hpp"
 #include "backend/master_reach.hpp"
+#include "config/backend_names.hpp"
 #include "config/quantities.hpp"
 #include "diagnostics/log.hpp"
 #include "engine/tar_writer.hpp"
@@ -67,18 +68,8 @@ nlohmann::json ModestUlimits() {
 
 }  // namespace
 
-std::string EngineOf(const std::string& backend, const std::string& engine_setting) {
-  if (backend == "docker" || backend == "podman") return backend;
-  return backend == "container" ? engine_setting : "";
-}
-
-std::string ImageEngineOf(const std::string& backend, const std::string& engine_setting) {
-  const std::string engine = EngineOf(backend, engine_setting);
-  return engine.empty() ? engine_setting : engine;
-}
-
 std::unique_ptr<Backend> ContainerBackend::Make(const config::Settings& settings) {
-  return std::make_unique<ContainerBackend>(EngineOf(settings.backend, settings.engine), settings);
+  return std::make_unique<ContainerBackend>(config::EngineOf(settings.backend, settings.engine), settings);
 }
 
 ContainerBackend::ContainerBackend(std::string engine, config::Settings settings)
