@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "commands.hpp"
+#include "settings_flags.hpp"
 
 namespace fiber::cli {
 

@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "settings_flags.hpp"
+#include "error_line.hpp"
 #include "config/sources_report.hpp"
 #include "supervisor.hpp"
 

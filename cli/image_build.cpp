@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "backend/container/container_backend.hpp"
+#include "config/backend_names.hpp"
 #include "engine/engine_socket.hpp"
 #include "image/engine_load.hpp"
 #include "image/registry_credentials.hpp"
@@ -123,7 +123,7 @@ bool BuildImage(const ImageRequest& r, BuiltImage* out, std::string* err) {
   std::string socket;
   // The engine the workers run on (--backend podman), which is not always
   // the one the engine setting finds first.
-  if (!engine::FindSocket(backend::ImageEngineOf(r.settings->backend, r.settings->engine), config::ProcessEnvironment,
+  if (!engine::FindSocket(config::ImageEngineOf(r.settings->backend, r.settings->engine), config::ProcessEnvironment,
                           &socket, err))
     return false;
   Progress(r, "loading into the container engine");

@@ -8,6 +8,8 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "settings_flags.hpp"
+#include "error_line.hpp"
 #include "image_build.hpp"
 #include "image_prune.hpp"
 #include "local_program.hpp"

@@ -4,8 +4,7 @@
 #include <cstdlib>
 #include <set>
 
-#include "backend/container/container_backend.hpp"
-#include "commands.hpp"
+#include "config/backend_names.hpp"
 #include "image_build.hpp"
 #include "image/package.hpp"
 #include "run_store.hpp"
@@ -29,7 +28,7 @@ bool ListJson(const engine::Client& engine, const std::string& path, nlohmann::j
 }  // namespace
 
 bool ConnectImageEngine(const config::Settings& settings, engine::Client* out, std::string* err) {
-  return engine::Client::Connect(backend::ImageEngineOf(settings.backend, settings.engine), config::ProcessEnvironment,
+  return engine::Client::Connect(config::ImageEngineOf(settings.backend, settings.engine), config::ProcessEnvironment,
                                  out, err);
 }
 

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "commands.hpp"
+#include "error_line.hpp"
 #include "config/starter_file.hpp"
 #include "os/descriptor.hpp"
 #include "supervisor.hpp"

@@ -17,6 +17,7 @@
 #include "backend/engine_adapter.hpp"
 #include "backend/line_splitter.hpp"
 #include "commands.hpp"
+#include "error_line.hpp"
 #include "log_follower.hpp"
 #include "run_store.hpp"
 #include "runs/log_stamps.hpp"

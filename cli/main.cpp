@@ -1,54 +1,12 @@
 // fiber: the launcher. Subcommands live one per file (commands.hpp); a
 // failure of fiber itself (bad arguments, bad configuration) exits 125, so a
 // script can tell it from the program's own status.
-#include <unistd.h>
-
 #include <cstdio>
-#include <cstdlib>
-
-extern char** environ;
 
 #include "commands.hpp"
-#include "config/misspelt_variables.hpp"
-#include "runs/run_dir.hpp"
+#include "error_line.hpp"
+#include "run_plan.hpp"
 #include "supervisor.hpp"
-
-namespace fiber::cli {
-
-void Error(const std::string& message) { std::fprintf(stderr, "fiber: error: %s\n", message.c_str()); }
-
-std::string RunsRoot() {
-  std::string root, err;
-  if (runs::RunsRoot(config::ProcessEnvironment, &root, &err))
-    return root;
-  Error(err);
-  std::exit(kFiberError);
-}
-
-void SettingsFlags::AddTo(CLI::App& command) {
-  for (const config::Setting& s : config::Table()) {
-    const std::string key = s.key;
-    command.add_option_function<std::string>(
-        s.flag, [this, key](const std::string& value) { given[key] = value; }, s.description);
-  }
-  command.add_option("--config", config_file, "settings file to read instead of the nearest fiber.yaml");
-}
-
-bool SettingsFlags::Resolve(config::Resolved* out, std::string* err) const {
-  for (const std::string& warning : config::MisspeltVariables(environ))
-    std::fprintf(stderr, "fiber: warning: %s\n", warning.c_str());
-  config::Inputs inputs;
-  inputs.getenv = config::ProcessEnvironment;
-  char cwd[4096];
-  if (::getcwd(cwd, sizeof cwd)) inputs.cwd = cwd;
-  inputs.config_file = config_file;
-  inputs.flags = given;
-  if (!config::Resolve(inputs, out, err)) return false;
-  for (const std::string& line : out->refused) std::fprintf(stderr, "fiber: warning: %s\n", line.c_str());
-  return true;
-}
-
-}  // namespace fiber::cli
 
 int main(int argc, char** argv) {
   CLI::App app{"fiber: run a program's work on many processes, containers or pods", "fiber"};

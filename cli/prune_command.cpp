@@ -4,6 +4,8 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "settings_flags.hpp"
+#include "error_line.hpp"
 #include "image_build.hpp"
 #include "image_prune.hpp"
 #include "run_removal.hpp"

@@ -18,6 +18,7 @@
 #include "backend/engine_adapter.hpp"
 #include "backend/labels.hpp"
 #include "commands.hpp"
+#include "error_line.hpp"
 #include "control_client.hpp"
 #include "run_store.hpp"
 #include "run_view.hpp"

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "error_line.hpp"
 #include "run_removal.hpp"
 #include "run_store.hpp"
 

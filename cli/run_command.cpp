@@ -5,17 +5,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <string_view>
 
 #include "backend/engine_adapter.hpp"
-#include "backend/container/container_backend.hpp"
+#include "config/backend_names.hpp"
 #include "commands.hpp"
 #include "config/sources_report.hpp"
-#include "config/variables.hpp"
 #include "image/engine_build.hpp"
 #include "engine/engine_socket.hpp"
+#include "error_line.hpp"
 #include "image_build.hpp"
 #include "local_program.hpp"
+#include "run_plan.hpp"
 #include "run_removal.hpp"
 #include "run_store.hpp"
 #include "runs/run_dir.hpp"
@@ -27,40 +27,6 @@ extern char** environ;
 namespace fiber::cli {
 
 namespace {
-
-struct RunOptions {
-  SettingsFlags settings;
-  std::vector<std::string> env;  // K=V
-  std::string name;
-  std::string output;  // --output: yaml, with --dry-run
-  double grace_seconds = kDefaultGraceSeconds;
-  bool detach = false, quiet = false, dry_run = false, build = false;
-};
-
-// The program's environment: ours, the settings the flags gave as the
-// variables the runtime reads (so the program resolves what we resolved),
-// the run's own variables, and --env last.
-std::vector<std::string> ProgramEnvironment(const RunOptions& o, const RunRecord& run) {
-  std::map<std::string, std::string> vars;
-  for (char** e = environ; *e; ++e) {
-    const std::string entry = *e;
-    const auto eq = entry.find('=');
-    if (eq != std::string::npos) vars[entry.substr(0, eq)] = entry.substr(eq + 1);
-  }
-  for (const auto& [key, value] : o.settings.given)
-    vars[config::FindSetting(key)->variable] = value;
-  if (!o.settings.config_file.empty()) {
-    char resolved[4096];
-    vars[config::kConfigVariable] =
-        ::realpath(o.settings.config_file.c_str(), resolved) ? resolved : o.settings.config_file;
-  }
-  vars[config::kRunIdVariable] = run.id;
-  vars[config::kRunDirVariable] = run.dir;
-  for (const auto& kv : o.env) vars[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
-  std::vector<std::string> env;
-  for (const auto& [k, v] : vars) env.push_back(k + "=" + v);
-  return env;
-}
 
 // The image workers run, when one is wanted: the project's Dockerfile built
 // (--build), the one named (--image, the image setting), or for a container
@@ -79,7 +45,7 @@ bool ChooseImage(RunOptions& o, const std::string& program, config::Settings* se
     const std::string context =
         project_file.empty() ? here : project_file.substr(0, project_file.rfind('/'));
     std::string socket;
-    if (!engine::FindSocket(backend::ImageEngineOf(settings->backend, settings->engine),
+    if (!engine::FindSocket(config::ImageEngineOf(settings->backend, settings->engine),
                             config::ProcessEnvironment,
                             &socket, err))
       return false;
@@ -116,21 +82,8 @@ bool ChooseImage(RunOptions& o, const std::string& program, config::Settings* se
   return true;
 }
 
-// The program and its arguments: the words after "--", or those from the
-// first word CLI11 did not take as one of run's own (a "--" after that is
-// the program's). A word before PROGRAM that looks like an option and is
-// not one of run's is a mistake, not a program.
-bool ProgramCommand(const std::vector<std::string>& remaining, const RunTail& tail,
-                    std::vector<std::string>* command, std::string* err) {
-  if (!remaining.empty() && remaining[0].size() > 1 && remaining[0][0] == '-') {
-    *err = "unknown option " + remaining[0].substr(0, remaining[0].find('=')) +
-           " for fiber run (fiber run --help lists them; a PROGRAM starting with - goes after --)";
-    return false;
-  }
-  *command = remaining;
-  if (tail.given && !command->empty()) command->push_back("--");
-  command->insert(command->end(), tail.words.begin(), tail.words.end());
-  return true;
+std::chrono::milliseconds GraceOf(const RunOptions& o) {
+  return std::chrono::milliseconds(static_cast<long long>(o.grace_seconds * 1000));
 }
 
 // Prints "PROGRAM [ARGS...]" in run's usage, which CLI11 cannot know of: the
@@ -144,75 +97,174 @@ class RunUsage : public CLI::Formatter {
   }
 };
 
-int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail& tail) {
-  std::vector<std::string> command;
-  std::string command_err;
-  if (!ProgramCommand(remaining, tail, &command, &command_err)) {
-    Error(command_err);
-    return kFiberError;
-  }
-  if (command.empty()) {
-    Error("fiber run needs a PROGRAM to run (fiber run [OPTIONS] PROGRAM [ARGS...])");
-    return kFiberError;
-  }
-  for (const auto& kv : o.env) {
-    if (kv.find('=') == std::string::npos || kv.front() == '=') {
-      Error("--env '" + kv + "' is not of the form KEY=VALUE");
-      return kFiberError;
-    }
-    // The Slurm master's batch script sets it: a name must be one sh takes.
-    if (!config::IsVariableName(kv.substr(0, kv.find('=')))) {
-      Error("--env '" + kv + "': '" + kv.substr(0, kv.find('=')) +
-            "' is not a variable name (letters, digits and '_', not first a digit)");
-      return kFiberError;
-    }
-  }
-  if (!(o.grace_seconds >= 0 && o.grace_seconds <= 86400)) {
-    Error("--grace must be a number of seconds from 0 to 86400");
-    return kFiberError;
-  }
-  config::Resolved resolved;
-  std::string err;
-  if (!o.settings.Resolve(&resolved, &err)) {
-    Error(err);
-    return kFiberError;
-  }
-  // --env reaches the workers too, on every backend: its names join
-  // worker_env, which the program resolves from its variable.
-  if (!o.env.empty()) {
-    std::string& names = resolved.settings.worker_env;
-    for (const auto& kv : o.env) {
-      if (!names.empty()) names += ',';
-      names += kv.substr(0, kv.find('='));
-    }
-    o.settings.given["worker_env"] = names;
-  }
-  if (!resolved.settings.image.empty() && !backend::RunsImages(resolved.settings.backend) && !o.quiet)
-    std::fprintf(stderr, "fiber: warning: --image has no effect on the %s backend\n",
-                 resolved.settings.backend.c_str());
-  if (!o.output.empty() && (o.output != "yaml" || !o.dry_run)) {
-    Error("--output takes yaml, with --dry-run (--dry-run -o yaml)");
-    return kFiberError;
-  }
-  if (o.dry_run && o.output == "yaml") {
-    const backend::DryRun objects = backend::DryRunOf(resolved.settings.backend);
-    if (!objects) {
-      Error("--dry-run -o yaml prints Kubernetes objects; this run's backend is " +
-            resolved.settings.backend);
-      return kFiberError;
-    }
-    std::string yaml;
-    if (!objects(resolved, command, o.env, &yaml, &err)) {
-      Error(err);
-      return kFiberError;
-    }
-    std::fputs(yaml.c_str(), stdout);
-    return 0;
-  }
-  if (o.dry_run) {
+// --dry-run: the objects the run would make (-o yaml), else the settings
+// and where each came from; nothing started.
+int ShowDryRun(const RunOptions& o, const config::Resolved& resolved, const std::vector<std::string>& command) {
+  if (o.output != "yaml") {
     std::fputs(config::SourcesReport(resolved).c_str(), stdout);
     return 0;
   }
+  const backend::DryRun objects = backend::DryRunOf(resolved.settings.backend);
+  if (!objects) {
+    Error("--dry-run -o yaml prints Kubernetes objects; this run's backend is " + resolved.settings.backend);
+    return kFiberError;
+  }
+  std::string yaml, err;
+  if (!objects(resolved, command, o.env, &yaml, &err)) {
+    Error(err);
+    return kFiberError;
+  }
+  std::fputs(yaml.c_str(), stdout);
+  return 0;
+}
+
+// The settings of a run of command, from its options and every source,
+// checked; false with *err.
+bool ResolveRun(RunOptions& o, const std::vector<std::string>& remaining, const RunTail& tail,
+                std::vector<std::string>* command, config::Resolved* resolved, std::string* err) {
+  if (!ProgramCommand(remaining, tail, command, err) || !CheckRunOptions(o, err) ||
+      !o.settings.Resolve(resolved, err))
+    return false;
+  JoinWorkerEnv(&o, &resolved->settings);
+  if (!resolved->settings.image.empty() && !backend::RunsImages(resolved->settings.backend) && !o.quiet)
+    std::fprintf(stderr, "fiber: warning: --image has no effect on the %s backend\n",
+                 resolved->settings.backend.c_str());
+  return CheckOutput(o, err);
+}
+
+// False with *err when a running run has the name asked for.
+bool CheckNameFree(const RunStore& store, const std::string& name, std::string* err) {
+  if (name.empty()) return true;
+  RunRecord same;
+  std::string unused;
+  if (store.Find(name, &same, &unused) && same.name == name && RunStore::StateOf(same) == RunState::kRunning) {
+    *err = "a running run is named '" + name + "' already (" + same.id + ")";
+    return false;
+  }
+  return true;
+}
+
+// --detach: forks the process that stays, which records itself and goes on
+// (true); the caller's process returns *status once the record names the
+// one that stays, so a ps or logs right after sees a live run (false).
+bool Detach(RunStore& store, RunRecord* run, int* status) {
+  int ready[2];
+  std::fflush(stdout);
+  const pid_t child = ::pipe(ready) == 0 ? ::fork() : -1;
+  if (child < 0) {
+    Error("cannot detach");
+    *status = kFiberError;
+    return false;
+  }
+  if (child > 0) {
+    ::close(ready[1]);
+    char byte = 0;
+    const bool saved = ::read(ready[0], &byte, 1) == 1;
+    ::close(ready[0]);
+    *status = saved ? 0 : kFiberError;  // when not, it said why on stderr
+    if (saved) std::printf("%s\n", run->id.c_str());
+    return false;
+  }
+  ::close(ready[0]);
+  ::setsid();
+  run->supervisor_pid = ::getpid();
+  run->supervisor_start = ProcessStart(run->supervisor_pid);
+  std::string err;
+  if (!store.Save(*run, &err)) {
+    Error(err);
+    std::_Exit(kFiberError);
+  }
+  (void)!::write(ready[1], "1", 1);
+  ::close(ready[1]);
+  std::freopen("/dev/null", "r", stdin);
+  std::freopen("/dev/null", "w", stdout);
+  std::freopen("/dev/null", "w", stderr);
+  return true;
+}
+
+// How the run's master starts: the program here, or for master: cluster
+// placed by its engine; either recorded in the run once started.
+StartMaster MasterStart(const RunOptions& o, const Program& program, const config::Resolved& resolved,
+                        RunStore& store, RunRecord& run) {
+  const auto save = [&store, &run] {
+    std::string err;
+    if (!store.Save(run, &err)) Error(err);
+  };
+  if (!resolved.settings.master_in_cluster)
+    return [&o, &program, &run, save](int* status, std::string* err) -> std::unique_ptr<backend::RunningMaster> {
+      // Its output then goes between redraws of the progress line.
+      const bool terminal = !o.quiet && !o.detach && LocalProgram::SameTerminal(1, 2);
+      std::unique_ptr<LocalProgram> local = LocalProgram::Start(program, run.dir, o.detach, terminal, status, err);
+      if (local) {
+        run.master_pid = local->pid();
+        run.master_start = ProcessStart(local->pid());
+        save();
+      }
+      return local;
+    };
+  const backend::MasterPlacement* placement = backend::PlacementOf(PlaceOf(run));
+  backend::MasterLaunch launch;
+  launch.resolved = resolved;
+  launch.run_id = run.id;
+  launch.run_dir = run.dir;
+  char absolute[4096];
+  launch.command = program.argv;
+  launch.command[0] = ::realpath(program.path.c_str(), absolute) ? absolute : program.path;
+  launch.env = o.env;
+  launch.program_env = program.env;
+  launch.grace = GraceOf(o);
+  return [&run, placement, launch, save](int*, std::string* err) -> std::unique_ptr<backend::RunningMaster> {
+    if (!placement) {  // the configuration allows master: cluster only where there is one
+      *err = "the " + run.backend + " backend cannot run the program as master in a cluster";
+      return nullptr;
+    }
+    std::unique_ptr<backend::RunningMaster> master = placement->Start(launch, err);
+    if (master && !master->engine_id().empty()) {
+      run.master_job = master->engine_id();
+      save();
+    }
+    return master;
+  };
+}
+
+// Supervises the run's master to its end, then removes what is left of it
+// on its engine and records how it ended.
+int SuperviseRun(const RunOptions& o, const Program& program, const config::Resolved& resolved, RunStore& store,
+                 RunRecord& run) {
+  if (!o.quiet && !o.detach) {
+    // On a terminal, a person can see at once which file chose what runs.
+    const std::string chosen = ::isatty(2) ? config::ShownAtRunSources(resolved) : "";
+    std::fprintf(stderr, "fiber: run %s (%s backend%s)\n", run.id.c_str(), run.backend.c_str(),
+                 chosen.empty() ? "" : ("; " + chosen).c_str());
+  }
+  SuperviseOptions so;
+  so.run_dir = run.dir;
+  so.program = program.argv[0];
+  so.grace = GraceOf(o);
+  so.quiet = o.quiet;
+  so.detached = o.detach;
+  so.here = !resolved.settings.master_in_cluster;
+  std::string err;
+  const int status = Supervise(MasterStart(o, program, resolved, store, run), so, &err);
+  if (!err.empty()) Error(err);
+  // Its master gone, however it went, nothing may use the run's containers
+  // or pods: their logs are kept with the run's and they are removed.
+  std::string removed;
+  if (!RemoveRunWorkers(run, &removed, &err)) Error("cannot remove the run's workers: " + err);
+  std::string finish_err;
+  if (!store.Finish(run, status, &finish_err)) Error(finish_err);
+  return status;
+}
+
+int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail& tail) {
+  std::vector<std::string> command;
+  config::Resolved resolved;
+  std::string err;
+  if (!ResolveRun(o, remaining, tail, &command, &resolved, &err)) {
+    Error(err);
+    return kFiberError;
+  }
+  if (o.dry_run) return ShowDryRun(o, resolved, command);
   // A backend that cannot work here is refused before the program starts,
   // not at its first Pool.
   if (!backend::CheckReady(resolved.settings, o.build, &err)) {
@@ -233,142 +285,20 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
   }
   wire::RemoveAbandonedItemDirectories();  // of masters gone, as ps and prune do too
   RunStore store(RunsRoot());
-  RunRecord run;
-  run.name = o.name;
-  run.program = command[0];
-  run.args.assign(command.begin() + 1, command.end());
-  run.backend = resolved.settings.backend;
-  run.grace_seconds = o.grace_seconds;
-  for (const config::Setting& setting : config::Table())
-    run.settings[setting.key] = setting.kind.show(resolved.settings);
+  RunRecord run = NewRunRecord(o, command, resolved.settings);
   run.engine_env = backend::EngineEnvironment(config::ProcessEnvironment);
   run.supervisor_pid = ::getpid();
   run.supervisor_start = ProcessStart(run.supervisor_pid);
-  if (!o.name.empty()) {
-    RunRecord same;
-    std::string unused;
-    if (store.Find(o.name, &same, &unused) && same.name == o.name &&
-        RunStore::StateOf(same) == RunState::kRunning) {
-      Error("a running run is named '" + o.name + "' already (" + same.id + ")");
-      return kFiberError;
-    }
-  }
-  if (!store.Create(&run, &err)) {
+  if (!CheckNameFree(store, o.name, &err) || !store.Create(&run, &err)) {
     Error(err);
     return kFiberError;
   }
-  program.env = ProgramEnvironment(o, run);
-
-  if (o.detach) {
-    // The caller returns once the record names the process that stays, so a
-    // ps or logs right after sees a live run.
-    int ready[2];
-    std::fflush(stdout);
-    const pid_t child = ::pipe(ready) == 0 ? ::fork() : -1;
-    if (child < 0) {
-      Error("cannot detach");
-      return kFiberError;
-    }
-    if (child > 0) {
-      ::close(ready[1]);
-      char byte = 0;
-      const bool saved = ::read(ready[0], &byte, 1) == 1;
-      ::close(ready[0]);
-      if (!saved) return kFiberError;  // it said why on stderr
-      std::printf("%s\n", run.id.c_str());
-      return 0;
-    }
-    ::close(ready[0]);
-    ::setsid();
-    run.supervisor_pid = ::getpid();
-    run.supervisor_start = ProcessStart(run.supervisor_pid);
-    if (!store.Save(run, &err)) {
-      Error(err);
-      std::_Exit(kFiberError);
-    }
-    (void)!::write(ready[1], "1", 1);
-    ::close(ready[1]);
-    std::freopen("/dev/null", "r", stdin);
-    std::freopen("/dev/null", "w", stdout);
-    std::freopen("/dev/null", "w", stderr);
-  }
-  if (!o.quiet && !o.detach) {
-    // On a terminal, a person can see at once which file chose what runs.
-    const std::string chosen = ::isatty(2) ? config::ShownAtRunSources(resolved) : "";
-    std::fprintf(stderr, "fiber: run %s (%s backend%s)\n", run.id.c_str(), run.backend.c_str(),
-                 chosen.empty() ? "" : ("; " + chosen).c_str());
-  }
-  SuperviseOptions so;
-  so.run_dir = run.dir;
-  so.program = command[0];
-  so.grace = std::chrono::milliseconds(static_cast<long long>(o.grace_seconds * 1000));
-  so.quiet = o.quiet;
-  so.detached = o.detach;
-  so.here = !resolved.settings.master_in_cluster;
-  const auto save = [&] {
-    std::string save_err;
-    if (!store.Save(run, &save_err)) Error(save_err);
-  };
-  StartMaster start = [&](int* start_status, std::string* start_err) -> std::unique_ptr<backend::RunningMaster> {
-    // Its output then goes between redraws of the progress line.
-    const bool terminal = !o.quiet && !o.detach && LocalProgram::SameTerminal(1, 2);
-    std::unique_ptr<LocalProgram> local =
-        LocalProgram::Start(program, run.dir, o.detach, terminal, start_status, start_err);
-    if (local) {
-      run.master_pid = local->pid();
-      run.master_start = ProcessStart(local->pid());
-      save();
-    }
-    return local;
-  };
-  if (resolved.settings.master_in_cluster) {
-    const backend::MasterPlacement* placement = backend::PlacementOf(PlaceOf(run));
-    backend::MasterLaunch launch;
-    launch.resolved = resolved;
-    launch.run_id = run.id;
-    launch.run_dir = run.dir;
-    char absolute[4096];
-    launch.command = command;
-    launch.command[0] = ::realpath(program.path.c_str(), absolute) ? absolute : program.path;
-    launch.env = o.env;
-    launch.program_env = program.env;
-    launch.grace = so.grace;
-    start = [&, placement, launch](int*, std::string* start_err) -> std::unique_ptr<backend::RunningMaster> {
-      if (!placement) {  // the configuration allows master: cluster only where there is one
-        *start_err = "the " + run.backend + " backend cannot run the program as master in a cluster";
-        return nullptr;
-      }
-      std::unique_ptr<backend::RunningMaster> master = placement->Start(launch, start_err);
-      if (master && !master->engine_id().empty()) {
-        run.master_job = master->engine_id();
-        save();
-      }
-      return master;
-    };
-  }
-  status = Supervise(start, so, &err);
-  if (!err.empty()) Error(err);
-  // Its master gone, however it went, nothing may use the run's containers
-  // or pods: their logs are kept with the run's and they are removed.
-  std::string removed;
-  if (!RemoveRunWorkers(run, &removed, &err)) Error("cannot remove the run's workers: " + err);
-  std::string finish_err;
-  if (!store.Finish(run, status, &finish_err)) Error(finish_err);
-  return status;
+  program.env = ProgramEnvironment(o, run, environ);
+  if (o.detach && !Detach(store, &run, &status)) return status;
+  return SuperviseRun(o, program, resolved, store, run);
 }
 
 }  // namespace
-
-int CutRunTail(int argc, char** argv, RunTail* tail) {
-  if (argc < 2 || std::string_view(argv[1]) != "run") return argc;
-  for (int i = 2; i < argc; ++i) {
-    if (std::string_view(argv[i]) != "--") continue;
-    tail->given = true;
-    tail->words.assign(argv + i + 1, argv + argc);
-    return i;
-  }
-  return argc;
-}
 
 void AddRunCommand(CLI::App& app, int* status, const RunTail* tail) {
   auto options = std::make_shared<RunOptions>();

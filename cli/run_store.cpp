@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -20,9 +21,11 @@
 
 #include "backend/engine_adapter.hpp"
 #include "config/trusted_file.hpp"
+#include "error_line.hpp"
 #include "os/descriptor.hpp"
 #include "os/whole_file.hpp"
 #include "runs/run_dir.hpp"
+#include "supervisor.hpp"
 
 namespace fiber::cli {
 
@@ -111,6 +114,13 @@ bool ReadRecord(int root, const std::string& root_path, const std::string& name,
 }
 
 }  // namespace
+
+std::string RunsRoot() {
+  std::string root, err;
+  if (runs::RunsRoot(config::ProcessEnvironment, &root, &err)) return root;
+  Error(err);
+  std::exit(kFiberError);
+}
 
 const char* to_string(RunState state) {
   switch (state) {

@@ -52,6 +52,11 @@ struct RunRecord {
   std::string master_unknown;  // why the engine cannot say; "" when it could
 };
 
+/// The runs directory of this user ($XDG_STATE_HOME/fiber/runs). When
+/// there is none (no HOME, no home in the user database), says so and exits
+/// 125: every command that asks has started nothing yet.
+std::string RunsRoot();
+
 /// Whether the run's program runs as its master in the cluster (master: cluster).
 bool MasterInCluster(const RunRecord& run);
 

@@ -12,6 +12,7 @@
 
 #include "backend/engine_adapter.hpp"
 #include "commands.hpp"
+#include "error_line.hpp"
 #include "os/exit_status.hpp"
 #include "run_removal.hpp"
 #include "run_store.hpp"

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "backend/engine_adapter.hpp"
+#include "config/backend_names.hpp"
 
 using fiber::backend::PlacementOf;
 using fiber::backend::RecordsOf;
@@ -38,6 +39,33 @@ TEST_CASE("each backend's runs are listed from its engine's records under the en
 TEST_CASE("local workers leave no records outside the run's directory") {
   CHECK(RecordsOf(Of("local")) == nullptr);
   CHECK(RecordsOf(Of("no-such-backend")) == nullptr);
+}
+
+TEST_CASE("the engine rows are the backends the settings take, in their order") {
+  std::vector<std::string> settings_names;
+  for (const auto& b : fiber::config::kBackends) settings_names.push_back(b.name);
+  CHECK(fiber::backend::AdapterNames() == settings_names);
+}
+
+TEST_CASE("the settings allow master: cluster exactly where an engine places a master") {
+  for (const auto& b : fiber::config::kBackends) {
+    CAPTURE(b.name);
+    CHECK((PlacementOf(Of(b.name)) != nullptr) == b.places_master);
+  }
+}
+
+TEST_CASE("an engine whose workers run images runs them on a container engine, or takes one to build") {
+  for (const auto& b : fiber::config::kBackends) {
+    CAPTURE(b.name);
+    const bool containers = !fiber::config::EngineOf(b.name, "auto").empty();
+    // Pods run images too, built or loaded in the engine setting's engine.
+    if (containers) CHECK(fiber::backend::RunsImages(b.name));
+  }
+  CHECK(fiber::config::EngineOf("docker", "podman") == "docker");
+  CHECK(fiber::config::EngineOf("container", "podman") == "podman");
+  CHECK(fiber::config::EngineOf("kubernetes", "podman").empty());
+  CHECK(fiber::config::ImageEngineOf("kubernetes", "podman") == "podman");
+  CHECK(fiber::config::ImageEngineOf("podman", "docker") == "podman");
 }
 
 TEST_CASE("only Kubernetes and Slurm place a master in the cluster") {

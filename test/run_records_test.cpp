@@ -256,6 +256,7 @@ TEST_CASE("leftovers after kill -9 of a local run: its workers die with their ma
 
 // The unit backend/run_records.cpp: what a run records of where its engine
 // was, read back for fiber ps, logs and stop from any shell.
+#include "backend/engine_adapter.hpp"
 #include "backend/run_records.hpp"
 
 TEST_CASE("a run finds its engine from the variables it recorded, not this shell's") {

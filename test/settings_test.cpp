@@ -165,3 +165,13 @@ TEST_CASE("a value as shown is read back the same") {
     CHECK_MESSAGE(row.kind.show(back) == row.kind.show(s), row.key);
   }
 }
+
+TEST_CASE("master: cluster is refused on a backend that cannot place a master, naming those that can") {
+  Settings s;
+  std::string err;
+  CHECK_FALSE(apply({{"FIBER_BACKEND", "docker"}, {"FIBER_MASTER", "cluster"}}, &s, &err));
+  CHECK(err == "master: cluster (from FIBER_MASTER) runs the program in the cluster beside its workers: it "
+               "needs backend kubernetes or slurm, not docker");
+  REQUIRE(apply({{"FIBER_BACKEND", "slurm"}, {"FIBER_MASTER", "cluster"}}, &s, &err));
+  CHECK(s.master_in_cluster);
+}

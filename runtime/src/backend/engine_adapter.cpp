@@ -1,6 +1,6 @@
 #include "backend/engine_adapter.hpp"
 
-#include <iterator>
+#include <map>
 
 #include "backend/container/container_backend.hpp"
 #include "backend/container/container_run_records.hpp"
@@ -29,6 +29,7 @@ std::unique_ptr<Backend> MakeLocal(const config::Settings&) { return std::make_u
 bool AlwaysReady(const config::Settings&, bool, std::string*) { return true; }
 
 struct Engine {
+  const char* name;  // as config::kBackends names it, in its order
   std::unique_ptr<Backend> (*make)(const config::Settings&);
   bool (*ready)(const config::Settings&, bool image_coming, std::string* err);  // CheckReady
   bool image;                        // its workers run an image
@@ -38,27 +39,44 @@ struct Engine {
   DryRun dry_run;                    // nullptr: a run makes no objects to show
 };
 
-// One row for each of config::kBackendNames, in its order. docker and
-// podman are the container backend with its engine chosen; the container
-// backend itself takes the engine setting (EngineOf).
+// One row for each of config::kBackends, in its order (engine_adapter_test
+// pins it). docker and podman are the container backend with its engine
+// chosen; the container backend itself takes the engine setting
+// (config::EngineOf).
 const Engine kEngines[] = {
-    {MakeLocal, AlwaysReady, false, false, nullptr, nullptr, nullptr},
-    {ContainerBackend::Make, AlwaysReady, true, true, &kContainers, nullptr, nullptr},
-    {ContainerBackend::Make, AlwaysReady, true, true, &kContainers, nullptr, nullptr},
-    {ContainerBackend::Make, AlwaysReady, true, true, &kContainers, nullptr, nullptr},
-    {KubernetesBackend::Make, KubernetesBackend::CheckReady, true, true, &kPods, &kPodMaster, KubernetesDryRun},
-    {SlurmBackend::Make, SlurmBackend::CheckReady, false, true, &kJobs, &kJobMaster, nullptr},
+    {"local", MakeLocal, AlwaysReady, false, false, nullptr, nullptr, nullptr},
+    {"docker", ContainerBackend::Make, AlwaysReady, true, true, &kContainers, nullptr, nullptr},
+    {"podman", ContainerBackend::Make, AlwaysReady, true, true, &kContainers, nullptr, nullptr},
+    {"container", ContainerBackend::Make, AlwaysReady, true, true, &kContainers, nullptr, nullptr},
+    {"kubernetes", KubernetesBackend::Make, KubernetesBackend::CheckReady, true, true, &kPods, &kPodMaster,
+     KubernetesDryRun},
+    {"slurm", SlurmBackend::Make, SlurmBackend::CheckReady, false, true, &kJobs, &kJobMaster, nullptr},
 };
-static_assert(std::size(kEngines) == std::size(config::kBackendNames));
 
 // The row of backend name; nullptr for none.
 const Engine* Find(const std::string& name) {
-  for (std::size_t i = 0; i < std::size(kEngines); ++i)
-    if (name == config::kBackendNames[i]) return &kEngines[i];
+  for (const Engine& e : kEngines)
+    if (name == e.name) return &e;
   return nullptr;
 }
 
 }  // namespace
+
+std::vector<std::string> AdapterNames() {
+  std::vector<std::string> names;
+  for (const Engine& e : kEngines) names.push_back(e.name);
+  return names;
+}
+
+std::map<std::string, std::string> EngineEnvironment(const config::Getenv& getenv) {
+  std::map<std::string, std::string> env;
+  for (const Engine& e : kEngines) {
+    if (!e.records) continue;
+    for (const char* name : e.records->variables())
+      if (const char* value = getenv(name)) env[name] = value;
+  }
+  return env;
+}
 
 std::unique_ptr<Backend> Make(const config::Settings& settings, std::string* err) {
   const Engine* e = Find(settings.backend);

@@ -2,9 +2,11 @@
 // to its engine's pieces: the Backend the master drives, the RunRecords the
 // command reads, the MasterPlacement where the engine can run the program
 // as master (master: cluster), what it checks before a run, and its dry
-// run. Adding an engine adds one row to its table. Thread-safe.
+// run. Adding an engine adds its folder, one row to this table and one to
+// config::kBackends. Thread-safe.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +18,16 @@
 #include "config/settings.hpp"
 
 namespace fiber::backend {
+
+/// The backend name of every row, in order: the names config::kBackends
+/// gives the settings (engine_adapter_test pins that they agree).
+std::vector<std::string> AdapterNames();
+
+/// The variables that say where engines and clusters are, those getenv
+/// has, as each engine's records declare them (RunRecords::variables):
+/// what fiber run records (RunPlace::engine_env), so that stop, ps, logs
+/// and prune reach the run's own engine or cluster from any shell.
+std::map<std::string, std::string> EngineEnvironment(const config::Getenv& getenv);
 
 /// The backend settings.backend names, for workers with these settings;
 /// nullptr with *err for an unknown one.

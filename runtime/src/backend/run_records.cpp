@@ -1,10 +1,5 @@
 #include "backend/run_records.hpp"
 
-#include <cstdlib>
-
-#include "backend/slurm/slurm_command.hpp"
-#include "engine/engine_socket.hpp"
-#include "kube/kubeconfig.hpp"
 
 namespace fiber::backend {
 
@@ -19,17 +14,6 @@ config::Getenv RunPlace::Getenv() const {
     const auto it = env.find(name);
     return it == env.end() ? nullptr : it->second.c_str();
   };
-}
-
-std::map<std::string, std::string> EngineEnvironment(const config::Getenv& getenv) {
-  std::map<std::string, std::string> env;
-  const auto keep = [&](const char* name) {
-    if (const char* value = getenv(name)) env[name] = value;
-  };
-  for (const char* name : engine::kSocketVariables) keep(name);
-  for (const char* name : kube::kSearchVariables) keep(name);
-  for (const char* name : kSlurmVariables) keep(name);
-  return env;
 }
 
 std::string Counted(int n, const char* what) {

@@ -41,13 +41,6 @@ struct RunPlace {
   config::Getenv Getenv() const;
 };
 
-/// The variables that say where engines and clusters are
-/// (engine::kSocketVariables, kube::kSearchVariables,
-/// backend::kSlurmVariables), those getenv has: what fiber run records
-/// (RunPlace::engine_env), so that stop, ps, logs and prune reach the run's
-/// own engine or cluster from any shell.
-std::map<std::string, std::string> EngineEnvironment(const config::Getenv& getenv);
-
 /// One of a run's workers, or its master (master: cluster), as its engine
 /// records it.
 struct WorkerRecord {
@@ -87,6 +80,10 @@ class RunRecords {
  public:
   virtual ~RunRecords() = default;
   virtual const RecordWords& words() const = 0;
+  /// The variables that say where this engine or cluster is (DOCKER_HOST,
+  /// KUBECONFIG, SLURM_CONF): fiber run records those set
+  /// (EngineEnvironment, engine_adapter.hpp).
+  virtual std::vector<const char*> variables() const = 0;
   /// The workers of each of runs (all of this engine) that fiber ps shows:
   /// asking each engine or cluster as few times as it can.
   virtual RunsWorkers List(const std::vector<RunPlace>& runs) const = 0;

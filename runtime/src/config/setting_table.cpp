@@ -101,7 +101,7 @@ Kind BackendName() {
       return true;
     },
     [](const Settings& s) { return s.backend; }};
-  kind.choices.assign(std::begin(kBackendNames), std::end(kBackendNames));
+  for (const KnownBackend& b : kBackends) kind.choices.push_back(b.name);
   return kind;
 }
 
@@ -390,11 +390,13 @@ bool CheckTogether(const Settings& settings, const Sources& sources, std::string
     return std::string(key) + " (" + FindSetting(key)->kind.show(settings) + " s, from " +
            (from == sources.end() ? "default" : from->second) + ")";
   };
-  if (settings.master_in_cluster && settings.backend != "kubernetes" && settings.backend != "slurm") {
+  if (settings.master_in_cluster && !PlacesMaster(settings.backend)) {
+    std::string placing;
+    for (const KnownBackend& b : kBackends)
+      if (b.places_master) placing += std::string(placing.empty() ? "" : " or ") + b.name;
     const auto from = sources.find("master");
     *err = "master: cluster (from " + (from == sources.end() ? "default" : from->second) +
-           ") runs the program in the cluster beside its workers: it needs backend kubernetes or "
-           "slurm, not " +
+           ") runs the program in the cluster beside its workers: it needs backend " + placing + ", not " +
            settings.backend;
     return false;
   }

@@ -13,7 +13,7 @@
 namespace fiber::engine {
 
 /// The variables CandidateSockets reads: what a run records of where its
-/// engine was (backend/run_records.hpp: EngineEnvironment).
+/// engine was (backend/engine_adapter.hpp: EngineEnvironment).
 inline constexpr const char* kSocketVariables[] = {"DOCKER_HOST", "CONTAINER_HOST", "XDG_RUNTIME_DIR"};
 
 /// Unix sockets to try for engine, in order (unix:// URLs in DOCKER_HOST

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "backend/master_reach.hpp"
+#include "config/backend_names.hpp"
 #include "config/quantities.hpp"
 #include "diagnostics/log.hpp"
 
@@ -46,18 +47,8 @@ std::string OneLine(const std::string& output) {
 
 }  // namespace
 
-std::string EngineOf(const std::string& backend, const std::string& engine_setting) {
-  if (backend == "docker" || backend == "podman") return backend;
-  return backend == "container" ? engine_setting : "";
-}
-
-std::string ImageEngineOf(const std::string& backend, const std::string& engine_setting) {
-  const std::string engine = EngineOf(backend, engine_setting);
-  return engine.empty() ? engine_setting : engine;
-}
-
 std::unique_ptr<Backend> ContainerBackend::Make(const config::Settings& settings) {
-  return std::make_unique<ContainerBackend>(EngineOf(settings.backend, settings.engine), settings);
+  return std::make_unique<ContainerBackend>(config::EngineOf(settings.backend, settings.engine), settings);
 }
 
 ContainerBackend::ContainerBackend(std::string engine, config::Settings settings)

@@ -50,19 +50,9 @@
 
 namespace fiber::backend {
 
-/// The engine a backend runs its workers on: "docker" and "podman" for
-/// those backends, the engine setting for "container"; "" for a backend
-/// without containers.
-std::string EngineOf(const std::string& backend, const std::string& engine_setting);
-
-/// The engine a run's image is built in or loaded into: the one its
-/// workers run on (EngineOf) when they run in containers, else the engine
-/// setting (fiber image build, with no container backend).
-std::string ImageEngineOf(const std::string& backend, const std::string& engine_setting);
-
 class ContainerBackend : public Backend {
  public:
-  /// For settings.backend, on EngineOf its engine.
+  /// For settings.backend, on its engine (config::EngineOf).
   static std::unique_ptr<Backend> Make(const config::Settings& settings);
   ContainerBackend(std::string engine, config::Settings settings);
   ~ContainerBackend() override;

@@ -1,8 +1,12 @@
 #include "backend/container/container_run_records.hpp"
 
+#include <iterator>
+
 #include "backend/container/container_backend.hpp"
 #include "backend/container/run_containers.hpp"
 #include "backend/labels.hpp"
+#include "config/backend_names.hpp"
+#include "engine/engine_socket.hpp"
 
 namespace fiber::backend {
 
@@ -17,13 +21,17 @@ WorkerRecord::Phase PhaseOf(const std::string& state) {
 
 }  // namespace
 
+std::vector<const char*> ContainerRunRecords::variables() const {
+  return std::vector<const char*>(std::begin(engine::kSocketVariables), std::end(engine::kSocketVariables));
+}
+
 const RecordWords& ContainerRunRecords::words() const {
   static const RecordWords kWords{"containers", "container", "id", "state", false};
   return kWords;
 }
 
 bool ContainerRunRecords::Connect(const RunPlace& run, engine::Client* out, std::string* err) {
-  const std::string engine = EngineOf(run.backend, run.Setting("engine"));
+  const std::string engine = config::EngineOf(run.backend, run.Setting("engine"));
   if (engine.empty()) {
     *err = "run " + run.id + " runs no containers (" + run.backend + " backend)";
     return false;

@@ -12,6 +12,7 @@ namespace fiber::backend {
 class ContainerRunRecords : public RunRecords {
  public:
   const RecordWords& words() const override;
+  std::vector<const char*> variables() const override;
   RunsWorkers List(const std::vector<RunPlace>& runs) const override;
   [[nodiscard]] bool ReadLog(const RunPlace& run, const std::string& worker_id, bool follow, bool timestamps,
                              const std::function<bool(std::string_view)>& show, bool* found,

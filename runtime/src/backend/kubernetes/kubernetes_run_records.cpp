@@ -1,11 +1,13 @@
 #include "backend/kubernetes/kubernetes_run_records.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/kubernetes/run_templates.hpp"
 #include "backend/labels.hpp"
 #include "config/setting_table.hpp"
+#include "kube/kubeconfig.hpp"
 
 namespace fiber::backend {
 
@@ -30,6 +32,10 @@ bool ListPods(const RunPlace& run, std::optional<kube::ApiClient>* api, std::vec
 }
 
 }  // namespace
+
+std::vector<const char*> KubernetesRunRecords::variables() const {
+  return std::vector<const char*>(std::begin(kube::kSearchVariables), std::end(kube::kSearchVariables));
+}
 
 const RecordWords& KubernetesRunRecords::words() const {
   static const RecordWords kWords{"pods", "pod", "pod", "phase", true};

@@ -14,6 +14,7 @@ namespace fiber::backend {
 class KubernetesRunRecords : public RunRecords {
  public:
   const RecordWords& words() const override;
+  std::vector<const char*> variables() const override;
   RunsWorkers List(const std::vector<RunPlace>& runs) const override;
   [[nodiscard]] bool Leftovers(const RunPlace& run, std::vector<std::string>* out, std::string* err) const override;
   [[nodiscard]] bool ReadLog(const RunPlace& run, const std::string& worker_id, bool follow, bool timestamps,

@@ -32,7 +32,7 @@ bool TransientSlurmError(const std::string& said);
 bool SubmitLimitError(const std::string& said);
 
 /// The variables that say which Slurm cluster the commands reach: what a
-/// run records (backend/run_records.hpp: EngineEnvironment), so that fiber stop, ps and prune reach
+/// run records (backend/engine_adapter.hpp: EngineEnvironment), so that fiber stop, ps and prune reach
 /// the run's own.
 inline constexpr const char* kSlurmVariables[] = {"SLURM_CONF"};
 

@@ -1,5 +1,7 @@
 #include "backend/slurm/slurm_run_records.hpp"
 
+#include <iterator>
+
 #include "backend/labels.hpp"
 #include "backend/slurm/held_workers.hpp"
 #include "backend/slurm/run_jobs.hpp"
@@ -46,6 +48,10 @@ std::string SlurmClusterOf(const RunPlace& run) {
   std::string names;
   for (const std::string& entry : SlurmEnvOf(run)) names += (names.empty() ? "" : " ") + entry;
   return names.empty() ? "this machine's Slurm cluster" : "the Slurm cluster of " + names;
+}
+
+std::vector<const char*> SlurmRunRecords::variables() const {
+  return std::vector<const char*>(std::begin(kSlurmVariables), std::end(kSlurmVariables));
 }
 
 const RecordWords& SlurmRunRecords::words() const {

@@ -13,6 +13,7 @@ namespace fiber::backend {
 class SlurmRunRecords : public RunRecords {
  public:
   const RecordWords& words() const override;
+  std::vector<const char*> variables() const override;
   RunsWorkers List(const std::vector<RunPlace>& runs) const override;
   [[nodiscard]] bool Leftovers(const RunPlace& run, std::vector<std::string>* out, std::string* err) const override;
   [[nodiscard]] bool Remove(const RunPlace& run, int* removed, std::string* err) const override;
