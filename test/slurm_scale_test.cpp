@@ -76,8 +76,10 @@ std::string RunIdOf(const std::tuple<int, std::string, std::string>& detached) {
 
 }  // namespace
 
-// Each of the run's jobs is an array task below 50; how many arrays and workers.
-std::pair<std::size_t, std::size_t> ArraysAndWorkers(const std::string& run_id) {
+// Each of the run's jobs is an array task below 50; how many arrays hold
+// the workers numbered below first_workers (all, unless given), and how
+// many workers there are.
+std::pair<std::size_t, std::size_t> ArraysAndWorkers(const std::string& run_id, long first_workers = -1) {
   std::set<std::string> arrays, workers;
   for (const auto& job : JobsOf(run_id)) {
     const auto cut = job.job.find('_');
@@ -87,7 +89,8 @@ std::pair<std::size_t, std::size_t> ArraysAndWorkers(const std::string& run_id) 
       WARN_MESSAGE(false, "a job of the run without an array index: " << job.job << " " << job.worker_id << " " << job.state);
       continue;
     }
-    arrays.insert(job.job.substr(0, cut));
+    if (first_workers < 0 || (job.worker_id.size() > 1 && std::stol(job.worker_id.substr(1)) < first_workers))
+      arrays.insert(job.job.substr(0, cut));
     CHECK_MESSAGE(std::stol(job.job.substr(cut + 1)) < 50, job.job << " " << job.worker_id << " " << job.state);
     workers.insert(job.worker_id);
   }
@@ -111,8 +114,12 @@ TEST_CASE("120 workers under MaxArraySize=50: three job arrays, every index belo
   // All 120 at once: three arrays.
   const std::string held = RunIdOf(fiber.Run(RunArgs({"--detach", built_program("hold_pool"), "120"})));
   CHECK(eventually([&] { return fiber.PsOf(held)["workers_ready"] == 120; }, 180));
-  const auto [arrays, workers] = ArraysAndWorkers(held);
-  CHECK(workers == 120);
+  // The pool's first 120 workers went as three arrays; a job Slurm failed
+  // to launch (NODE_FAIL, seen once when slurmd timed out on a loaded
+  // machine) is replaced by a worker of a later number, in an array of
+  // its own.
+  const auto [arrays, workers] = ArraysAndWorkers(held, 120);
+  CHECK(workers >= 120);
   CHECK(arrays == 3);
   StopAndCheck(fiber, held);
 }
