@@ -6,8 +6,8 @@
 // server). Every pod is created and Running, fiber ps lists them, fiber
 // stop deletes them (with one deletecollection, or one by one for an
 // account without that verb), nothing is left; and the same through a storm of 429s
-// from API Priority and Fairness, no request of fiber's asked more than a
-// few times. FIBER_KWOK_TEST_WORKERS sets the size (300); bench/kwok_pods
+// from API Priority and Fairness, each turned-away request of fiber's asked
+// again, within its limit. FIBER_KWOK_TEST_WORKERS sets the size (300); bench/kwok_pods
 // measures 256 to 2,048.
 #include <doctest/doctest.h>
 
@@ -170,16 +170,21 @@ struct PodVerbs {
 
 TEST_CASE("hundreds of workers' pods on kwok: all created and Running, listed by ps, deleted by stop") {
   const Requests r = RunOnKwok(Workers(), {});
-  // Each pod's creation, and a few for the run (its Secret, the watch).
-  CHECK(r.sent <= Workers() + 20);
+  // Each pod's creation, and a few for the run (its Secret, the watch);
+  // those a busy server turned away (429 or 503) asked again.
+  CHECK(r.sent - r.throttled <= Workers() + 20);
 }
 
-TEST_CASE("the same run through a storm of 429s from API Priority and Fairness succeeds, each request asked a few times at most") {
+TEST_CASE("the same run through a storm of 429s from API Priority and Fairness succeeds, each request asked again within its limit") {
   Throttle throttle;
   // No client-side limit: the server's fairness is all that holds fiber back.
   const Requests r = RunOnKwok(Workers(), {"--kube-qps", "100000", "--kube-burst", "100000"});
+  // Asked again rather than given up on, and never past the limit: how
+  // many tries one takes is the server's pace (1 s apart, as its
+  // Retry-After says), slower on a loaded machine.
   CHECK(r.throttled > 0);
-  CHECK(r.most_tries <= 4);
+  CHECK(r.most_tries >= 2);
+  CHECK(r.most_tries <= fiber::kube::kMaxThrottledRetries + 1);
 }
 
 TEST_CASE("fiber stop deletes a run's pods with one request: an account that may not delete pods one by one still "

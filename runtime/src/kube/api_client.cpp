@@ -20,10 +20,6 @@ constexpr std::size_t kMaxErrorBody = 1 << 20;
 // Objects a list asks for at once.
 constexpr int kListPage = 500;
 
-// A 429 or 503 means the server did not act: the request is sent again, at
-// most this many more times, after the wait kube/throttle_wait.hpp says.
-constexpr int kMaxThrottledRetries = 8;
-
 bool Throttled(long status) { return status == 429 || status == 503; }
 
 // Up to half of wait more, at random: requests turned away together (a

@@ -70,6 +70,9 @@ struct RequestCounts {
 /// Time limits of a request that is not a watch.
 inline constexpr long kApiConnectTimeoutMs = 5000;
 inline constexpr long kApiRequestTimeoutMs = 30000;
+/// A 429 or 503 means the server did not act: the request is sent again, at
+/// most this many more times, after the wait kube/throttle_wait.hpp says.
+inline constexpr int kMaxThrottledRetries = 8;
 
 class ApiClient {
  public:
