@@ -3,10 +3,12 @@
 its method, path, body and X-Test header; /hold answers with headers only and
 holds the stream open, as an engine's attach or events endpoint does;
 /endless (and an engine's /v1.41/events) sends a body with no end, as a
-broken or hostile service might;
+broken or hostile service might; /count/N sends N lines ("line 0" ...), a
+few milliseconds apart, and ends;
 events for a run named "garbage" are one event of the wrong types, then
 the stream is held open.
-Listens on a Unix socket (argument) or on a free loopback port; prints
+Listens on a Unix socket (argument) or on a free loopback port, each
+request on a thread of its own; prints
 "ready PORT" (0 for the socket) once up."""
 import http.server, json, os, socketserver, sys, time
 
@@ -31,6 +33,14 @@ class Echo(http.server.BaseHTTPRequestHandler):
                     self.wfile.write(piece)
             except (BrokenPipeError, ConnectionResetError):
                 return
+        if self.path.startswith("/count/"):
+            self.send_response(200)
+            self.end_headers()
+            for i in range(int(self.path[len("/count/"):])):
+                self.wfile.write(b"line %d\n" % i)
+                self.wfile.flush()
+                time.sleep(0.005)
+            return
         if self.path == "/hold":
             self.send_response(200)
             self.send_header("Content-Type", "application/vnd.docker.raw-stream")
@@ -54,7 +64,12 @@ class Echo(http.server.BaseHTTPRequestHandler):
         pass
 
 
-class UnixHTTPServer(socketserver.UnixStreamServer):
+# Each request on a thread of its own: streams are held open side by side,
+# and many connect at once (a Unix socket refuses those past its backlog).
+class UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+    request_queue_size = 64
+
     def get_request(self):
         request, _ = super().get_request()
         return request, ("local", 0)
@@ -64,7 +79,7 @@ if len(sys.argv) > 1:
     server = UnixHTTPServer(sys.argv[1], Echo)
     port = 0
 else:
-    server = http.server.HTTPServer(("127.0.0.1", 0), Echo)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Echo)
     port = server.server_address[1]
 print("ready", port, flush=True)
 server.serve_forever()

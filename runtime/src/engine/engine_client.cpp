@@ -1,5 +1,7 @@
 #include "engine/engine_client.hpp"
 
+#include <memory>
+
 #include "engine/engine_socket.hpp"
 #include "engine/log_stream.hpp"
 #include "http/line_stream.hpp"
@@ -31,12 +33,12 @@ std::string ErrorMessage(const http::Response& response) {
 }
 
 bool Client::Connect(const std::string& engine, const os::Getenv& getenv, Client* out,
-                     std::string* err) {
+                     std::string* err, long timeout_ms) {
   std::string socket;
   if (!FindSocket(engine, getenv, &socket, err)) return false;
   Client client(socket);
   http::Response r;
-  if (!client.Call("GET", "/version", {}, kShortCallMs, &r, err)) {
+  if (!client.Call("GET", "/version", {}, timeout_ms, &r, err)) {
     // An answer, but an error: something other than an engine on the socket.
     if (r.status != 0) *err = "the container engine at " + socket + " does not answer: " + *err;
     return false;
@@ -193,26 +195,51 @@ bool Client::Logs(const std::string& id, int tail,
                 err);
 }
 
-bool Client::Stream(http::Request q, const std::function<void()>& on_started,
-                    const std::function<bool(std::string_view)>& on_chunk,
-                    std::string* err) const {
+namespace {
+
+// A streamed answer's state: its chunks go on once the status says
+// success; of an error answer, the start of the body is kept for its message.
+struct StreamAnswer {
   bool ok = false;
   std::string error_body;
-  q.on_headers = [&](const http::Response& r) {
-    ok = Success(r.status);
-    if (ok && on_started) on_started();
+  std::function<void()> on_started;
+  std::function<bool(std::string_view)> on_chunk;
+};
+
+void Streamed(http::Request* q, const std::shared_ptr<StreamAnswer>& a) {
+  q->on_headers = [a](const http::Response& r) {
+    a->ok = Success(r.status);
+    if (a->ok && a->on_started) a->on_started();
   };
-  q.on_body = [&](std::string_view chunk) {
-    if (ok) return on_chunk(chunk);
-    error_body.append(chunk.substr(0, 4096));
-    return error_body.size() < 4096;
+  q->on_body = [a](std::string_view chunk) {
+    if (a->ok) return a->on_chunk(chunk);
+    a->error_body.append(chunk.substr(0, 4096));
+    return a->error_body.size() < 4096;
   };
-  http::Response r;
-  if (!Send(q, &r, err)) return false;
-  if (ok) return true;
+}
+
+}  // namespace
+
+bool Client::StreamEnded(bool answered, http::Response r, const std::string& error_body,
+                         std::string* err) const {
+  if (!answered) {
+    if (r.status == 0) *err = "cannot reach the container engine at " + socket_ + ": " + *err;
+    return false;
+  }
+  if (Success(r.status)) return true;
   r.body = error_body;
   *err = ErrorMessage(r);
   return false;
+}
+
+bool Client::Stream(http::Request q, const std::function<void()>& on_started,
+                    const std::function<bool(std::string_view)>& on_chunk,
+                    std::string* err) const {
+  auto a = std::make_shared<StreamAnswer>(StreamAnswer{false, {}, on_started, on_chunk});
+  Streamed(&q, a);
+  http::Response r;
+  const bool answered = http::Perform(q, &r, err);
+  return StreamEnded(answered, std::move(r), a->error_body, err);
 }
 
 bool Client::FollowLogs(const std::string& id,
@@ -234,18 +261,23 @@ bool Client::FollowLogs(const std::string& id,
                 err);
 }
 
-bool Client::Attach(const std::string& id, const std::function<void()>& on_attached,
-                    const std::function<void(std::string_view)>& on_output,
-                    const std::atomic<bool>* cancel, std::string* err) const {
-  LogStream stream([&](int, std::string_view text) { on_output(text); });
-  return Stream(
-      NewRequest("POST", "/containers/" + id + "/attach?stream=1&stdout=1&stderr=1", 0, cancel),
-      on_attached,
-      [&](std::string_view chunk) {
-        stream.Feed(chunk);
-        return true;
-      },
-      err);
+http::StreamSet::Id Client::Attach(http::StreamSet& streams, const std::string& id,
+                                   std::function<void()> on_attached,
+                                   std::function<void(std::string_view)> on_output,
+                                   std::function<void(const std::string& err)> on_end) const {
+  auto frames = std::make_shared<LogStream>([on_output = std::move(on_output)](int, std::string_view text) {
+    on_output(text);
+  });
+  auto a = std::make_shared<StreamAnswer>(StreamAnswer{false, {}, std::move(on_attached), [frames](std::string_view chunk) {
+                                                         frames->Feed(chunk);
+                                                         return true;
+                                                       }});
+  http::Request q = NewRequest("POST", "/containers/" + id + "/attach?stream=1&stdout=1&stderr=1", 0);
+  Streamed(&q, a);
+  return streams.Add(std::move(q), [this_client = *this, a, on_end = std::move(on_end)](
+                                       bool answered, const http::Response& r, std::string err) {
+    on_end(this_client.StreamEnded(answered, r, a->error_body, &err) ? std::string() : err);
+  });
 }
 
 bool Client::ContainerEvents(const std::vector<std::string>& labels, const std::string& since,

@@ -15,6 +15,7 @@
 
 #include "os/environment.hpp"
 #include "http/client.hpp"
+#include "http/stream_set.hpp"
 
 namespace fiber::engine {
 
@@ -30,10 +31,10 @@ class Client {
   explicit Client(std::string socket) : socket_(std::move(socket)) {}
 
   /// Finds the engine's socket (engine/engine_socket.hpp) and asks its
-  /// version; false with *err naming the cause (no engine, no permission,
-  /// nothing answering).
+  /// version, waiting up to timeout_ms; false with *err naming the cause
+  /// (no engine, no permission, nothing answering).
   [[nodiscard]] static bool Connect(const std::string& engine, const os::Getenv& getenv,
-                                    Client* out, std::string* err);
+                                    Client* out, std::string* err, long timeout_ms = kShortCallMs);
 
   const std::string& socket() const { return socket_; }
   /// "docker" or "podman", from the version's components (after Connect).
@@ -83,12 +84,14 @@ class Client {
                                 std::string* err, const std::atomic<bool>* cancel = nullptr,
                                 bool timestamps = false) const;
   /// Attaches to its stdout and stderr, as docker run does before it starts
-  /// a container so that none of its output is missed: on_attached is
-  /// called once the engine has attached, then its output is handed over
-  /// as it comes until the container stops or *cancel is set.
-  [[nodiscard]] bool Attach(const std::string& id, const std::function<void()>& on_attached,
-                            const std::function<void(std::string_view)>& on_output,
-                            const std::atomic<bool>* cancel, std::string* err) const;
+  /// a container so that none of its output is missed, as one of streams'
+  /// exchanges (on its thread): on_attached is called once the engine has
+  /// attached, then its output is handed over as it comes until the
+  /// container stops (or streams.Cancel), then on_end with "", or with the
+  /// cause when the attach failed.
+  http::StreamSet::Id Attach(http::StreamSet& streams, const std::string& id, std::function<void()> on_attached,
+                             std::function<void(std::string_view)> on_output,
+                             std::function<void(const std::string& err)> on_end) const;
   /// The engine's events about containers carrying every label, from
   /// `since` on (seconds since the epoch, "1700000000.123456789"), each
   /// handed over as it comes (a JSON object) until the stream ends or
@@ -124,6 +127,10 @@ class Client {
   [[nodiscard]] bool Stream(http::Request q, const std::function<void()>& on_started,
                             const std::function<bool(std::string_view)>& on_chunk,
                             std::string* err) const;
+  /// What Stream's exchange ended with: true when answered with a
+  /// success, else false with the engine's message or the reason none came.
+  [[nodiscard]] bool StreamEnded(bool answered, http::Response r, const std::string& error_body,
+                                 std::string* err) const;
   /// Stream for an answer of JSON objects one a line, each to on_object; a
   /// line longer than http::kMaxAnswerBytes is an error naming what the
   /// lines are ("an event").

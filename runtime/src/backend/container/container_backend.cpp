@@ -61,15 +61,18 @@ ContainerBackend::~ContainerBackend() {
 }
 
 bool ContainerBackend::Connect(const std::string& run_id, std::string* err) {
-  if (client_) return true;
-  engine::Client client;
-  if (!engine::Client::Connect(engine_, config::ProcessEnvironment, &client, err)) return false;
-  client_ = std::move(client);
-  // From now on: it must see the end of the first container it starts.
-  events_ = std::make_unique<ContainerEvents>(*client_, run_id);
-  starts_ = std::make_unique<RequestQueue>(kStartThreads, std::chrono::steady_clock::duration{},
-                                           "starting the run's containers");
-  return true;
+  std::lock_guard<std::mutex> lock(connect_mu_);
+  if (!client_ && connect_error_.empty()) {
+    engine::Client client;
+    if (engine::Client::Connect(engine_, config::ProcessEnvironment, &client, &connect_error_,
+                                engine::kLongCallMs)) {
+      client_ = std::move(client);
+      // From now on: it must see the end of the first container it starts.
+      events_ = std::make_unique<ContainerEvents>(*client_, run_id);
+    }
+  }
+  if (!client_) *err = connect_error_;
+  return client_.has_value();
 }
 
 bool ContainerBackend::Start(const Launch& launch, std::string* err) {
@@ -79,15 +82,22 @@ bool ContainerBackend::Start(const Launch& launch, std::string* err) {
            "network's gateway address (docker network inspect " + settings_.network + "), or no network";
     return false;
   }
-  if (!Connect(launch.bootstrap.run_id, err)) return false;
   if (settings_.image.empty()) {
     *err = "no image to run workers in: set image (--image IMAGE, FIBER_IMAGE, or image: in fiber.yaml)";
     return false;
   }
+  if (!starts_)
+    starts_ = std::make_unique<RequestQueue>(kStartThreads, std::chrono::steady_clock::duration{},
+                                             "starting the run's containers");
   const std::string& worker_id = launch.bootstrap.worker_id;
   starting_.insert(worker_id);
   starts_->Post(worker_id, [this, launch] {
     Started done{launch.bootstrap.worker_id, {}, ""};
+    if (!Connect(launch.bootstrap.run_id, &done.error)) {
+      std::lock_guard<std::mutex> lock(mu_);
+      started_.push_back(std::move(done));
+      return;
+    }
     bool check;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -95,7 +105,7 @@ bool ContainerBackend::Start(const Launch& launch, std::string* err) {
     }
     Container& c = done.container;
     c.memory_mb = launch.resources.memory_mb;
-    const bool ok = StartWorkerContainer(*client_, settings_, launch, check, &c.id, &c.output, &done.error);
+    const bool ok = StartWorkerContainer(*client_, settings_, launch, check, &c.id, outputs_, &c.output, &done.error);
     if (!ok && done.error.empty()) done.error = "the engine did not say why";
     std::lock_guard<std::mutex> lock(mu_);
     program_checked_ = program_checked_ || ok;

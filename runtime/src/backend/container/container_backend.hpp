@@ -13,8 +13,8 @@
 // and FIBER_CLIENT_KEY_FILE names it (worker/bootstrap.hpp); the worker
 // deletes it once read.
 //
-// Each container's output is copied as it comes (container_output.hpp) to
-// the worker's log file, where fiber run shows it live and fiber logs reads
+// Each container's output is copied as it comes (container_output.hpp; one
+// thread follows them all, an http::StreamSet) to the worker's log file, where fiber run shows it live and fiber logs reads
 // it. Containers are made with HostConfig.AutoRemove: the engine removes
 // one as it ends, so a worker that loses its master (and exits after
 // heartbeat_timeout) takes its container with it, whoever is left to
@@ -24,10 +24,10 @@
 //
 // Driven from the master's I/O thread only, like every backend; not
 // thread-safe, though its starts and followers run on threads of their
-// own. Start accepts: creating, keying and starting a container (whose
-// attach may wait up to engine::kLongCallMs) happen on the start queue
-// (backend/request_queue.hpp), and a start that fails comes back through
-// Poll. What the I/O thread still asks of the engine has a limit of a few
+// own. Start accepts: connecting to the engine (once), creating, keying and
+// starting a container (whose attach may wait up to engine::kLongCallMs)
+// happen on the start queue (backend/request_queue.hpp), and a start that
+// fails comes back through Poll. What the I/O thread still asks of the engine has a limit of a few
 // seconds (kill, remove: engine::kShortCallMs).
 #pragma once
 
@@ -77,6 +77,9 @@ class ContainerBackend : public Backend {
     Container container;
     std::string error;
   };
+  /// Connects to the engine and follows its events, once: on the start
+  /// queue, as under load the engine may take seconds to answer; on a
+  /// failure, every start after reports the same error.
   [[nodiscard]] bool Connect(const std::string& run_id, std::string* err);
   /// Takes the starts the queue finished into containers_, and the failed
   /// ones as exits.
@@ -87,8 +90,11 @@ class ContainerBackend : public Backend {
 
   std::string engine_;
   config::Settings settings_;
-  std::optional<engine::Client> client_;
+  std::mutex connect_mu_;                        // guards the connect of the start queue's threads:
+  std::optional<engine::Client> client_;         // set once, before any start it serves ends
   std::unique_ptr<ContainerEvents> events_;
+  std::string connect_error_;
+  http::StreamSet outputs_;                      // follows every container's output; outlives them
   std::map<std::string, Container> containers_;  // not yet seen to end, by worker id
   std::set<std::string> starting_;               // accepted, not yet taken from started_
   std::set<std::string> killed_starting_;        // of starting_: killed while under way

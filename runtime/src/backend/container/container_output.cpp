@@ -1,8 +1,5 @@
 #include "backend/container/container_output.hpp"
 
-#include "backend/worker_output.hpp"
-#include "os/background_thread.hpp"
-
 namespace fiber::backend {
 
 namespace {
@@ -10,56 +7,42 @@ namespace {
 constexpr std::size_t kLastBytes = 4096;
 }  // namespace
 
-std::unique_ptr<ContainerOutput> ContainerOutput::Attach(const engine::Client& engine,
-                                                         const std::string& id,
-                                                         const std::string& worker_id,
-                                                         const std::string& log_file,
-                                                         std::string* err) {
-  std::unique_ptr<ContainerOutput> out(new ContainerOutput);
+std::unique_ptr<ContainerOutput> ContainerOutput::Attach(http::StreamSet& streams, const engine::Client& engine,
+                                                         const std::string& id, const std::string& worker_id,
+                                                         const std::string& log_file, std::string* err) {
+  std::unique_ptr<ContainerOutput> out(new ContainerOutput(streams, worker_id, log_file));
   ContainerOutput* self = out.get();
-  out->thread_ = StartBackgroundThread(
-      [self, engine, id, worker_id, log_file] { self->Follow(engine, id, worker_id, log_file); },
-      [self](const std::string& what) {
-        std::lock_guard<std::mutex> lock(self->mu_);
-        if (self->state_ == State::kAttaching) self->error_ = "an internal error (" + what + ")";
-        self->state_ = State::kEnded;
-        self->changed_.notify_all();
-      });
+  out->stream_ = engine.Attach(
+      streams, id, [self] { self->Attached(); }, [self](std::string_view text) { self->Output(text); },
+      [self](const std::string& why) { self->Ended(why); });
   std::unique_lock<std::mutex> lock(out->mu_);
   const bool answered = out->changed_.wait_for(lock, std::chrono::milliseconds(engine::kLongCallMs),
                                                [&] { return out->state_ != State::kAttaching; });
   if (answered && out->state_ == State::kAttached) return out;
   *err = answered ? out->error_ : "the engine did not attach to the container in time";
   lock.unlock();
-  return nullptr;  // the destructor stops the thread
+  return nullptr;  // the destructor ends the stream
 }
 
-ContainerOutput::~ContainerOutput() {
-  cancel_ = true;
-  if (thread_.joinable()) thread_.join();
-}
+ContainerOutput::~ContainerOutput() { streams_.Cancel(stream_); }
 
-void ContainerOutput::Follow(engine::Client engine, std::string id, std::string worker_id,
-                             std::string log_file) {
-  WorkerOutput sink(std::move(worker_id), log_file);
-  std::string err;
-  const bool ok = engine.Attach(
-      id,
-      [this] {
-        std::lock_guard<std::mutex> lock(mu_);
-        state_ = State::kAttached;
-        changed_.notify_all();
-      },
-      [&](std::string_view text) {
-        sink.Write(text);
-        std::lock_guard<std::mutex> lock(mu_);
-        last_.append(text);
-        if (last_.size() > 2 * kLastBytes) last_.erase(0, last_.size() - kLastBytes);
-      },
-      &cancel_, &err);
-  sink.Finish();
+void ContainerOutput::Attached() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (state_ == State::kAttaching) error_ = ok ? "the engine ended the attach at once" : err;
+  state_ = State::kAttached;
+  changed_.notify_all();
+}
+
+void ContainerOutput::Output(std::string_view text) {
+  sink_.Write(text);
+  std::lock_guard<std::mutex> lock(mu_);
+  last_.append(text);
+  if (last_.size() > 2 * kLastBytes) last_.erase(0, last_.size() - kLastBytes);
+}
+
+void ContainerOutput::Ended(const std::string& err) {
+  sink_.Finish();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (state_ == State::kAttaching) error_ = err.empty() ? "the engine ended the attach at once" : err;
   state_ = State::kEnded;
   changed_.notify_all();
 }

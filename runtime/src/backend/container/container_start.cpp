@@ -61,8 +61,8 @@ nlohmann::json WorkerContainerConfig(const std::string& engine_kind, const confi
 }
 
 bool StartWorkerContainer(const engine::Client& client, const config::Settings& settings, const Launch& launch,
-                          bool check_program, std::string* id_out, std::unique_ptr<ContainerOutput>* output,
-                          std::string* err) {
+                          bool check_program, std::string* id_out, http::StreamSet& outputs,
+                          std::unique_ptr<ContainerOutput>* output, std::string* err) {
   const std::vector<std::string> command = CommandLineAtOwnPath();
   const std::string& worker_id = launch.bootstrap.worker_id;
   std::string id;
@@ -89,7 +89,7 @@ bool StartWorkerContainer(const engine::Client& client, const config::Settings& 
   if (check_program && !CheckProgramIn(client, id, settings.image, command.front(), err)) return fail(*err);
   // Podman prepares the container as it attaches: a program that cannot
   // start fails here already.
-  *output = ContainerOutput::Attach(client, id, worker_id, launch.log_file, err);
+  *output = ContainerOutput::Attach(outputs, client, id, worker_id, launch.log_file, err);
   if (!*output) return fail(DescribeStartFailure(settings.image, command.front(), *err));
   if (!client.Start(id, err)) return fail(DescribeStartFailure(settings.image, command.front(), *err));
   *id_out = id;

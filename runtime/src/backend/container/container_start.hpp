@@ -28,12 +28,13 @@ inline constexpr const char* kSecretFile = "/.fiber/client_key";
 nlohmann::json WorkerContainerConfig(const std::string& engine_kind, const config::Settings& settings,
                                      const Launch& launch, const std::vector<std::string>& command);
 
-/// Creates, keys, attaches to (*output then follows it) and starts
-/// launch's container, *id; check_program: CheckProgramIn it first. False
+/// Creates, keys, attaches to (*output then follows it, among outputs) and
+/// starts launch's container, *id; check_program: CheckProgramIn it first. False
 /// with *err, in words a user can act on, and no container left, when it
 /// cannot.
 [[nodiscard]] bool StartWorkerContainer(const engine::Client& client, const config::Settings& settings,
                                         const Launch& launch, bool check_program, std::string* id,
-                                        std::unique_ptr<ContainerOutput>* output, std::string* err);
+                                        http::StreamSet& outputs, std::unique_ptr<ContainerOutput>* output,
+                                        std::string* err);
 
 }  // namespace fiber::backend
