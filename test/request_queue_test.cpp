@@ -2,7 +2,7 @@
 // time in the order posted, its next ahead of the others once the one
 // before is done; never more at once than its threads; a request waiting
 // can be dropped, one under way cannot; and the pace holds a second request
-// back while the first is long done.
+// back while the first is long done, unless posted for a time of its own.
 #include "backend/request_queue.hpp"
 
 #include <doctest/doctest.h>
@@ -128,6 +128,21 @@ TEST_CASE("the pace holds the next request back after one is done; stopping drop
     CHECK(queue.Busy("w2"));
   }
   CHECK(script.ran() == std::vector<std::string>{"w1 create"});
+}
+
+TEST_CASE("a request posted for a time of its own minds it, not the pace") {
+  Script script;
+  RequestQueue queue(1, std::chrono::hours(1), "testing");
+  queue.Post("arrays", script.Step("first"));
+  script.WaitRan(1);
+  // At once, though the pace would hold it an hour.
+  queue.Post("arrays", script.Step("at once"), {false, {}});
+  script.WaitRan(2);
+  // At its time, an hour away: it waits, and stopping drops it.
+  queue.Post("arrays", script.Step("later"), {false, RequestQueue::Clock::now() + std::chrono::hours(1)});
+  CHECK_FALSE(queue.WaitIdle(RequestQueue::Clock::now() + std::chrono::milliseconds(200)));
+  queue.Stop();
+  CHECK(script.ran() == std::vector<std::string>{"first", "at once"});
 }
 
 TEST_CASE("a request that throws is said, and the queue serves the next") {

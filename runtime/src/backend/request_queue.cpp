@@ -16,10 +16,14 @@ RequestQueue::RequestQueue(int threads, Clock::duration pace, std::string what)
 }
 
 void RequestQueue::Post(const std::string& worker_id, Request request) {
+  Post(worker_id, std::move(request), When{});
+}
+
+void RequestQueue::Post(const std::string& worker_id, Request request, When when) {
   {
     std::lock_guard<std::mutex> lock(loop_.mu());
-    std::deque<Request>& mine = waiting_[worker_id];
-    mine.push_back(std::move(request));
+    auto& mine = waiting_[worker_id];
+    mine.emplace_back(std::move(request), when);
     if (mine.size() == 1 && !running_.count(worker_id)) ready_.push_back(worker_id);
   }
   loop_.Notify();
@@ -59,14 +63,15 @@ void RequestQueue::Serve() {
   for (;;) {
     loop_.Wait(lock, [this] { return !ready_.empty(); });
     if (loop_.stopping()) return;
-    if (Clock::now() < next_start_) {
-      if (loop_.SleepUntil(lock, next_start_)) return;
+    const When& when = waiting_.at(ready_.front()).front().second;
+    if (const auto start = when.paced ? next_start_ : when.at; Clock::now() < start) {
+      if (loop_.SleepUntil(lock, start)) return;
       continue;  // another thread may have taken it meanwhile
     }
     const std::string worker_id = std::move(ready_.front());
     ready_.pop_front();
     const auto mine = waiting_.find(worker_id);
-    Request request = std::move(mine->second.front());
+    Request request = std::move(mine->second.front().first);
     mine->second.pop_front();
     if (mine->second.empty()) waiting_.erase(mine);
     running_.insert(worker_id);

@@ -6,9 +6,10 @@
 // and the next goes ahead of the others once the one before it is done (a
 // pod deleted while it is being created is deleted as soon as it exists);
 // at most `threads` run at once, each started at least `pace` after the
-// one before (a polite client of a shared engine). Used by the pod
-// requests (kubernetes/pod_requests.hpp) and the container backend.
-// Thread-safe.
+// one before (a polite client of a shared engine), unless posted to start
+// at a time of its own. Used by the pod requests
+// (kubernetes/pod_requests.hpp), the container backend and the Slurm array
+// submitter. Thread-safe.
 #pragma once
 
 #include <chrono>
@@ -35,7 +36,17 @@ class RequestQueue {
   RequestQueue(const RequestQueue&) = delete;
   RequestQueue& operator=(const RequestQueue&) = delete;
 
+  /// When a request may start: `pace` after the one before, or at `at`
+  /// (the pace not minded; the clock's epoch for at once).
+  struct When {
+    bool paced = true;
+    Clock::time_point at{};
+  };
   /// Queues request about worker_id, after those about it already posted.
+  /// Whichever request is next in turn waits for its time, the others
+  /// behind it.
+  void Post(const std::string& worker_id, Request request, When when);
+  /// Post, paced.
   void Post(const std::string& worker_id, Request request);
   /// Drops the requests about worker_id that wait (not one under way);
   /// whether there were any.
@@ -54,7 +65,7 @@ class RequestQueue {
 
   const Clock::duration pace_;
   const std::string what_;
-  std::map<std::string, std::deque<Request>> waiting_;  // guarded by loop_.mu(): by worker
+  std::map<std::string, std::deque<std::pair<Request, When>>> waiting_;  // guarded by loop_.mu(): by worker
   std::deque<std::string> ready_;  // guarded by loop_.mu(): workers whose next request may run, in turn
   std::set<std::string> running_;  // guarded by loop_.mu(): workers with a request under way
   Clock::time_point next_start_{};  // guarded by loop_.mu(): the pace's

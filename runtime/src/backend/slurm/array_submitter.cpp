@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "backend/slurm/slurm_command.hpp"
+#include "os/background_thread.hpp"
 
 namespace fiber::backend {
 
@@ -43,27 +44,40 @@ void Join(WorkerArray* a, const WorkerArray& b) {
 }  // namespace
 
 ArraySubmitter::ArraySubmitter(config::Settings settings, long max_array_size)
-    : settings_(std::move(settings)), max_array_size_(max_array_size) {
-  loop_.Start([this] { Loop(); }, [this](const std::string& what) {
-    std::lock_guard<std::mutex> lock(loop_.mu());
-    // Every array left fails with it rather than wait for ever.
-    for (WorkerArray& array : queue_) done_.push_back({std::move(array), "", "an internal error submitting jobs (" + what + ")"});
-    queue_.clear();
-  });
-}
+    : settings_(std::move(settings)),
+      max_array_size_(max_array_size),
+      pause_(kFirstPause),
+      requests_(1, kSubmitPace, "submitting the run's worker arrays") {}
 
-void ArraySubmitter::Stop() { loop_.Stop(); }
+void ArraySubmitter::Stop() { requests_.Stop(); }
 
 void ArraySubmitter::Add(WorkerArray array) {
-  {
-    std::lock_guard<std::mutex> lock(loop_.mu());
-    queue_.push_back(std::move(array));
-  }
-  loop_.Notify();
+  std::lock_guard<std::mutex> lock(mu_);
+  queue_.push_back(std::move(array));
+  if (!busy_) PostNext(RequestQueue::When{});  // else the submission under way posts the next, at its time
+}
+
+void ArraySubmitter::PostNext(RequestQueue::When when) {
+  if (posted_) return;
+  posted_ = true;
+  requests_.Post("arrays", [this] {
+    try {
+      SubmitNext();
+    } catch (...) {
+      ReportEscaped([this](const std::string& what) { FailAll("an internal error submitting jobs (" + what + ")"); });
+    }
+  }, when);
+}
+
+void ArraySubmitter::FailAll(const std::string& why) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (WorkerArray& array : queue_) done_.push_back({std::move(array), "", why});
+  queue_.clear();
+  busy_ = false;
 }
 
 bool ArraySubmitter::Withdraw(long n) {
-  std::lock_guard<std::mutex> lock(loop_.mu());
+  std::lock_guard<std::mutex> lock(mu_);
   for (auto array = queue_.begin(); array != queue_.end(); ++array) {
     const auto at = std::find_if(array->indexes.begin(), array->indexes.end(),
                                  [&](long i) { return array->NumberAt(i) == n; });
@@ -76,62 +90,61 @@ bool ArraySubmitter::Withdraw(long n) {
 }
 
 std::vector<ArraySubmitter::Done> ArraySubmitter::Take() {
-  std::lock_guard<std::mutex> lock(loop_.mu());
+  std::lock_guard<std::mutex> lock(mu_);
   return std::exchange(done_, {});
 }
 
 std::string ArraySubmitter::waiting() const {
-  std::lock_guard<std::mutex> lock(loop_.mu());
+  std::lock_guard<std::mutex> lock(mu_);
   return queue_.empty() && !busy_ ? "" : waiting_;
 }
 
-void ArraySubmitter::Loop() {
-  os::LoopThread::Lock lock(loop_.mu());
-  std::chrono::seconds pause = kFirstPause;
-  while (true) {
-    loop_.Wait(lock, [this] { return !queue_.empty(); });
-    if (!limited_) loop_.SleepUntil(lock, last_ + kSubmitPace);
-    if (loop_.stopping()) return;
-    if (queue_.empty()) continue;  // withdrawn meanwhile
-    WorkerArray array = std::move(queue_.front());
+void ArraySubmitter::SubmitNext() {
+  std::unique_lock<std::mutex> lock(mu_);
+  posted_ = false;
+  if (queue_.empty()) return;  // withdrawn meanwhile
+  WorkerArray array = std::move(queue_.front());
+  queue_.pop_front();
+  // Workers started one by one as others connect go in one sbatch; not
+  // the parts of a refused array, until the queue is through.
+  if (queue_.empty()) limited_ = false;
+  while (!limited_ && !queue_.empty() && Joinable(settings_, array, queue_.front(), max_array_size_)) {
+    Join(&array, queue_.front());
     queue_.pop_front();
-    // Workers started one by one as others connect go in one sbatch; not
-    // the parts of a refused array, until the queue is through.
-    if (queue_.empty()) limited_ = false;
-    while (!limited_ && !queue_.empty() && Joinable(settings_, array, queue_.front(), max_array_size_)) {
-      Join(&array, queue_.front());
-      queue_.pop_front();
-    }
-    busy_ = true;
-    lock.unlock();
-    std::string job_id, err;
-    const bool submitted = SubmitWorkers(settings_, array, &job_id, &err);
-    lock.lock();
-    busy_ = false;
-    last_ = std::chrono::steady_clock::now();
-    if (submitted) {
-      done_.push_back({std::move(array), job_id, ""});
-      waiting_.clear();
-      pause = kFirstPause;
-    } else if (!SubmitLimitError(err)) {
-      done_.push_back({std::move(array), "", err});
-    } else if (array.indexes.size() > 1) {
-      // Room for fewer, perhaps: the first half first, at once.
-      limited_ = true;
-      WorkerArray rest = array;
-      const auto half = static_cast<std::ptrdiff_t>(array.indexes.size() / 2);
-      array.indexes.erase(array.indexes.begin() + half, array.indexes.end());
-      rest.indexes.erase(rest.indexes.begin(), rest.indexes.begin() + half);
-      queue_.push_front(std::move(rest));
-      queue_.push_front(std::move(array));
-    } else {
-      limited_ = true;
-      waiting_ = err;
-      queue_.push_front(std::move(array));
-      loop_.SleepUntil(lock, std::chrono::steady_clock::now() + pause);
-      pause = std::min(pause * 2, kLongestPause);
-    }
   }
+  busy_ = true;
+  lock.unlock();
+  std::string job_id, err;
+  const bool submitted = SubmitWorkers(settings_, array, &job_id, &err);
+  lock.lock();
+  busy_ = false;
+  RequestQueue::When next;  // paced
+  if (submitted) {
+    done_.push_back({std::move(array), job_id, ""});
+    waiting_.clear();
+    pause_ = kFirstPause;
+  } else if (!SubmitLimitError(err)) {
+    done_.push_back({std::move(array), "", err});
+  } else if (array.indexes.size() > 1) {
+    // Room for fewer, perhaps: the first half first, at once.
+    limited_ = true;
+    WorkerArray rest = array;
+    const auto half = static_cast<std::ptrdiff_t>(array.indexes.size() / 2);
+    array.indexes.erase(array.indexes.begin() + half, array.indexes.end());
+    rest.indexes.erase(rest.indexes.begin(), rest.indexes.begin() + half);
+    queue_.push_front(std::move(rest));
+    queue_.push_front(std::move(array));
+    next = {false, {}};
+  } else {
+    limited_ = true;
+    waiting_ = err;
+    queue_.push_front(std::move(array));
+    next = {false, RequestQueue::Clock::now() + pause_};
+    pause_ = std::min(pause_ * 2, kLongestPause);
+  }
+  // Unpaced but for room: the parts of a refused array go on at once.
+  if (limited_ && next.paced) next = {false, {}};
+  if (!queue_.empty()) PostNext(next);
 }
 
 }  // namespace fiber::backend

@@ -1,7 +1,7 @@
-// Submits a run's worker arrays with sbatch on a thread of its own, one at
-// a time in the order given, at most one a second (those queued meanwhile
-// joined into one), so that the master's I/O thread never waits on a busy
-// controller. RunSlurm tries transient failures again (for
+// Submits a run's worker arrays with sbatch on a request queue's thread
+// (backend/request_queue.hpp), one at a time in the order given, at most
+// one a second (those queued meanwhile joined into one), so that the
+// master's I/O thread never waits on a busy controller. RunSlurm tries transient failures again (for
 // kSlurmRetryTimeout); an array refused for a limit on queued
 // jobs (SubmitLimitError: MaxSubmitJobs, MaxJobCount) is halved until a
 // single job is refused, which then waits in fiber, tried again after 2 s,
@@ -11,12 +11,13 @@
 
 #include <chrono>
 #include <deque>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "backend/request_queue.hpp"
 #include "backend/slurm/run_jobs.hpp"
 #include "config/settings.hpp"
-#include "os/loop_thread.hpp"
 
 namespace fiber::backend {
 
@@ -51,17 +52,25 @@ class ArraySubmitter {
   std::string waiting() const;
 
  private:
-  void Loop();
+  // Posts the next submission, at its time, unless one is posted.
+  void PostNext(RequestQueue::When when);  // with mu_ held
+  // The next array in the queue, joined with those that may go with it,
+  // submitted; posts the next.
+  void SubmitNext();
+  // Every array left fails with why rather than wait for ever.
+  void FailAll(const std::string& why);
 
   const config::Settings settings_;
   const long max_array_size_;
-  bool busy_ = false;              // guarded by loop_.mu(): an sbatch is under way
-  bool limited_ = false;           // guarded by loop_.mu(): a limit refused an array the queue still holds
-  std::chrono::steady_clock::time_point last_{};  // guarded by loop_.mu(): the last sbatch's end
-  std::deque<WorkerArray> queue_;  // guarded by loop_.mu(); not the one being submitted
-  std::vector<Done> done_;         // guarded by loop_.mu()
-  std::string waiting_;            // guarded by loop_.mu()
-  os::LoopThread loop_;
+  mutable std::mutex mu_;
+  bool posted_ = false;            // guarded by mu_: a submission is posted, not yet begun
+  bool busy_ = false;              // guarded by mu_: an sbatch is under way
+  bool limited_ = false;           // guarded by mu_: a limit refused an array the queue still holds
+  std::chrono::seconds pause_;     // guarded by mu_: the next wait for room
+  std::deque<WorkerArray> queue_;  // guarded by mu_; not the one being submitted
+  std::vector<Done> done_;         // guarded by mu_
+  std::string waiting_;            // guarded by mu_
+  RequestQueue requests_;          // last: its thread goes before what it uses
 };
 
 }  // namespace fiber::backend
