@@ -52,6 +52,132 @@ int TakeStopSignals() {
   return ::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
+namespace {
+
+// One started run seen to its end: each tick, the stop signals, what the
+// master says of itself, its output and its workers' logs, the grace
+// period.
+class Supervision {
+ public:
+  Supervision(const SuperviseOptions& o, backend::RunningMaster& master, int signals, int master_log)
+      : o_(o),
+        master_(master),
+        signals_(signals),
+        master_log_(master_log),
+        // Only a master here answers on its control socket.
+        progress_(o.here && !o.quiet && !o.detached && ::isatty(2),
+                  [this](nlohmann::json* status) {
+                    std::string unused;
+                    return control_.Query(o_.run_dir, runs::kControlStatus, status, &unused);
+                  }),
+        output_on_terminal_(::isatty(master.out_fd())),
+        // Its logs, stamped as they grow (runs/log_stamps.hpp) for fiber
+        // logs to merge and time; the workers' lines shown on our stderr.
+        workers_({{o.run_dir, "master"}, {runs::WorkersDir(o.run_dir), ""}},
+                 [this](const std::string& id, const std::string& line, runs::WallClock::time_point) {
+                   if (o_.detached || id == "master") return;
+                   progress_.Clear();
+                   os::WriteAll(2, backend::HeadedLine(id, line));
+                 },
+                 LogFollower::Stamps::kWrite) {}
+
+  // Follows the master until it ended; its last state.
+  backend::MasterState Run() {
+    backend::MasterState state;
+    for (;;) {
+      state = master_.Wait(kTick);
+      const bool ended = state.phase == backend::MasterState::Phase::kEnded;
+      TakeSignals(ended);
+      SayNews(state);
+      CopyOutput();
+      workers_.Poll();
+      if (ended) break;
+      progress_.Show();
+      EndAfterGrace();
+    }
+    workers_.Flush();
+    progress_.Clear();
+    KeepNumbersAtStop(o_.run_dir, std::move(at_stop_));
+    return state;
+  }
+  // Whether a stop signal came before the end.
+  bool stopped() const { return stops_ > 0; }
+
+ private:
+  // What fiber says takes the progress line off first, as all output does.
+  void Say(const std::string& line) {
+    progress_.Clear();
+    fiber::cli::Say(o_, line);
+  }
+  void Kill() {
+    std::string kill_err;
+    if (!master_.Kill(&kill_err)) Say(kill_err);
+  }
+  // The first stop signal stops the run with the grace period, another
+  // ends it now.
+  void TakeSignals(bool ended) {
+    signalfd_siginfo info;
+    while (::read(signals_, &info, sizeof info) == sizeof info) {
+      const int sig = static_cast<int>(info.ssi_signo);
+      if (ended) continue;
+      if (++stops_ == 1) {
+        // The master's numbers as the first stop reached it: kept as the
+        // run's final numbers if the stop ends the program before its
+        // master writes its own.
+        std::string unused;
+        if (!o_.here || !control_.Query(o_.run_dir, runs::kControlStatus, &at_stop_, &unused)) at_stop_ = nullptr;
+        Say(std::string("stopping the run (") + strsignal(sig) + " again to force)");
+        std::string stop_err;
+        if (!master_.Stop(sig, &stop_err)) Say(stop_err);
+        deadline_ = Clock::now() + o_.grace + master_.stop_slack();
+      } else {
+        Say("ending the run now");
+        Kill();
+      }
+    }
+  }
+  // Trouble, and why the master waits, each said once as it changes.
+  void SayNews(const backend::MasterState& state) {
+    const backend::MasterWords& words = master_.words();
+    if (state.trouble != trouble_ && !state.trouble.empty()) Say(state.trouble);
+    trouble_ = state.trouble;
+    if (state.waiting != waiting_ && !state.waiting.empty()) Say(words.name + " " + words.waits + ": " + state.waiting);
+    waiting_ = state.waiting;
+  }
+  void CopyOutput() {
+    const std::string text = master_.TakeOutput();
+    if (text.empty()) return;
+    if (!o_.detached) {
+      progress_.Clear();
+      os::WriteAll(master_.out_fd(), text);  // a closed output loses the text, not the run
+      if (output_on_terminal_) progress_.Wrote(text);
+    }
+    if (!master_.engine_writes_master_log()) os::WriteAll(master_log_, text);
+  }
+  void EndAfterGrace() {
+    if (Clock::now() <= deadline_) return;
+    Say("the program did not stop within " + std::to_string(o_.grace.count() / 1000.0).substr(0, 4) +
+        " s; ending it");
+    Kill();
+    deadline_ = Clock::time_point::max();
+  }
+
+  const SuperviseOptions& o_;
+  backend::RunningMaster& master_;
+  const int signals_;
+  const int master_log_;
+  ControlClient control_;
+  ProgressLine progress_;
+  const bool output_on_terminal_;
+  LogFollower workers_;
+  nlohmann::json at_stop_;
+  std::string waiting_, trouble_;
+  int stops_ = 0;
+  Clock::time_point deadline_ = Clock::time_point::max();  // of the grace period, once one runs
+};
+
+}  // namespace
+
 int Supervise(const StartMaster& start, const SuperviseOptions& o, std::string* err) {
   const os::Descriptor signals(TakeStopSignals());
   const os::Descriptor master_log(runs::OpenToAppend(runs::MasterLogPath(o.run_dir)));
@@ -62,89 +188,9 @@ int Supervise(const StartMaster& start, const SuperviseOptions& o, std::string* 
   int status = kFiberError;
   const std::unique_ptr<backend::RunningMaster> master = start(&status, err);
   if (!master) return status;
-  const backend::MasterWords& words = master->words();
-  Say(o, words.started);
-
-  ControlClient control;
-  // Only a master here answers on its control socket.
-  ProgressLine progress(o.here && !o.quiet && !o.detached && ::isatty(2), [&](nlohmann::json* status) {
-    std::string unused;
-    return control.Query(o.run_dir, runs::kControlStatus, status, &unused);
-  });
-  // What fiber says takes the progress line off first, as all output does.
-  const auto say = [&](const std::string& line) {
-    progress.Clear();
-    Say(o, line);
-  };
-  const bool output_on_terminal = ::isatty(master->out_fd());
-  // Its logs, stamped as they grow (runs/log_stamps.hpp) for fiber logs to
-  // merge and time; the workers' lines shown on our stderr.
-  LogFollower workers({{o.run_dir, "master"}, {runs::WorkersDir(o.run_dir), ""}},
-                      [&](const std::string& id, const std::string& line, runs::WallClock::time_point) {
-                        if (o.detached || id == "master") return;
-                        progress.Clear();
-                        os::WriteAll(2, backend::HeadedLine(id, line));
-                      },
-                      LogFollower::Stamps::kWrite);
-  const auto copy_output = [&] {
-    const std::string text = master->TakeOutput();
-    if (text.empty()) return;
-    if (!o.detached) {
-      progress.Clear();
-      os::WriteAll(master->out_fd(), text);  // a closed output loses the text, not the run
-      if (output_on_terminal) progress.Wrote(text);
-    }
-    if (!master->engine_writes_master_log()) os::WriteAll(master_log.get(), text);
-  };
-  const auto kill = [&] {
-    std::string kill_err;
-    if (!master->Kill(&kill_err)) say(kill_err);
-  };
-  // The master's numbers as the first stop reached it: kept as the run's
-  // final numbers if the stop ends the program before its master writes its own.
-  nlohmann::json at_stop;
-  backend::MasterState state;
-  std::string waiting, trouble;
-  int stops = 0;
-  auto deadline = Clock::time_point::max();  // of the grace period, once one runs
-  for (;;) {
-    state = master->Wait(kTick);
-    const bool ended = state.phase == backend::MasterState::Phase::kEnded;
-    signalfd_siginfo info;
-    while (::read(signals.get(), &info, sizeof info) == sizeof info) {
-      const int sig = static_cast<int>(info.ssi_signo);
-      if (ended) continue;
-      if (++stops == 1) {
-        std::string unused;
-        if (!o.here || !control.Query(o.run_dir, runs::kControlStatus, &at_stop, &unused)) at_stop = nullptr;
-        say(std::string("stopping the run (") + strsignal(sig) + " again to force)");
-        std::string stop_err;
-        if (!master->Stop(sig, &stop_err)) say(stop_err);
-        deadline = Clock::now() + o.grace + master->stop_slack();
-      } else {
-        say("ending the run now");
-        kill();
-      }
-    }
-    if (state.trouble != trouble && !state.trouble.empty()) say(state.trouble);
-    trouble = state.trouble;
-    if (state.waiting != waiting && !state.waiting.empty())
-      say(words.name + " " + words.waits + ": " + state.waiting);
-    waiting = state.waiting;
-    copy_output();
-    workers.Poll();
-    if (ended) break;
-    progress.Show();
-    if (Clock::now() > deadline) {
-      say("the program did not stop within " + std::to_string(o.grace.count() / 1000.0).substr(0, 4) +
-                 " s; ending it");
-      kill();
-      deadline = Clock::time_point::max();
-    }
-  }
-  workers.Flush();
-  progress.Clear();
-  KeepNumbersAtStop(o.run_dir, std::move(at_stop));
+  Say(o, master->words().started);
+  Supervision supervision(o, *master, signals.get(), master_log.get());
+  const backend::MasterState state = supervision.Run();
   if (!state.exit) {
     *err = state.error;
     return kFiberError;
@@ -152,8 +198,8 @@ int Supervise(const StartMaster& start, const SuperviseOptions& o, std::string* 
   // Its status alone (139) makes one look up what happened; said after the
   // program's own last words. SIGPIPE is a reader that stopped early, as
   // shells take it too.
-  if (o.here && state.exit->killed() && state.exit->signal() != SIGPIPE && stops == 0)
-    say(o.program + " was killed by " + SignalName(state.exit->signal()));
+  if (o.here && state.exit->killed() && state.exit->signal() != SIGPIPE && !supervision.stopped())
+    Say(o, o.program + " was killed by " + SignalName(state.exit->signal()));
   return state.exit->code();
 }
 

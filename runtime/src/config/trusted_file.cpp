@@ -72,6 +72,22 @@ bool TrustedLinkTarget(int dir, const std::string& name, const std::string& wher
   return true;
 }
 
+// Whether the open directory fd, at where, is safe to walk through
+// (NotSafeParent); false with *err, and errno, when it is not.
+bool SafeParent(int fd, const std::string& where, uid_t uid, std::string* err) {
+  struct stat st{};
+  if (::fstat(fd, &st) != 0) {
+    *err = "cannot read " + where + ": " + std::strerror(errno);
+    return false;
+  }
+  if (const std::string why = NotSafeParent(st, uid); !why.empty()) {
+    *err = where + " is " + why;
+    errno = EACCES;
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string NotYoursAlone(const struct stat& st, uid_t uid) {
@@ -102,19 +118,7 @@ int OpenTrustedDirectory(const std::string& path, uid_t uid, bool make, std::str
   constexpr int kDirectory = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW;
   os::Descriptor dir(::open("/", kDirectory));
   std::string walked;  // the path as walked so far, links resolved: what messages name
-  const auto Check = [&](const std::string& where) {
-    struct stat st{};
-    if (::fstat(dir.get(), &st) != 0) {
-      *err = "cannot read " + where + ": " + std::strerror(errno);
-      return false;
-    }
-    if (const std::string why = NotSafeParent(st, uid); !why.empty()) {
-      *err = where + " is " + why;
-      errno = EACCES;
-      return false;
-    }
-    return true;
-  };
+  const auto Check = [&](const std::string& where) { return SafeParent(dir.get(), where, uid, err); };
   if (!dir || !Check("/")) return -1;
   std::vector<std::string> names = Names(path);
   std::reverse(names.begin(), names.end());  // a stack: the next name last

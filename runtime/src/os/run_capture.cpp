@@ -88,27 +88,19 @@ class SigpipeBlocked {
   bool was_pending_ = false;
 };
 
-}  // namespace
-
-std::string LastLine(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
-    text.pop_back();
-  const auto newline = text.rfind('\n');
-  return newline == std::string::npos ? text : text.substr(newline + 1);
-}
-
-bool RunCapture(const Capture& what, Captured* result, std::string* err) {
-  *result = Captured{};
+// The helper's three pipes: its output, its errors and its input.
+struct Pipes {
   Pipe out, errors, in;
-  if (!out.Open() || !errors.Open() || !in.Open()) {
-    *err = std::string("cannot make a pipe: ") + std::strerror(errno);
-    return false;
-  }
+};
+
+// Starts what.argv with its standard descriptors on pipes' ends; 0, or
+// posix_spawn's error.
+int Spawn(const Capture& what, Pipes& p, pid_t* pid) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in.fd(0), 0);
-  posix_spawn_file_actions_adddup2(&actions, out.fd(1), 1);
-  posix_spawn_file_actions_adddup2(&actions, what.merge_stderr ? out.fd(1) : errors.fd(1), 2);
+  posix_spawn_file_actions_adddup2(&actions, p.in.fd(0), 0);
+  posix_spawn_file_actions_adddup2(&actions, p.out.fd(1), 1);
+  posix_spawn_file_actions_adddup2(&actions, what.merge_stderr ? p.out.fd(1) : p.errors.fd(1), 2);
   std::vector<char*> args;
   for (const auto& a : what.argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -116,54 +108,53 @@ bool RunCapture(const Capture& what, Captured* result, std::string* err) {
   std::vector<char*> env;
   for (const auto& e : env_entries) env.push_back(const_cast<char*>(e.c_str()));
   env.push_back(nullptr);
-  pid_t pid = -1;
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   UnblockSignalsOnSpawn(&attr);  // a watcher thread of fiber's may run it
-  const int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), env.data());
+  const int rc = posix_spawnp(pid, args[0], &actions, &attr, args.data(), env.data());
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
-  out.Close(1);
-  errors.Close(1);
-  in.Close(0);
-  if (rc != 0) {
-    result->start_errno = rc;
-    *err = "cannot run " + what.argv[0] + ": " + std::strerror(rc);
-    return false;
-  }
+  p.out.Close(1);
+  p.errors.Close(1);
+  p.in.Close(0);
+  return rc;
+}
+
+// Feeds the helper its input and reads what it writes until both its
+// outputs end, it times out or what.give_up says so (it is then killed).
+void Exchange(const Capture& what, pid_t pid, Pipes& p, Captured* result) {
   // The input goes in as the helper reads it, between its output, so a
   // large one cannot stall against a helper blocked writing; the pipe is
   // non-blocking to that end.
-  ::fcntl(in.fd(1), F_SETFL, ::fcntl(in.fd(1), F_GETFL) | O_NONBLOCK);
+  ::fcntl(p.in.fd(1), F_SETFL, ::fcntl(p.in.fd(1), F_GETFL) | O_NONBLOCK);
   std::size_t written = 0;
-  if (what.input.empty()) in.Close(1);
+  if (what.input.empty()) p.in.Close(1);
   const SigpipeBlocked quiet_pipe;  // a helper that exits unread is an EPIPE, not our death
 
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::milliseconds(what.timeout_ms);
-  pollfd fds[3] = {{out.fd(0), POLLIN, 0}, {errors.fd(0), POLLIN, 0}, {in.fd(1), POLLOUT, 0}};
+  pollfd fds[3] = {{p.out.fd(0), POLLIN, 0}, {p.errors.fd(0), POLLIN, 0}, {p.in.fd(1), POLLOUT, 0}};
   std::string* sinks[2] = {&result->output, &result->errors};
   int open = 2;
   while (open > 0) {
     int wait_ms = -1;
     if (what.timeout_ms > 0) {
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
       if (left <= 0) {
         ::kill(pid, SIGKILL);
         result->timed_out = true;
-        break;
+        return;
       }
       wait_ms = static_cast<int>(left);
     }
-    fds[2].fd = in.fd(1);
+    fds[2].fd = p.in.fd(1);
     const int n = ::poll(fds, 3, wait_ms);
-    if (n < 0 && errno != EINTR) break;
+    if (n < 0 && errno != EINTR) return;
     if (n > 0 && fds[2].fd >= 0 && fds[2].revents != 0) {
-      const ssize_t put = ::write(in.fd(1), what.input.data() + written, what.input.size() - written);
+      const ssize_t put = ::write(p.in.fd(1), what.input.data() + written, what.input.size() - written);
       if (put > 0) written += static_cast<std::size_t>(put);
       // All of it, or the helper stopped reading (EPIPE): it ends either way.
-      if (written == what.input.size() || (put < 0 && errno != EAGAIN && errno != EINTR)) in.Close(1);
+      if (written == what.input.size() || (put < 0 && errno != EAGAIN && errno != EINTR)) p.in.Close(1);
     }
     for (int i = 0; i < 2 && n > 0; ++i) {
       if (fds[i].fd < 0 || fds[i].revents == 0) continue;
@@ -181,7 +172,32 @@ bool RunCapture(const Capture& what, Captured* result, std::string* err) {
       }
     }
   }
-  in.Close(1);  // a helper still reading sees its end before we wait for it
+}
+
+}  // namespace
+
+std::string LastLine(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
+    text.pop_back();
+  const auto newline = text.rfind('\n');
+  return newline == std::string::npos ? text : text.substr(newline + 1);
+}
+
+bool RunCapture(const Capture& what, Captured* result, std::string* err) {
+  *result = Captured{};
+  Pipes pipes;
+  if (!pipes.out.Open() || !pipes.errors.Open() || !pipes.in.Open()) {
+    *err = std::string("cannot make a pipe: ") + std::strerror(errno);
+    return false;
+  }
+  pid_t pid = -1;
+  if (const int rc = Spawn(what, pipes, &pid); rc != 0) {
+    result->start_errno = rc;
+    *err = "cannot run " + what.argv[0] + ": " + std::strerror(rc);
+    return false;
+  }
+  Exchange(what, pid, pipes, result);
+  pipes.in.Close(1);  // a helper still reading sees its end before we wait for it
   result->status = WaitForChild(pid).code();
   return true;
 }

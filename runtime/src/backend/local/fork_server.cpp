@@ -84,6 +84,122 @@ void RelayOwnOutput(OutputRelay* relay) {
   std::fflush(stdout);  // what the program printed before its main, now headed
 }
 
+// The server's loop: starts from the master, exits of its workers, their
+// output through the relay.
+class ForkServer {
+ public:
+  explicit ForkServer(int fd) : fd_(fd), relay_(TakeStderr()) {
+    sigset_t child_signal;
+    sigemptyset(&child_signal);
+    sigaddset(&child_signal, SIGCHLD);
+    ::sigprocmask(SIG_BLOCK, &child_signal, &before_);
+    signal_fd_ = ::signalfd(-1, &child_signal, SFD_CLOEXEC | SFD_NONBLOCK);
+    RelayOwnOutput(&relay_);
+  }
+
+  // Serves until the master goes, then ends every worker and exits; in a
+  // worker it forked, returns.
+  void Serve() {
+    std::string packet;
+    for (;;) {
+      if (!Flush()) break;
+      const short wanted = POLLIN | (outbox_.empty() ? 0 : POLLOUT);
+      // Without a signalfd, its entry is -1, which poll passes over.
+      std::vector<pollfd> fds = {{fd_, wanted, 0}, {signal_fd_, POLLIN, 0}};
+      relay_.AddPollFds(&fds);
+      if (::poll(fds.data(), fds.size(), signal_fd_ >= 0 ? -1 : 100) < 0 && errno != EINTR) break;
+      relay_.Relay(fds, 2);
+      if (signal_fd_ >= 0 && (fds[1].revents & POLLIN)) {
+        struct signalfd_siginfo info;
+        while (::read(signal_fd_, &info, sizeof info) == sizeof info) {
+        }
+      }
+      Reap();
+      if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      if (!(fds[0].revents & POLLIN)) break;  // the master closed its end
+      if (ReceivePacket(fd_, &packet, 0) != 1) break;  // the master closed its end
+      if (Handle(packet)) return;
+    }
+    for (const pid_t pid : workers_) ::kill(pid, SIGKILL);
+    for (const pid_t pid : workers_) WaitForChild(pid);
+    relay_.Drain();  // what they wrote before they went
+    ::_exit(0);
+  }
+
+ private:
+  // The master's stderr, where the relay writes: the server's own fds 1
+  // and 2 become a pipe of the relay's.
+  int TakeStderr() { return master_stderr_ = ::fcntl(2, F_DUPFD_CLOEXEC, kForkServerEnd + 1); }
+
+  // The server never waits to send: the master may be sending to it at
+  // the same time, and a socket holds only a few packets (net.unix.
+  // max_dgram_qlen, 10 by default), so both would wait for ever. What the
+  // master has not taken yet waits in outbox_. False: the master is gone.
+  bool Flush() {
+    while (!outbox_.empty()) {
+      const std::string& p = outbox_.front();
+      if (::send(fd_, p.data(), p.size(), MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+        if (errno == EINTR) continue;
+        return errno == EAGAIN || errno == EWOULDBLOCK;
+      }
+      outbox_.pop_front();
+    }
+    return true;
+  }
+  void Send(std::string p) { outbox_.push_back(std::move(p)); }
+
+  void Reap() {
+    int status = 0;
+    pid_t pid;
+    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+      workers_.erase(pid);
+      Send(EncodeExit({pid, status}));
+    }
+  }
+
+  // A kill or a start; true in the worker a start forked.
+  bool Handle(const std::string& packet) {
+    if (Is(packet, ForkPacket::kKill)) {
+      const pid_t pid = DecodePid(packet);
+      if (workers_.count(pid)) ::kill(pid, SIGKILL);
+      return false;
+    }
+    ForkRequest start;
+    if (!DecodeStart(packet, &start)) return false;
+    int output_fd = -1;
+    if (const std::string reason = Prepare(start, &relay_, &output_fd); !reason.empty()) {
+      Send(EncodeError(reason));
+      return false;
+    }
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(fd_);
+      if (signal_fd_ >= 0) ::close(signal_fd_);
+      relay_.Abandon();
+      ::close(master_stderr_);
+      ::sigprocmask(SIG_SETMASK, &before_, nullptr);
+      BecomeWorker(start.environment, output_fd, start.memory_mb);
+      return true;
+    }
+    ::close(output_fd);
+    if (pid < 0) {
+      Send(EncodeError(std::string("cannot fork a worker: ") + std::strerror(errno)));
+      return false;
+    }
+    workers_.insert(pid);
+    Send(EncodePid(ForkPacket::kPid, pid));
+    return false;
+  }
+
+  const int fd_;
+  int master_stderr_ = -1;
+  sigset_t before_{};
+  int signal_fd_ = -1;
+  OutputRelay relay_;
+  std::set<pid_t> workers_;
+  std::deque<std::string> outbox_;
+};
+
 }  // namespace
 
 void RunForkServer(int fd) {
@@ -92,96 +208,7 @@ void RunForkServer(int fd) {
   // What every worker would otherwise load for itself: libzmq asks for the
   // tcp protocol's number, which reads nsswitch.conf and tries its modules.
   (void)::getprotobyname("tcp");
-  sigset_t child_signal, before;
-  sigemptyset(&child_signal);
-  sigaddset(&child_signal, SIGCHLD);
-  ::sigprocmask(SIG_BLOCK, &child_signal, &before);
-  const int signal_fd = ::signalfd(-1, &child_signal, SFD_CLOEXEC | SFD_NONBLOCK);
-  // The master's stderr, where the relay writes: the server's own fds 1
-  // and 2 become a pipe of the relay's.
-  const int master_stderr = ::fcntl(2, F_DUPFD_CLOEXEC, kForkServerEnd + 1);
-  OutputRelay relay(master_stderr);
-  RelayOwnOutput(&relay);
-  std::set<pid_t> workers;
-  std::string packet;
-  // The server never waits to send: the master may be sending to it at the
-  // same time, and a socket holds only a few packets (net.unix.
-  // max_dgram_qlen, 10 by default), so both would wait for ever. What the
-  // master has not taken yet waits here.
-  std::deque<std::string> outbox;
-  const auto send = [&](std::string p) { outbox.push_back(std::move(p)); };
-  const auto flush = [&] {
-    while (!outbox.empty()) {
-      const std::string& p = outbox.front();
-      if (::send(fd, p.data(), p.size(), MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
-        if (errno == EINTR) continue;
-        return errno == EAGAIN || errno == EWOULDBLOCK;  // false: the master is gone
-      }
-      outbox.pop_front();
-    }
-    return true;
-  };
-  const auto reap = [&] {
-    int status = 0;
-    pid_t pid;
-    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
-      workers.erase(pid);
-      send(EncodeExit({pid, status}));
-    }
-  };
-
-  for (;;) {
-    if (!flush()) break;
-    const short wanted = POLLIN | (outbox.empty() ? 0 : POLLOUT);
-    // Without a signalfd, its entry is -1, which poll passes over.
-    std::vector<pollfd> fds = {{fd, wanted, 0}, {signal_fd, POLLIN, 0}};
-    relay.AddPollFds(&fds);
-    if (::poll(fds.data(), fds.size(), signal_fd >= 0 ? -1 : 100) < 0 && errno != EINTR) break;
-    relay.Relay(fds, 2);
-    if (signal_fd >= 0 && (fds[1].revents & POLLIN)) {
-      struct signalfd_siginfo info;
-      while (::read(signal_fd, &info, sizeof info) == sizeof info) {
-      }
-    }
-    reap();
-    if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-    if (!(fds[0].revents & POLLIN)) break;  // the master closed its end
-    if (ReceivePacket(fd, &packet, 0) != 1) break;  // the master closed its end
-    if (Is(packet, ForkPacket::kKill)) {
-      const pid_t pid = DecodePid(packet);
-      if (workers.count(pid)) ::kill(pid, SIGKILL);
-      continue;
-    }
-    ForkRequest start;
-    if (!DecodeStart(packet, &start)) continue;
-    int output_fd = -1;
-    const std::string reason = Prepare(start, &relay, &output_fd);
-    if (!reason.empty()) {
-      send(EncodeError(reason));
-      continue;
-    }
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      ::close(fd);
-      if (signal_fd >= 0) ::close(signal_fd);
-      relay.Abandon();
-      ::close(master_stderr);
-      ::sigprocmask(SIG_SETMASK, &before, nullptr);
-      BecomeWorker(start.environment, output_fd, start.memory_mb);
-      return;
-    }
-    ::close(output_fd);
-    if (pid < 0) {
-      send(EncodeError(std::string("cannot fork a worker: ") + std::strerror(errno)));
-      continue;
-    }
-    workers.insert(pid);
-    send(EncodePid(ForkPacket::kPid, pid));
-  }
-  for (const pid_t pid : workers) ::kill(pid, SIGKILL);
-  for (const pid_t pid : workers) WaitForChild(pid);
-  relay.Drain();  // what they wrote before they went
-  ::_exit(0);
+  ForkServer(fd).Serve();
 }
 
 }  // namespace fiber::backend
