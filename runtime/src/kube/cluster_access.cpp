@@ -1,18 +1,9 @@
 #include "kube/cluster_access.hpp"
 
+#include "http/header_text.hpp"
 #include "os/whole_file.hpp"
 
 namespace fiber::kube {
-
-namespace {
-
-std::string Trimmed(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
-    text.pop_back();
-  return text;
-}
-
-}  // namespace
 
 bool ReadCredentialFile(const std::string& path, std::string* text, std::string* err) {
   std::string why;
@@ -26,7 +17,7 @@ bool ClusterAccess::Authenticate(http::Request* request, std::string* err) const
   if (!token_file.empty()) {
     std::string text;
     if (!ReadCredentialFile(token_file, &text, err)) return false;
-    identity.token = Trimmed(text);
+    identity.token = std::string(http::Trim(text));
     if (identity.token.empty()) {
       *err = "the token file " + token_file + " is empty";
       return false;

@@ -2,17 +2,9 @@
 
 #include <fstream>
 
+#include "http/header_text.hpp"
+
 namespace fiber::kube {
-
-namespace {
-
-std::string Trimmed(std::string text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return "";
-  return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
-}
-
-}  // namespace
 
 bool InClusterPossible(const InClusterSearch& search) {
   return !search.service_host.empty() && !search.service_port.empty() &&
@@ -47,7 +39,7 @@ bool LoadInCluster(const InClusterSearch& search, const std::string& namespace_o
   }
   std::string namespace_name;
   if (ReadCredentialFile(dir + "/namespace", &namespace_name, &why))
-    namespace_name = Trimmed(namespace_name);
+    namespace_name = std::string(http::Trim(namespace_name));
   got.namespace_name = !namespace_override.empty() ? namespace_override
                        : !namespace_name.empty()   ? namespace_name
                                                    : "default";
