@@ -6,6 +6,7 @@
 #include <map>
 
 #include "config/settings.hpp"
+#include "engine/engine_answer.hpp"
 #include "engine/engine_client.hpp"
 #include "engine/engine_socket.hpp"
 #include "engine/log_stream.hpp"

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "engine/engine_answer.hpp"
 #include "engine/engine_socket.hpp"
 #include "engine/log_stream.hpp"
 #include "http/line_stream.hpp"
@@ -12,25 +13,7 @@ namespace {
 
 constexpr const char* kApi = "http://engine/v1.41";
 
-bool Success(long status) { return status >= 200 && status < 300; }
-
-// The text of {"error": ...} in an answer of JSON lines.
-std::string ErrorText(const nlohmann::json& error) {
-  std::string text = error.is_string() ? error.get<std::string>() : error.dump();
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-  return text;
-}
-
 }  // namespace
-
-std::string ErrorMessage(const http::Response& response) {
-  const auto json = nlohmann::json::parse(response.body, nullptr, false);
-  if (json.is_object() && json.contains("message") && json["message"].is_string())
-    return json["message"].get<std::string>();
-  std::string body = response.body;
-  while (!body.empty() && std::isspace(static_cast<unsigned char>(body.back()))) body.pop_back();
-  return body.empty() ? "HTTP status " + std::to_string(response.status) : body;
-}
 
 bool Client::Connect(const std::string& engine, const os::Getenv& getenv, Client* out,
                      std::string* err, long timeout_ms) {
@@ -194,31 +177,6 @@ bool Client::Logs(const std::string& id, int tail,
                 },
                 err);
 }
-
-namespace {
-
-// A streamed answer's state: its chunks go on once the status says
-// success; of an error answer, the start of the body is kept for its message.
-struct StreamAnswer {
-  bool ok = false;
-  std::string error_body;
-  std::function<void()> on_started;
-  std::function<bool(std::string_view)> on_chunk;
-};
-
-void Streamed(http::Request* q, const std::shared_ptr<StreamAnswer>& a) {
-  q->on_headers = [a](const http::Response& r) {
-    a->ok = Success(r.status);
-    if (a->ok && a->on_started) a->on_started();
-  };
-  q->on_body = [a](std::string_view chunk) {
-    if (a->ok) return a->on_chunk(chunk);
-    a->error_body.append(chunk.substr(0, 4096));
-    return a->error_body.size() < 4096;
-  };
-}
-
-}  // namespace
 
 bool Client::StreamEnded(bool answered, http::Response r, const std::string& error_body,
                          std::string* err) const {

@@ -141,8 +141,4 @@ class Client {
   std::string kind_ = "docker";
 };
 
-/// The engine's message in an error answer ({"message": "..."}), else the
-/// body itself (trimmed), else the HTTP status.
-std::string ErrorMessage(const http::Response& response);
-
 }  // namespace fiber::engine
