@@ -17,32 +17,8 @@ bool Malformed(Type type, std::string* err) {
   return false;
 }
 
-// Appends a list's item made of head and item.
-void AppendItem(std::string* body, std::string_view head, std::string_view item) {
-  const auto n = static_cast<std::uint32_t>(head.size() + item.size());
-  body->append(reinterpret_cast<const char*>(&n), sizeof n);
-  body->append(head);
-  body->append(item);
-}
-
 std::string_view BytesOf(const std::uint64_t& n) {
   return {reinterpret_cast<const char*>(&n), sizeof n};
-}
-
-// Calls each(item) for the items of a list in order; false, having
-// stopped, at a length that runs past body's end or once each is false.
-template <class Each>
-bool ForEachItem(std::string_view body, Each each) {
-  std::size_t at = 0;
-  while (at < body.size()) {
-    std::uint32_t n = 0;
-    if (body.size() - at < sizeof n) return false;
-    std::memcpy(&n, body.data() + at, sizeof n);
-    at += sizeof n;
-    if (body.size() - at < n || !each(body.substr(at, n))) return false;
-    at += n;
-  }
-  return true;
 }
 
 }  // namespace
@@ -91,36 +67,6 @@ bool Decode(const zmq::message_t& message, Reply* m, std::string* err) {
   return true;
 }
 
-void AppendToList(std::string* body, std::string_view item) { AppendItem(body, {}, item); }
-
-std::string EncodeList(const std::vector<std::string_view>& items) {
-  std::size_t size = 0;
-  for (std::string_view item : items) size += sizeof(std::uint32_t) + item.size();
-  std::string out;
-  out.reserve(size);
-  for (std::string_view item : items) AppendToList(&out, item);
-  return out;
-}
-
-bool MeasureList(std::string_view body, ListShape* shape) {
-  *shape = {};
-  return ForEachItem(body, [shape](std::string_view item) {
-    ++shape->items;
-    shape->bytes += item.size();
-    shape->largest = std::max(shape->largest, item.size());
-    return true;
-  });
-}
-
-bool DecodeList(std::string_view body, std::vector<std::string_view>* items, std::size_t most) {
-  items->clear();
-  return ForEachItem(body, [items, most](std::string_view item) {
-    if (items->size() == most) return false;
-    items->push_back(item);
-    return true;
-  });
-}
-
 std::string EncodeU64(std::uint64_t n) {
   return std::string(reinterpret_cast<const char*>(&n), sizeof n);
 }
@@ -165,7 +111,7 @@ bool DecodeClaim(const std::string& body, std::uint64_t* token, bool* hold) {
 
 std::string EncodeCalls(const std::vector<const Request*>& calls) {
   std::string out;
-  for (const Request* call : calls) AppendItem(&out, BytesOf(call->id), call->body);
+  for (const Request* call : calls) AppendToList(&out, BytesOf(call->id), call->body);
   return out;
 }
 
@@ -187,7 +133,7 @@ void AppendReply(std::string* body, std::uint64_t id, Status status, std::string
   char head[sizeof id + 1];
   std::memcpy(head, &id, sizeof id);
   head[sizeof id] = static_cast<char>(status);
-  AppendItem(body, {head, sizeof head}, reply);
+  AppendToList(body, {head, sizeof head}, reply);
 }
 
 bool DecodeReplies(std::string_view body, std::vector<Reply>* replies) {

@@ -14,6 +14,7 @@
 #include <zmq.hpp>
 
 #include "fiber/detail/run_object.hpp"
+#include "wire/item_list.hpp"
 #include "wire/message.hpp"
 
 namespace fiber::wire {
@@ -95,24 +96,8 @@ using SemaphoreSpec = detail::SemaphoreSpec;
 std::string Encode(const SemaphoreSpec& spec);
 [[nodiscard]] bool Decode(const std::string& body, SemaphoreSpec* spec);
 
-/// The body of a kQueuePutMany request and of a kQueueGetMany reply: each
-/// item a u32 length and its bytes.
-std::string EncodeList(const std::vector<std::string_view>& items);
-/// Appends one item of a list to body.
-void AppendToList(std::string* body, std::string_view item);
-/// What a list holds, measured without keeping its items: how many, their
-/// bytes, the largest.
-struct ListShape {
-  std::size_t items = 0, bytes = 0, largest = 0;
-};
-/// False when body is not a list: a length runs past its end.
-[[nodiscard]] bool MeasureList(std::string_view body, ListShape* shape);
-/// The items as views into body (which must outlive them); false when a
-/// length runs past its end, or at an item past the most, before its view
-/// is kept (so a list of many empty items costs no more views than its
-/// reader agreed to).
-[[nodiscard]] bool DecodeList(std::string_view body, std::vector<std::string_view>* items,
-                              std::size_t most = SIZE_MAX);
+/// The body of a kQueuePutMany request and of a kQueueGetMany reply is a
+/// list of the items (wire/item_list.hpp).
 /// A u64 body (a new queue's maxsize, an id, a size); Decode is false for
 /// any other length.
 std::string EncodeU64(std::uint64_t n);
