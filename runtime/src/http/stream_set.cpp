@@ -26,10 +26,9 @@ StreamSet::~StreamSet() {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
   }
-  std::string unused;
-  if (multi_) LoadCurl(&unused)->multi_wakeup(static_cast<CURLM*>(multi_));
+  if (multi_) curl_->multi_wakeup(static_cast<CURLM*>(multi_));
   if (thread_.joinable()) thread_.join();
-  if (multi_) LoadCurl(&unused)->multi_cleanup(static_cast<CURLM*>(multi_));
+  if (multi_) curl_->multi_cleanup(static_cast<CURLM*>(multi_));
 }
 
 StreamSet::Id StreamSet::Add(Request request, OnEnd on_end) {
@@ -41,6 +40,7 @@ StreamSet::Id StreamSet::Add(Request request, OnEnd on_end) {
   std::unique_lock<std::mutex> lock(mu_);
   ex->id = next_++;
   const Id id = ex->id;
+  curl_ = cu;
   if (cu && !multi_ && !(multi_ = cu->multi_init())) err = "cannot follow HTTP streams (libcurl failed to initialise)";
   if (!cu || !multi_ || stopping_) {
     lock.unlock();
@@ -62,8 +62,7 @@ void StreamSet::Cancel(Id id) {
   std::unique_lock<std::mutex> lock(mu_);
   if (!open_.count(id)) return;
   cancelled_.push_back(id);
-  std::string unused;
-  LoadCurl(&unused)->multi_wakeup(static_cast<CURLM*>(multi_));
+  curl_->multi_wakeup(static_cast<CURLM*>(multi_));
   ended_.wait(lock, [&] { return !open_.count(id); });
 }
 
@@ -84,8 +83,7 @@ void StreamSet::End(Id id, Exchange& ex, bool answered, const std::string& err) 
 }
 
 void StreamSet::EndAll(const std::string& err) {
-  std::string unused;
-  const Curl& cu = *LoadCurl(&unused);
+  const Curl& cu = *curl_;
   for (auto& [handle, ex] : running_) {
     cu.multi_remove_handle(static_cast<CURLM*>(multi_), static_cast<CURL*>(handle));
     End(ex->id, *ex, err.empty(), err);
@@ -113,7 +111,7 @@ bool StreamSet::TakeRequests() {
     }
   }
   std::string err;
-  const Curl& cu = *LoadCurl(&err);
+  const Curl& cu = *curl_;
   auto* multi = static_cast<CURLM*>(multi_);
   for (auto& ex : added) {
     ex->transfer = Transfer::Make(ex->request, &ex->response, &err);
@@ -136,8 +134,7 @@ bool StreamSet::TakeRequests() {
 }
 
 void StreamSet::Loop() {
-  std::string unused;
-  const Curl& cu = *LoadCurl(&unused);
+  const Curl& cu = *curl_;
   auto* multi = static_cast<CURLM*>(multi_);
   while (TakeRequests()) {
     int running = 0;

@@ -59,6 +59,7 @@ class StreamSet {
   std::vector<Id> cancelled_;                           // guarded by mu_
   std::set<Id> open_;                                   // guarded by mu_: added, not yet ended
   bool stopping_ = false;                               // guarded by mu_
+  const struct Curl* curl_ = nullptr;                   // guarded by mu_; set by the first Add, as multi_
   void* multi_ = nullptr;                               // made by the first Add
   std::map<void*, std::unique_ptr<Exchange>> running_;  // the thread's own, by curl handle
   std::thread thread_;
