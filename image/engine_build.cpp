@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "engine/engine_streams.hpp"
 #include "http/client.hpp"
 #include "image/byte_sinks.hpp"
 #include "image/dockerignore.hpp"
@@ -112,7 +113,7 @@ bool BuildDockerfile(const std::string& context_dir, const std::string& reposito
       if (!line.empty()) on_step(line);
     }
   };
-  const bool built = engine.PostArchive("/build?rm=1&forcerm=1", archive, take, err);
+  const bool built = engine::PostArchive(engine, "/build?rm=1&forcerm=1", archive, take, err);
   ::unlink(archive.c_str());
   if (built && id.empty()) *err = "the engine's answer names no built image";
   if (!built || id.empty()) {

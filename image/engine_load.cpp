@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/engine_streams.hpp"
 #include "http/client.hpp"
 #include "image/byte_sinks.hpp"
 
@@ -45,7 +46,7 @@ bool LoadIntoEngine(const Image& img, const engine::Client& engine, bool* loaded
     if (!archive.empty()) ::unlink(archive.c_str());
     return false;
   }
-  const bool sent = engine.PostArchive("/images/load?quiet=1", archive, nullptr, err);
+  const bool sent = engine::PostArchive(engine, "/images/load?quiet=1", archive, nullptr, err);
   ::unlink(archive.c_str());
   if (!sent) {
     *err = "the container engine did not load " + img.Reference() + ": " + *err;

@@ -21,6 +21,7 @@
 #include "config/settings.hpp"
 #include "config/variables.hpp"
 #include "engine/engine_socket.hpp"
+#include "engine/engine_streams.hpp"
 #include "runs/run_dir.hpp"
 #include "support/count.hpp"
 #include "support/fiber_command.hpp"
@@ -406,7 +407,7 @@ TEST_CASE("workers on a user-defined bridge network reach a master listening on 
   long code = 0;
   CHECK_MESSAGE(Engine().Wait(stranger, 60000, &code, &engine_err), engine_err);
   std::string said;
-  CHECK(Engine().Logs(stranger, 20, [&](std::string_view text) { said += text; }, &engine_err));
+  CHECK(fiber::engine::Logs(Engine(), stranger, 20, [&](std::string_view text) { said += text; }, &engine_err));
   CHECK_MESSAGE(code != 0, said);
   // Its handshake went unanswered, on the network the run's workers use
   // ("cannot reach the master at ...", or "lost the master at ...").

@@ -25,6 +25,7 @@
 #include "config/settings.hpp"
 #include "config/variables.hpp"
 #include "engine/engine_socket.hpp"
+#include "engine/engine_streams.hpp"
 #include "master/run.hpp"
 #include "runs/run_dir.hpp"
 #include "support/test_containers.hpp"
@@ -215,7 +216,7 @@ TEST_CASE("the run's secret is in neither a worker container's inspect output no
   CHECK(inspect.body.find(std::string(fiber::config::kSecretFileVariable) + "=") != std::string::npos);
   CHECK(inspect.body.find(std::string(fiber::config::kSecretVariable) + "=") == std::string::npos);
   std::string log;
-  REQUIRE_MESSAGE(Engine().Logs(id, 0, [&](std::string_view text) { log.append(text); }, &err), err);
+  REQUIRE_MESSAGE(fiber::engine::Logs(Engine(), id, 0, [&](std::string_view text) { log.append(text); }, &err), err);
   CHECK(log.find(secret) == std::string::npos);
   // The worker removed the key's file once it had read it.
   bool exists = true;

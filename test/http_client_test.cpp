@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine_client.hpp"
+#include "engine/engine_streams.hpp"
 #include "http/client.hpp"
 #include "http/line_stream.hpp"
 #include "subprocess.hpp"
@@ -130,7 +131,7 @@ TEST_CASE("an engine event stream whose line never ends is one error naming the 
   const fiber::engine::Client engine(socket);
   int events = 0;
   std::string err;
-  CHECK_FALSE(engine.ContainerEvents({"fiber.run=x"}, "0", [&](const nlohmann::json&) { ++events; },
+  CHECK_FALSE(fiber::engine::ContainerEvents(engine, {"fiber.run=x"}, "0", [&](const nlohmann::json&) { ++events; },
                                      nullptr, &err));
   CHECK(err == "the container engine at " + socket + " sent an event of more than 64 MiB");
   CHECK(events == 0);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backend/labels.hpp"
+#include "engine/engine_streams.hpp"
 #include "support/count.hpp"
 #include "support/fiber_command.hpp"
 #include "support/test_containers.hpp"
@@ -38,7 +39,7 @@ class RunEvents {
     const std::string since = std::to_string(std::time(nullptr) - 1);
     thread_ = std::thread([this, since] {
       std::string err;
-      (void)Engine().ContainerEvents(
+      (void)fiber::engine::ContainerEvents(Engine(),
           {fiber::backend::kRunLabel}, since,
           [this](const nlohmann::json& event) {
             const nlohmann::json actor = event.value("Actor", nlohmann::json::object());

@@ -55,6 +55,14 @@ inline json Gone() {
           {"message", "too old resource version: 5 (90)"}, {"reason", "Expired"}, {"code", 410}};
 }
 
+/// A watch from version, which the server ends within 5 s.
+inline kube::WatchOptions WatchFrom(const std::string& version) {
+  kube::WatchOptions options;
+  options.resource_version = version;
+  options.timeout_seconds = 5;
+  return options;
+}
+
 /// The scripted server, answering as script says, stopped when the test ends.
 struct ScriptedApi {
   TempDir dir;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "config/settings.hpp"
+#include "engine/engine_streams.hpp"
 #include "engine/tar_writer.hpp"
 #include "image/engine_load.hpp"
 #include "image/package.hpp"
@@ -107,7 +108,7 @@ bool BuildTestImage(const engine::Client& engine, const TestImage& image, std::s
   const std::string archive_file = dir.path() + "/image.tar";
   std::ofstream(archive_file, std::ios::binary) << archive;
   // The tag inside repo: Podman ignores the tag parameter.
-  if (engine.PostArchive("/images/create?fromSrc=-&repo=" + http::Escape(*reference), archive_file,
+  if (engine::PostArchive(engine, "/images/create?fromSrc=-&repo=" + http::Escape(*reference), archive_file,
                          nullptr, err))
     return true;
   *err = "importing the test image: " + *err;

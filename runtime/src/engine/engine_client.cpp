@@ -1,11 +1,7 @@
 #include "engine/engine_client.hpp"
 
-#include <memory>
-
 #include "engine/engine_answer.hpp"
 #include "engine/engine_socket.hpp"
-#include "engine/log_stream.hpp"
-#include "http/line_stream.hpp"
 
 namespace fiber::engine {
 
@@ -48,8 +44,12 @@ http::Request Client::NewRequest(const std::string& method, const std::string& p
 bool Client::Send(const http::Request& q, http::Response* response, std::string* err) const {
   *response = {};
   if (http::Perform(q, response, err)) return true;
-  if (response->status == 0) *err = "cannot reach the container engine at " + socket_ + ": " + *err;
+  if (response->status == 0) *err = Unreachable(*err);
   return false;
+}
+
+std::string Client::Unreachable(const std::string& why) const {
+  return "cannot reach the container engine at " + socket_ + ": " + why;
 }
 
 bool Client::Exchange(const http::Request& q, http::Response* response, std::string* err) const {
@@ -159,137 +159,6 @@ bool Client::List(const std::vector<std::string>& labels, std::vector<nlohmann::
     return false;
   }
   out->assign(answer.begin(), answer.end());
-  return true;
-}
-
-bool Client::Logs(const std::string& id, int tail,
-                  const std::function<void(std::string_view)>& on_output, std::string* err,
-                  bool timestamps) const {
-  LogStream stream([&](int, std::string_view text) { on_output(text); });
-  return Stream(NewRequest("GET",
-                           "/containers/" + id + "/logs?stdout=1&stderr=1&" + (timestamps ? "timestamps=1&" : "") +
-                               "tail=" + (tail > 0 ? std::to_string(tail) : std::string("all")),
-                           kLongCallMs),
-                nullptr,
-                [&](std::string_view chunk) {
-                  stream.Feed(chunk);
-                  return true;
-                },
-                err);
-}
-
-bool Client::StreamEnded(bool answered, http::Response r, const std::string& error_body,
-                         std::string* err) const {
-  if (!answered) {
-    if (r.status == 0) *err = "cannot reach the container engine at " + socket_ + ": " + *err;
-    return false;
-  }
-  if (Success(r.status)) return true;
-  r.body = error_body;
-  *err = ErrorMessage(r);
-  return false;
-}
-
-bool Client::Stream(http::Request q, const std::function<void()>& on_started,
-                    const std::function<bool(std::string_view)>& on_chunk,
-                    std::string* err) const {
-  auto a = std::make_shared<StreamAnswer>(StreamAnswer{false, {}, on_started, on_chunk});
-  Streamed(&q, a);
-  http::Response r;
-  const bool answered = http::Perform(q, &r, err);
-  return StreamEnded(answered, std::move(r), a->error_body, err);
-}
-
-bool Client::FollowLogs(const std::string& id,
-                        const std::function<bool(std::string_view)>& on_output,
-                        std::string* err, const std::atomic<bool>* cancel, bool timestamps) const {
-  bool go_on = true;
-  LogStream stream([&](int, std::string_view text) {
-    if (go_on) go_on = on_output(text);
-  });
-  return Stream(NewRequest("GET",
-                           "/containers/" + id + "/logs?stdout=1&stderr=1&follow=1" +
-                               (timestamps ? "&timestamps=1" : ""),
-                           0, cancel),
-                nullptr,
-                [&](std::string_view chunk) {
-                  stream.Feed(chunk);
-                  return go_on;
-                },
-                err);
-}
-
-http::StreamSet::Id Client::Attach(http::StreamSet& streams, const std::string& id,
-                                   std::function<void()> on_attached,
-                                   std::function<void(std::string_view)> on_output,
-                                   std::function<void(const std::string& err)> on_end) const {
-  auto frames = std::make_shared<LogStream>([on_output = std::move(on_output)](int, std::string_view text) {
-    on_output(text);
-  });
-  auto a = std::make_shared<StreamAnswer>(StreamAnswer{false, {}, std::move(on_attached), [frames](std::string_view chunk) {
-                                                         frames->Feed(chunk);
-                                                         return true;
-                                                       }});
-  http::Request q = NewRequest("POST", "/containers/" + id + "/attach?stream=1&stdout=1&stderr=1", 0);
-  Streamed(&q, a);
-  return streams.Add(std::move(q), [this_client = *this, a, on_end = std::move(on_end)](
-                                       bool answered, const http::Response& r, std::string err) {
-    on_end(this_client.StreamEnded(answered, r, a->error_body, &err) ? std::string() : err);
-  });
-}
-
-bool Client::ContainerEvents(const std::vector<std::string>& labels, const std::string& since,
-                             const std::function<void(const nlohmann::json&)>& on_event,
-                             const std::atomic<bool>* cancel, std::string* err) const {
-  // Filtered by type and label only: Podman filters event names by its own
-  // ("died"), Docker by its ("die"); both report "die".
-  const nlohmann::json filters = {{"type", {"container"}}, {"label", labels}};
-  return JsonLines(NewRequest("GET",
-                              "/events?since=" + http::Escape(since) +
-                                  "&filters=" + http::Escape(filters.dump()),
-                              0, cancel),
-                   "an event", on_event, err);
-}
-
-bool Client::PostArchive(const std::string& path, const std::string& archive_file,
-                         const std::function<void(const nlohmann::json&)>& on_message,
-                         std::string* err) const {
-  http::Request q = NewRequest("POST", path, 0);
-  q.body_file = archive_file;
-  q.headers.push_back("Content-Type: application/x-tar");
-  std::string failure;
-  const auto take = [&](const nlohmann::json& message) {
-    if (message.contains("error"))
-      failure = ErrorText(message["error"]);
-    else if (on_message)
-      on_message(message);
-  };
-  if (!JsonLines(std::move(q), "a message", take, err)) return false;
-  if (failure.empty()) return true;
-  *err = failure;
-  return false;
-}
-
-bool Client::JsonLines(http::Request q, const std::string& what,
-                       const std::function<void(const nlohmann::json&)>& on_object,
-                       std::string* err) const {
-  http::LineStream lines;  // a chunk may end mid-line
-  const std::atomic<bool>* cancel = q.cancel;
-  const auto each_line = [&](std::string_view line) {
-    const auto object = nlohmann::json::parse(line, nullptr, false);
-    if (object.is_object()) on_object(object);
-    return true;
-  };
-  if (!Stream(std::move(q), nullptr,
-              [&](std::string_view chunk) { return lines.Feed(chunk, each_line); }, err))
-    return false;
-  if (lines.overflowed()) {
-    *err = "the container engine at " + socket_ + " sent " + what + " of more than " +
-           std::to_string(http::kMaxAnswerBytes >> 20) + " MiB";
-    return false;
-  }
-  // The last line of an answer that ended may have no newline.
-  if (!cancel || !cancel->load()) (void)lines.Feed("\n", each_line);
   return true;
 }
 

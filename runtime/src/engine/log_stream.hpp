@@ -2,7 +2,7 @@
 // of an 8-byte header (the stream: 1 stdout, 2 stderr; three zero bytes; the
 // payload's size, big-endian) and the payload. A frame may arrive split over
 // any number of chunks; its payload is handed on as it arrives, so a frame
-// that claims gigabytes holds no memory. Used by engine::Client::Logs,
+// that claims gigabytes holds no memory. Used by engine::Logs,
 // FollowLogs and Attach. Not thread-safe.
 #pragma once
 

@@ -1,13 +1,6 @@
 #include "kube/api_client.hpp"
 
-#include <algorithm>
-#include <chrono>
-#include <cstdlib>
-#include <random>
-#include <thread>
-
 #include "http/line_stream.hpp"
-#include "kube/throttle_wait.hpp"
 
 namespace fiber::kube {
 
@@ -19,27 +12,6 @@ using json = nlohmann::json;
 constexpr std::size_t kMaxErrorBody = 1 << 20;
 // Objects a list asks for at once.
 constexpr int kListPage = 500;
-
-bool Throttled(long status) { return status == 429 || status == 503; }
-
-// Up to half of wait more, at random: requests turned away together (a
-// burst the server's fairness refused) come back spread out, not together.
-std::chrono::milliseconds Jitter(std::chrono::milliseconds wait) {
-  thread_local std::minstd_rand random(std::random_device{}());
-  return std::chrono::milliseconds(std::uniform_int_distribution<long>(0, wait.count() / 2)(random));
-}
-
-// Sleeps `wait`, in slices, unless *cancel is set first: false then.
-bool WaitUnlessCancelled(std::chrono::steady_clock::duration wait, const std::atomic<bool>* cancel) {
-  constexpr std::chrono::milliseconds kSlice{100};
-  const auto until = std::chrono::steady_clock::now() + wait;
-  for (;;) {
-    if (cancel && cancel->load()) return false;
-    const auto now = std::chrono::steady_clock::now();
-    if (now >= until) return true;
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(kSlice, until - now));
-  }
-}
 
 std::string Query(std::initializer_list<std::pair<const char*, std::string>> params) {
   std::string out;
@@ -76,16 +48,16 @@ std::string ResourceVersion(const json& object) {
 
 ApiClient ApiClient::InNamespace(std::string namespace_name) const {
   ApiClient other = *this;
-  other.access_.namespace_name = std::move(namespace_name);
+  other.exchange_ = exchange_.InNamespace(std::move(namespace_name));
   return other;
 }
 
 std::string ApiClient::Url(const ApiResource& resource, std::string_view name,
                            std::string_view query) const {
-  std::string url = access_.server +
+  std::string url = access().server +
                     (resource.api_version.find('/') == std::string::npos ? "/api/" : "/apis/") +
                     resource.api_version;
-  if (resource.namespaced) url += "/namespaces/" + http::Escape(access_.namespace_name);
+  if (resource.namespaced) url += "/namespaces/" + http::Escape(access().namespace_name);
   url += "/" + resource.plural;
   if (!name.empty()) url += "/" + http::Escape(name);
   if (!query.empty()) url += "?" + std::string(query);
@@ -100,66 +72,10 @@ ApiRequestSubject ApiClient::Subject(const char* verb, const ApiResource& resour
     what += "." + resource.api_version.substr(0, slash);
   return {verb,
           what,
-          resource.namespaced ? access_.namespace_name : "",
+          resource.namespaced ? access().namespace_name : "",
           std::string(name),
-          access_.server,
-          access_.context};
-}
-
-bool ApiClient::Exchange(const http::Request& request, const ApiRequestSubject& subject,
-                         http::Response* response, ApiError* err,
-                         std::string* streamed_body) const {
-  int throttled = 0;  // answers 429 or 503 so far
-  bool renewed = false;
-  int tries = 0;
-  struct Tally {
-    RequestCounts& counts;
-    const int& tries;
-    ~Tally() {
-      int most = counts.most_tries.load();
-      while (tries > most && !counts.most_tries.compare_exchange_weak(most, tries)) {
-      }
-    }
-  } tally{*counts_, tries};
-  for (;;) {
-    http::Request authenticated = request;
-    authenticated.headers.push_back("Accept: application/json");
-    std::string why;
-    if (!access_.Authenticate(&authenticated, &why)) {
-      *err = {ApiErrorKind::kNoCredentials, 0,
-              "no credentials for context \"" + access_.context + "\": " + why};
-      return false;
-    }
-    if (streamed_body) streamed_body->clear();
-    // Cancelled while it waits its turn or out a throttled answer: ended
-    // as http::Perform ends a cancelled exchange (true, nothing read).
-    if (limiter_ && !WaitUnlessCancelled(limiter_->Reserve(), request.cancel)) return true;
-    ++tries;
-    ++counts_->sent;
-    if (!http::Perform(authenticated, response, &why)) {
-      *err = UnreachableError(subject, why);
-      return false;
-    }
-    // An exec plugin's credential may have been revoked before it expired.
-    if (response->status == 401 && !renewed && access_.CanRenew()) {
-      renewed = true;
-      access_.Renew();
-      continue;
-    }
-    if (response->status / 100 == 2) return true;
-    if (Throttled(response->status)) ++counts_->throttled;
-    if (Throttled(response->status) && throttled < kMaxThrottledRetries) {
-      const auto wait = ThrottleWait(response->header("Retry-After"), throttled, std::chrono::system_clock::now());
-      if (!WaitUnlessCancelled(wait + Jitter(wait), request.cancel)) return true;
-      ++throttled;
-      continue;
-    }
-    *err = ErrorFromAnswer(subject, response->status,
-                           streamed_body ? *streamed_body : response->body);
-    if (Throttled(response->status))
-      err->message += ", after " + std::to_string(throttled + 1) + " tries";
-    return false;
-  }
+          access().server,
+          access().context};
 }
 
 bool ApiClient::Call(const char* method, const std::string& url, const char* content_type,
@@ -173,7 +89,7 @@ bool ApiClient::Call(const char* method, const std::string& url, const char* con
   request.connect_timeout_ms = kApiConnectTimeoutMs;
   request.timeout_ms = kApiRequestTimeoutMs;
   http::Response response;
-  if (!Exchange(request, subject, &response, err)) return false;
+  if (!exchange_.Send(request, subject, &response, err)) return false;
   if (object) *object = Parsed(response.body);
   return true;
 }
@@ -245,7 +161,7 @@ bool ApiClient::ReadPodLog(std::string_view pod, std::string_view container, boo
     }
     return on_chunk(chunk);
   };
-  return Exchange(request, Subject("get", kPodLogs, pod), &response, err, &error_body);
+  return exchange_.Send(request, Subject("get", kPodLogs, pod), &response, err, &error_body);
 }
 
 bool ApiClient::List(const ApiResource& resource, std::string_view label_selector, json* list,
@@ -262,11 +178,11 @@ bool ApiClient::List(const ApiResource& resource, std::string_view label_selecto
     request.connect_timeout_ms = kApiConnectTimeoutMs;
     request.timeout_ms = kApiRequestTimeoutMs;
     http::Response response;
-    if (!Exchange(request, subject, &response, err)) return false;
+    if (!exchange_.Send(request, subject, &response, err)) return false;
     json page = Parsed(response.body);
     if (!page.is_object() || !page.contains("items") || !page["items"].is_array()) {
       *err = {ApiErrorKind::kOther, response.status,
-              "the API server at " + access_.server + " answered the list of " + subject.resource +
+              "the API server at " + access().server + " answered the list of " + subject.resource +
                   " with something that is not a list"};
       return false;
     }
@@ -327,7 +243,7 @@ bool ApiClient::Watch(const ApiResource& resource, const WatchOptions& options,
       if (!event.is_object() || !event.contains("type") || !event["type"].is_string() ||
           !event.contains("object")) {
         failure = {ApiErrorKind::kOther, 200,
-                   "the watch of " + subject.resource + " at " + access_.server +
+                   "the watch of " + subject.resource + " at " + access().server +
                        " sent a line that is not an event"};
         return false;
       }
@@ -343,11 +259,11 @@ bool ApiClient::Watch(const ApiResource& resource, const WatchOptions& options,
     });
     if (lines.overflowed())
       failure = {ApiErrorKind::kOther, 200,
-                 "the watch of " + subject.resource + " at " + access_.server + " sent an event of more than " +
+                 "the watch of " + subject.resource + " at " + access().server + " sent an event of more than " +
                      std::to_string(http::kMaxAnswerBytes >> 20) + " MiB"};
     return go_on;
   };
-  if (!Exchange(request, subject, &response, err, &error_body)) return false;
+  if (!exchange_.Send(request, subject, &response, err, &error_body)) return false;
   if (failure.kind != ApiErrorKind::kNone) {
     *err = failure;
     return false;

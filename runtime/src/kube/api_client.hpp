@@ -1,15 +1,12 @@
 // A small client of the Kubernetes API: get, create, merge-patch, delete,
-// list and watch objects, over http::Perform with one cluster's access
-// (kube/cluster_access.hpp). For the Kubernetes backend, the fiber command
-// and tests against a real API server. A server that is busy (429, 503) is
-// asked again after the wait it says. Thread-safe: calls share nothing but
-// the access, whose exec credential cache locks, and the rate limiter, which
-// locks too.
+// list and watch objects and read pods' logs, each request sent as
+// kube/api_exchange.hpp says (authenticated, rate-limited, asked again when
+// the server is busy). For the Kubernetes backend, the fiber command and
+// tests against a real API server. Thread-safe as its exchange.
 #pragma once
 
 #include <atomic>
 #include <functional>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,27 +14,10 @@
 #include <nlohmann/json.hpp>
 
 #include "kube/api_error.hpp"
-#include "kube/cluster_access.hpp"
-#include "kube/rate_limiter.hpp"
+#include "kube/api_exchange.hpp"
+#include "kube/api_resource.hpp"
 
 namespace fiber::kube {
-
-/// A kind of object the API serves: its group/version, its plural name in
-/// URLs and whether it lives in a namespace.
-struct ApiResource {
-  std::string api_version;  // "v1", "batch/v1"
-  std::string plural;       // "pods"
-  bool namespaced = true;
-};
-
-inline const ApiResource kPods{"v1", "pods"};
-inline const ApiResource kSecrets{"v1", "secrets"};
-inline const ApiResource kConfigMaps{"v1", "configmaps"};
-inline const ApiResource kServiceAccounts{"v1", "serviceaccounts"};
-inline const ApiResource kEvents{"v1", "events"};
-/// The log subresource of pods, as errors name it ("pods/log").
-inline const ApiResource kPodLogs{"v1", "pods/log"};
-inline const ApiResource kNamespaces{"v1", "namespaces", false};
 
 /// One event of a watch: ADDED, MODIFIED or DELETED, and the object.
 /// (Bookmarks only move the watch's resourceVersion on.)
@@ -59,36 +39,20 @@ struct WatchOptions {
   const std::atomic<bool>* cancel = nullptr;
 };
 
-/// What one client and its copies asked of the API server, for a log line
-/// and the scale tests: each try of a request counts as sent. Thread-safe.
-struct RequestCounts {
-  std::atomic<long> sent{0};
-  std::atomic<long> throttled{0};  // answered 429 or 503
-  std::atomic<int> most_tries{0};  // of one call: 1 when none was asked again
-};
-
-/// Time limits of a request that is not a watch.
-inline constexpr long kApiConnectTimeoutMs = 5000;
-inline constexpr long kApiRequestTimeoutMs = 30000;
-/// A 429 or 503 means the server did not act: the request is sent again, at
-/// most this many more times, after the wait kube/throttle_wait.hpp says.
-inline constexpr int kMaxThrottledRetries = 8;
-
 class ApiClient {
  public:
   /// With a limit, every request of this client and of its copies passes
   /// one token bucket (kube/rate_limiter.hpp); without, none waits.
   explicit ApiClient(ClusterAccess access, std::optional<RateLimit> limit = std::nullopt)
-      : access_(std::move(access)),
-        limiter_(limit ? std::make_shared<RateLimiter>(*limit) : nullptr) {}
+      : exchange_(std::move(access), limit) {}
 
   /// The same client, for objects in another namespace (its requests in
   /// the same bucket).
   ApiClient InNamespace(std::string namespace_name) const;
-  const std::string& namespace_name() const { return access_.namespace_name; }
-  const ClusterAccess& access() const { return access_; }
+  const std::string& namespace_name() const { return access().namespace_name; }
+  const ClusterAccess& access() const { return exchange_.access(); }
   /// This client's requests and its copies'.
-  const RequestCounts& counts() const { return *counts_; }
+  const RequestCounts& counts() const { return exchange_.counts(); }
 
   /// Each returns false with *err (its kind and one line for the user) on
   /// any failure; the object the server answered with goes to *object.
@@ -139,15 +103,6 @@ class ApiClient {
                   std::string_view query = "") const;
 
  private:
-  // One exchange, authenticated; a refused exec credential is renewed once;
-  // an answer 429 or 503 (the server did not act) is waited out as its
-  // Retry-After says (kube/throttle_wait.hpp), with up to half as long
-  // again at random, and the request sent again, up to 8 times or until
-  // request.cancel is set. Each try is counted (counts()).
-  // With streamed_body, on_body keeps an answer other than 2xx there.
-  [[nodiscard]] bool Exchange(const http::Request& request, const ApiRequestSubject& subject,
-                              http::Response* response, ApiError* err,
-                              std::string* streamed_body = nullptr) const;
   // One request that is not a watch; *object (if asked) gets the answer.
   [[nodiscard]] bool Call(const char* method, const std::string& url, const char* content_type,
                           std::string body, const ApiRequestSubject& subject,
@@ -159,9 +114,7 @@ class ApiClient {
   ApiRequestSubject Subject(const char* verb, const ApiResource& resource,
                             std::string_view name) const;
 
-  ClusterAccess access_;
-  std::shared_ptr<RateLimiter> limiter_;  // null: no limit
-  std::shared_ptr<RequestCounts> counts_ = std::make_shared<RequestCounts>();
+  ApiExchange exchange_;
 };
 
 }  // namespace fiber::kube

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "backend/labels.hpp"
+#include "engine/engine_streams.hpp"
 
 namespace fiber::backend {
 
@@ -48,7 +49,7 @@ bool ContainerEvents::Follow(const engine::Client& engine, const std::string& ru
       if (action == "die") seen.ended[id] = End{exit_code, seen.oom_killed.erase(id) > 0};
     });
   };
-  if (engine.ContainerEvents({LabelIs(kRunLabel, run_id)}, Since(*since), on_event, &watch.stopping(), err))
+  if (engine::ContainerEvents(engine, {LabelIs(kRunLabel, run_id)}, Since(*since), on_event, &watch.stopping(), err))
     *err = "the engine ended its event stream";
   return false;
 }

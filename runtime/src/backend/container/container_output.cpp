@@ -1,5 +1,7 @@
 #include "backend/container/container_output.hpp"
 
+#include "engine/engine_streams.hpp"
+
 namespace fiber::backend {
 
 namespace {
@@ -12,7 +14,7 @@ std::unique_ptr<ContainerOutput> ContainerOutput::Attach(http::StreamSet& stream
                                                          const std::string& log_file, std::string* err) {
   std::unique_ptr<ContainerOutput> out(new ContainerOutput(streams, worker_id, log_file));
   ContainerOutput* self = out.get();
-  out->stream_ = engine.Attach(
+  out->stream_ = engine::Attach(engine,
       streams, id, [self] { self->Attached(); }, [self](std::string_view text) { self->Output(text); },
       [self](const std::string& why) { self->Ended(why); });
   std::unique_lock<std::mutex> lock(out->mu_);

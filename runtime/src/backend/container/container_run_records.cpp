@@ -7,6 +7,7 @@
 #include "backend/labels.hpp"
 #include "config/backend_names.hpp"
 #include "engine/engine_socket.hpp"
+#include "engine/engine_streams.hpp"
 
 namespace fiber::backend {
 
@@ -75,8 +76,8 @@ bool ContainerRunRecords::ReadLog(const RunPlace& run, const std::string& worker
     return true;
   *found = true;
   const std::string id = containers.front().value("Id", "");
-  return follow ? engine.FollowLogs(id, show, err, nullptr, timestamps)
-                : engine.Logs(id, 0, [&](std::string_view chunk) { show(chunk); }, err, timestamps);
+  return follow ? engine::FollowLogs(engine, id, show, err, nullptr, timestamps)
+                : engine::Logs(engine, id, 0, [&](std::string_view chunk) { show(chunk); }, err, timestamps);
 }
 
 bool ContainerRunRecords::Remove(const RunPlace& run, int* removed, std::string* err) const {

@@ -4,6 +4,7 @@
 
 #include "backend/labels.hpp"
 #include "backend/worker_output.hpp"
+#include "engine/engine_streams.hpp"
 #include "runs/run_dir.hpp"
 
 namespace fiber::backend {
@@ -19,7 +20,7 @@ bool SaveLogAndRemove(const engine::Client& engine, const RunContainer& c,
     // what the file holds is skipped, the rest appended as it is read.
     WorkerOutput file(c.worker_id, log_file);
     auto skip = static_cast<std::size_t>(file.kept());
-    (void)engine.Logs(c.id, 0, [&](std::string_view text) {
+    (void)engine::Logs(engine, c.id, 0, [&](std::string_view text) {
       const std::size_t skipped = std::min(skip, text.size());
       skip -= skipped;
       if (skipped < text.size()) file.Write(text.substr(skipped));
