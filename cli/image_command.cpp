@@ -58,7 +58,7 @@ struct PruneOptions {
   std::string program;  // empty: every program's
 };
 
-int Prune(const PruneOptions& o) {
+int RunImagePrune(const PruneOptions& o) {
   config::Resolved resolved;
   engine::Client engine;
   PrunedImages pruned;
@@ -94,7 +94,7 @@ void AddImageCommands(CLI::App& app, int* status) {
       "prune", "remove the images fiber packaged into the local engine that no run uses");
   prune->add_option("PROGRAM", prune_options->program, "only the images of this program");
   prune_options->settings.AddTo(*prune);
-  prune->callback([prune_options, status] { *status = Prune(*prune_options); });
+  prune->callback([prune_options, status] { *status = RunImagePrune(*prune_options); });
 }
 
 }  // namespace fiber::cli

@@ -16,7 +16,7 @@ namespace fiber::cli {
 
 namespace {
 
-int Prune() {
+int PruneRuns() {
   wire::RemoveAbandonedItemDirectories();  // of masters gone, as ps and run do too
   RunStore store(RunsRoot());
   int status = 0;
@@ -59,7 +59,7 @@ int Prune() {
 void AddPruneCommand(CLI::App& app, int* status) {
   CLI::App* prune = app.add_subcommand(
       "prune", "remove every ended run's records and logs, and fiber's images no run uses");
-  prune->callback([=] { *status = Prune(); });
+  prune->callback([=] { *status = PruneRuns(); });
 }
 
 }  // namespace fiber::cli

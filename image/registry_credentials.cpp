@@ -36,7 +36,7 @@ std::vector<std::string> AuthFiles(const config::Getenv& getenv) {
 }
 
 // "https://host:port/v1/" as "host:port": config.json keys come both ways.
-std::string HostOf(std::string key) {
+std::string HostOfKey(std::string key) {
   if (const auto scheme = key.find("://"); scheme != std::string::npos) key.erase(0, scheme + 3);
   return key.substr(0, key.find('/'));
 }
@@ -81,11 +81,11 @@ bool FromFile(const std::string& file, const std::string& registry, Credentials*
   }
   if (doc.contains("credHelpers") && doc["credHelpers"].is_object())
     for (const auto& [key, helper] : doc["credHelpers"].items())
-      if (HostOf(key) == registry && helper.is_string())
+      if (HostOfKey(key) == registry && helper.is_string())
         return FromHelper(helper.get<std::string>(), registry, file, out, err);
   if (doc.contains("auths") && doc["auths"].is_object())
     for (const auto& [key, entry] : doc["auths"].items()) {
-      if (HostOf(key) != registry || !entry.is_object()) continue;
+      if (HostOfKey(key) != registry || !entry.is_object()) continue;
       if (!entry.contains("auth") || !entry["auth"].is_string()) continue;
       std::string pair;
       if (!Base64Decode(entry["auth"].get<std::string>(), &pair) ||

@@ -9,7 +9,7 @@ namespace fiber::image {
 namespace {
 
 // "host:port", "[::1]:5000" or "host" without its port.
-std::string_view HostOf(std::string_view registry) {
+std::string_view HostWithoutPort(std::string_view registry) {
   if (registry.rfind('[', 0) == 0) return registry.substr(0, registry.find(']') + 1);
   return registry.substr(0, registry.find(':'));
 }
@@ -45,13 +45,13 @@ bool SecureUrl(std::string_view url) {
   if (url.rfind("https://", 0) == 0) return url.size() > 8;
   if (url.rfind("http://", 0) != 0) return false;
   const std::string_view rest = url.substr(7);
-  return http::IsLoopbackHost(HostOf(rest.substr(0, rest.find_first_of("/?"))));
+  return http::IsLoopbackHost(HostWithoutPort(rest.substr(0, rest.find_first_of("/?"))));
 }
 
 bool RegistryReference::Owns(std::string_view url) const { return UrlUnder(url, BaseUrl()); }
 
 std::string RegistryReference::BaseUrl() const {
-  return (http::IsLoopbackHost(HostOf(registry)) ? "http://" : "https://") + registry;
+  return (http::IsLoopbackHost(HostWithoutPort(registry)) ? "http://" : "https://") + registry;
 }
 
 bool ParseRegistryReference(const std::string& text, RegistryReference* out, std::string* err) {

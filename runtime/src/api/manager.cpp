@@ -45,7 +45,7 @@ struct ClassRegistry {
   std::map<std::pair<std::type_index, std::string>, Constructor> constructors;
 };
 
-ClassRegistry& registry() {
+ClassRegistry& classes() {
   static ClassRegistry* r = new ClassRegistry;
   return *r;
 }
@@ -82,7 +82,7 @@ bool register_class(std::type_index type, const char* name, const char* file, in
   for (std::size_t i = 0; i < methods.size(); ++i)
     methods[i].name = names.size() == methods.size() ? names[i]
                                                      : std::string(name) + "#" + std::to_string(i);
-  ClassRegistry& r = registry();
+  ClassRegistry& r = classes();
   std::lock_guard<std::mutex> lock(r.mu);
   ClassEntry& entry = r.classes[type];
   entry.name = r.names.Add(name, file, line);
@@ -92,7 +92,7 @@ bool register_class(std::type_index type, const char* name, const char* file, in
 }
 
 bool register_constructor(std::type_index type, const char* args_type, Constructor constructor) {
-  ClassRegistry& r = registry();
+  ClassRegistry& r = classes();
   std::lock_guard<std::mutex> lock(r.mu);
   r.constructors.emplace(std::pair(type, std::string(args_type)), constructor);
   return true;
@@ -104,7 +104,7 @@ std::string constructor_name(std::type_index type, const char* args_type, const 
 }
 
 const std::string& class_name(std::type_index type, const char* where) {
-  ClassRegistry& r = registry();
+  ClassRegistry& r = classes();
   std::lock_guard<std::mutex> lock(r.mu);
   auto it = r.classes.find(type);
   if (it == r.classes.end()) {
@@ -118,7 +118,7 @@ const std::string& class_name(std::type_index type, const char* where) {
 
 const std::vector<MethodEntry>& class_methods(std::type_index type) {
   class_name(type, "RemoteObject::call");
-  ClassRegistry& r = registry();
+  ClassRegistry& r = classes();
   std::lock_guard<std::mutex> lock(r.mu);
   return r.classes.at(type).methods;
 }
@@ -137,7 +137,7 @@ std::pair<std::uint64_t, std::string> fiber_manager_make(std::string constructor
   Constructor make = nullptr;
   const ClassEntry* cls = nullptr;
   {
-    ClassRegistry& r = registry();
+    ClassRegistry& r = classes();
     std::lock_guard<std::mutex> lock(r.mu);
     const auto slash = constructor.rfind('/');
     std::size_t name = 0;
@@ -173,7 +173,7 @@ std::string fiber_manager_call(std::uint64_t object, std::string method, std::st
     if (m.name == method) return m.invoke(target.object.get(), args);
   std::string cls;
   {
-    ClassRegistry& r = registry();
+    ClassRegistry& r = classes();
     std::lock_guard<std::mutex> lock(r.mu);
     cls = RegisteredAs(r.names.Name(target.cls->name));
   }

@@ -49,7 +49,7 @@ struct Loaded {
 };
 
 // This process's entries and kept values. Thread-safe.
-struct Registry {
+struct SharedValues {
   std::mutex mu;
   std::map<std::uint64_t, std::weak_ptr<SharedEntry>> live;
   std::deque<Loaded> kept;  // newest last
@@ -58,8 +58,8 @@ struct Registry {
   // entry destroyed later (a handle in a global) tells nobody.
   std::atomic<bool> exiting{false};
 
-  static Registry& Get() {
-    static Registry* registry = new Registry;  // entries may outlive statics
+  static SharedValues& Get() {
+    static SharedValues* registry = new SharedValues;  // entries may outlive statics
     return *registry;
   }
   /// Called once the run's client exists, so that this is called at exit
@@ -98,7 +98,7 @@ client::RunClient& ClientOf(const SharedRef& ref, const char* where) {
 // The value's bytes, read in place from the master's memfd when this
 // process is on its machine, else fetched; then decoded.
 std::shared_ptr<const void> Load(const SharedRef& ref, SharedDecode decode) {
-  Registry& r = Registry::Get();
+  SharedValues& r = SharedValues::Get();
   os::SealedMemfd memory;
   std::string why;
   if (os::SealedMemfd::OpenOf(ref.pid, ref.fd, wire::SharedMemoryName(ref.key, ref.id), ref.size,
@@ -115,7 +115,7 @@ std::shared_ptr<const void> Load(const SharedRef& ref, SharedDecode decode) {
 }  // namespace
 
 SharedEntry::~SharedEntry() {
-  Registry& r = Registry::Get();
+  SharedValues& r = SharedValues::Get();
   if (r.exiting) return;  // the master learns it from the connection's end
   {
     std::lock_guard<std::mutex> lock(r.mu);
@@ -133,7 +133,7 @@ SharedEntry::~SharedEntry() {
 
 std::shared_ptr<SharedEntry> shared_new(std::string bytes, std::shared_ptr<const void> value,
                                         const std::type_info& type) {
-  if (Registry::Get().exiting)  // the run's client may be gone already
+  if (SharedValues::Get().exiting)  // the run's client may be gone already
     throw Error("fiber::share: the run has ended (the program is exiting)");
   client::RunClient& c = client::RunClient::Get();
   const std::uint64_t size = bytes.size();
@@ -145,7 +145,7 @@ std::shared_ptr<SharedEntry> shared_new(std::string bytes, std::shared_ptr<const
   auto entry = std::make_shared<SharedEntry>(ref);
   entry->value = std::move(value);
   entry->type = &type;
-  Registry& r = Registry::Get();
+  SharedValues& r = SharedValues::Get();
   r.WatchExit();
   std::lock_guard<std::mutex> lock(r.mu);
   r.live[place.id] = entry;
@@ -154,7 +154,7 @@ std::shared_ptr<SharedEntry> shared_new(std::string bytes, std::shared_ptr<const
 
 std::shared_ptr<SharedEntry> shared_received(const SharedRef& ref) {
   ClientOf(ref, "Shared");
-  Registry& r = Registry::Get();
+  SharedValues& r = SharedValues::Get();
   r.WatchExit();
   std::lock_guard<std::mutex> lock(r.mu);
   std::weak_ptr<SharedEntry>& slot = r.live[ref.id];
@@ -178,7 +178,7 @@ SharedRef shared_sent(SharedEntry& entry) {
 const void* shared_value(SharedEntry& entry, const std::type_info& type, SharedDecode decode) {
   std::lock_guard<std::mutex> lock(entry.mu);
   if (entry.value && *entry.type == type) return entry.value.get();
-  Registry& r = Registry::Get();
+  SharedValues& r = SharedValues::Get();
   const std::uint64_t id = entry.ref().id;
   std::shared_ptr<const void> value;
   {
@@ -200,7 +200,7 @@ const void* shared_value(SharedEntry& entry, const std::type_info& type, SharedD
 std::uint64_t shared_id(const SharedEntry& entry) { return entry.ref().id; }
 
 SharedLoads shared_loads() {
-  Registry& r = Registry::Get();
+  SharedValues& r = SharedValues::Get();
   return {r.mapped.load(), r.fetched.load()};
 }
 

@@ -20,7 +20,7 @@ namespace fiber::detail {
 
 namespace {
 
-struct Registry {
+struct TaskFunctions {
   std::mutex mu;
   RegisteredNames names;
   std::vector<Invokers> invokers;  // by the names' index
@@ -29,8 +29,8 @@ struct Registry {
 
 // Built on first use: FIBER_TASK runs during static initialisation, in any
 // order across files.
-Registry& registry() {
-  static Registry* r = new Registry;
+TaskFunctions& tasks() {
+  static TaskFunctions* r = new TaskFunctions;
   return *r;
 }
 
@@ -52,7 +52,7 @@ std::string describe(FunctionKey key) {
 
 bool register_task(FunctionKey key, const char* name, const char* file, int line,
                    Invokers invokers) {
-  Registry& r = registry();
+  TaskFunctions& r = tasks();
   std::lock_guard<std::mutex> lock(r.mu);
   const std::size_t index = r.names.Add(name, file, line);
   if (index == r.invokers.size()) r.invokers.push_back(invokers);
@@ -61,7 +61,7 @@ bool register_task(FunctionKey key, const char* name, const char* file, int line
 }
 
 const std::string& task_name(FunctionKey key, const char* where) {
-  Registry& r = registry();
+  TaskFunctions& r = tasks();
   std::lock_guard<std::mutex> lock(r.mu);
   auto it = r.by_key.find(key);
   if (it == r.by_key.end()) {
@@ -75,7 +75,7 @@ const std::string& task_name(FunctionKey key, const char* where) {
 }
 
 Invokers find_invokers(const std::string& name) {
-  Registry& r = registry();
+  TaskFunctions& r = tasks();
   std::lock_guard<std::mutex> lock(r.mu);
   std::size_t index = 0;
   return r.names.Find(name, &index) ? r.invokers[index] : Invokers{};

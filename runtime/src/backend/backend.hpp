@@ -3,6 +3,7 @@
 // ended. Every backend is driven from the master's I/O thread only.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ struct Exit {
   bool not_started = false;
 };
 
+/// How long KillAll waits for an engine to report its workers gone.
+inline constexpr auto kKillAllWait = std::chrono::seconds(30);
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -63,7 +67,8 @@ class Backend {
   /// master/pool_service.cpp) and the loss says why (its job cancelled, not only
   /// its connection lost). For a backend that looks at its engine slowly.
   virtual void ConnectionClosed(const std::string& /*worker_id*/) {}
-  /// Kills every remaining worker and waits until they are gone.
+  /// Kills every remaining worker and waits until they are gone, at most
+  /// kKillAllWait for an engine that reports their end later.
   virtual void KillAll() = 0;
   /// How many workers may be starting (started, not yet connected) at once.
   /// Starting more at a time only makes each slower: thousands of processes

@@ -33,7 +33,7 @@ struct Merged {
   }
 };
 
-std::string Quoted(const std::string& name) { return "\"" + name + "\""; }
+std::string InQuotes(const std::string& name) { return "\"" + name + "\""; }
 
 std::string Joined(const std::vector<std::string>& items) {
   std::string out;
@@ -121,7 +121,7 @@ bool ReadInto(const std::string& file, Merged* merged, std::string* err) {
 class Fields {
  public:
   Fields(const Entry& entry, const std::string& kind, const std::string& name)
-      : body_(entry.body), file_(entry.file), where_(entry.file + ": " + kind + " " + Quoted(name)) {}
+      : body_(entry.body), file_(entry.file), where_(entry.file + ": " + kind + " " + InQuotes(name)) {}
 
   const std::string& where() const { return where_; }
   const std::string& file() const { return file_; }
@@ -263,7 +263,7 @@ bool LoadExec(const Fields& f, const ClusterAccess& cluster, const std::string& 
   if (c->api_version != "client.authentication.k8s.io/v1" &&
       c->api_version != "client.authentication.k8s.io/v1beta1") {
     *err = where + ".apiVersion is " +
-           (c->api_version.empty() ? "missing" : Quoted(c->api_version)) +
+           (c->api_version.empty() ? "missing" : InQuotes(c->api_version)) +
            "; client.authentication.k8s.io/v1 or v1beta1 is needed";
     return false;
   }
@@ -301,7 +301,7 @@ bool LoadExec(const Fields& f, const ClusterAccess& cluster, const std::string& 
   c->cluster_server = cluster.server;
   c->cluster_ca_pem = cluster.ca_pem;
   c->cluster_insecure_skip_verify = cluster.insecure_skip_verify;
-  c->owner = "user " + Quoted(user) + " in " + f.file();
+  c->owner = "user " + InQuotes(user) + " in " + f.file();
   return true;
 }
 
@@ -402,7 +402,7 @@ bool Load(const CredentialSearch& search, ClusterAccess* access, std::string* er
   }
   const auto found = merged.contexts.find(context);
   if (found == merged.contexts.end()) {
-    *err = "context " + Quoted(context) + " is not in " + files + " (contexts there: " +
+    *err = "context " + InQuotes(context) + " is not in " + files + " (contexts there: " +
            Names(merged.contexts) + ")";
     return false;
   }
@@ -423,7 +423,7 @@ bool Load(const CredentialSearch& search, ClusterAccess* access, std::string* er
                                                       : "default";
   const auto cluster_entry = merged.clusters.find(cluster);
   if (cluster_entry == merged.clusters.end()) {
-    *err = ctx.where() + " names cluster " + Quoted(cluster) + ", which " + files +
+    *err = ctx.where() + " names cluster " + InQuotes(cluster) + ", which " + files +
            " do" + (merged.files.size() == 1 ? "es" : "") + " not define";
     return false;
   }
@@ -432,7 +432,7 @@ bool Load(const CredentialSearch& search, ClusterAccess* access, std::string* er
   if (!user.empty()) {
     const auto user_entry = merged.users.find(user);
     if (user_entry == merged.users.end()) {
-      *err = ctx.where() + " names user " + Quoted(user) + ", which " + files + " do" +
+      *err = ctx.where() + " names user " + InQuotes(user) + ", which " + files + " do" +
              (merged.files.size() == 1 ? "es" : "") + " not define";
       return false;
     }

@@ -6,11 +6,6 @@ namespace fiber::wire {
 
 namespace {
 
-bool Malformed(Type type, std::string* err) {
-  *err = std::string("a malformed ") + TypeName(type);
-  return false;
-}
-
 bool CreditInRange(std::uint32_t n) { return n >= 1 && n <= kMaxCredit; }
 
 }  // namespace

@@ -22,6 +22,11 @@ const char* TypeName(Type type) {
   return "UNKNOWN";
 }
 
+bool Malformed(Type type, std::string* err) {
+  *err = std::string("a malformed ") + TypeName(type);
+  return false;
+}
+
 bool ParseHeader(const zmq::message_t& frame, Header* header, std::string* err) {
   const auto* bytes = static_cast<const std::uint8_t*>(frame.data());
   if (frame.size() < kHeaderSize || bytes[0] != kMagic) {

@@ -36,6 +36,8 @@ enum class Type : std::uint8_t {
 constexpr std::uint8_t kLastType = static_cast<std::uint8_t>(Type::kRevoke);
 
 const char* TypeName(Type type);
+/// A decoder's failure: *err says "a malformed TYPE"; false.
+bool Malformed(Type type, std::string* err);
 
 /// A channel names what a message is for within the run: 0 is the run
 /// itself (HELLO, REFUSE), any other one pool.

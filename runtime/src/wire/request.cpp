@@ -12,11 +12,6 @@ namespace {
 
 constexpr std::uint32_t kNoTimeout = 0xFFFFFFFF;
 
-bool Malformed(Type type, std::string* err) {
-  *err = std::string("a malformed ") + TypeName(type);
-  return false;
-}
-
 std::string_view BytesOf(const std::uint64_t& n) {
   return {reinterpret_cast<const char*>(&n), sizeof n};
 }

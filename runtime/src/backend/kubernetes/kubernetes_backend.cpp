@@ -17,8 +17,6 @@ namespace fiber::backend {
 
 namespace {
 
-// How long KillAll waits for its pods to be gone.
-constexpr auto kGoneWait = std::chrono::seconds(30);
 // A stopped worker's time to end before its container is killed.
 constexpr int kKillGraceSeconds = 1;
 // Requests about pods in flight at once: enough to keep kube_qps's default
@@ -255,7 +253,7 @@ void KubernetesBackend::KillAll() {
     ++it;
   }
   // Gone once the watch saw them deleted, or when it cannot tell.
-  const auto deadline = std::chrono::steady_clock::now() + kGoneWait;
+  const auto deadline = std::chrono::steady_clock::now() + kKillAllWait;
   (void)requests_->WaitIdle(deadline);
   (void)watch_->Wait(deadline - std::chrono::steady_clock::now(), [this](const SeenPods& watched, const std::string& error) {
     if (!error.empty()) return true;

@@ -13,7 +13,7 @@ namespace fiber::backend {
 
 namespace {
 
-WorkerRecord RecordOf(const RunPod& pod) {
+WorkerRecord PodRecord(const RunPod& pod) {
   WorkerRecord w;
   w.worker_id = pod.state.worker_id.empty() ? kMasterRole : pod.state.worker_id;
   w.where = pod.name;
@@ -63,7 +63,7 @@ RunsWorkers KubernetesRunRecords::List(const std::vector<RunPlace>& runs) const 
       continue;
     }
     std::vector<WorkerRecord>& workers = out.workers[run.id];
-    for (const RunPod& pod : pods) workers.push_back(RecordOf(pod));
+    for (const RunPod& pod : pods) workers.push_back(PodRecord(pod));
   }
   return out;
 }

@@ -60,7 +60,7 @@ const char* Describe(const YAML::Node& node) {
 
 /// A new string node: a value fiber inserts is a string, whatever it looks
 /// like, and takes no tag from what it replaces.
-YAML::Node Text(const std::string& value) { return YAML::Node(value); }
+YAML::Node StringNode(const std::string& value) { return YAML::Node(value); }
 
 YAML::Node Tagged(const std::string& value, const char* tag) {
   YAML::Node node(value);
@@ -133,8 +133,8 @@ bool Parse(const Template& tmpl, const Shape& shape, YAML::Node* root, std::stri
     return false;
   }
   root->reset(documents[0]);
-  (*root)["apiVersion"] = Text("v1");
-  (*root)["kind"] = Text(shape.kind);
+  (*root)["apiVersion"] = StringNode("v1");
+  (*root)["kind"] = StringNode(shape.kind);
   return true;
 }
 
@@ -150,27 +150,27 @@ bool FillMetadata(YAML::Node root, const std::string& name, const std::string& n
   if (!ChildOf(root, "metadata", YAML::NodeType::Map, "metadata", &metadata, why) ||
       !ChildOf(metadata, "labels", YAML::NodeType::Map, "metadata.labels", &label_map, why))
     return false;
-  metadata["name"] = Text(name);
+  metadata["name"] = StringNode(name);
   if (!namespace_name.empty())
-    metadata["namespace"] = Text(namespace_name);
+    metadata["namespace"] = StringNode(namespace_name);
   else if (metadata["namespace"] && metadata["namespace"].IsScalar() && metadata["namespace"].Scalar().empty())
     metadata.remove("namespace");
-  for (const auto& [key, value] : labels) label_map[key] = Text(value);
+  for (const auto& [key, value] : labels) label_map[key] = StringNode(value);
   if (!annotations.empty()) {
     YAML::Node annotation_map;
     if (!ChildOf(metadata, "annotations", YAML::NodeType::Map, "metadata.annotations", &annotation_map, why))
       return false;
-    for (const auto& [key, value] : annotations) annotation_map[key] = Text(value);
+    for (const auto& [key, value] : annotations) annotation_map[key] = StringNode(value);
   }
   if (owner_name.empty()) {
     metadata.remove("ownerReferences");
     return true;
   }
   YAML::Node owner(YAML::NodeType::Map);
-  owner["apiVersion"] = Text("v1");
-  owner["kind"] = Text("Secret");
-  owner["name"] = Text(owner_name);
-  if (!owner_uid.empty()) owner["uid"] = Text(owner_uid);
+  owner["apiVersion"] = StringNode("v1");
+  owner["kind"] = StringNode("Secret");
+  owner["name"] = StringNode(owner_name);
+  if (!owner_uid.empty()) owner["uid"] = StringNode(owner_uid);
   YAML::Node owners(YAML::NodeType::Sequence);
   owners.push_back(owner);
   metadata["ownerReferences"] = owners;
@@ -198,9 +198,9 @@ bool FillResources(YAML::Node container, const std::string& at, const PodValues&
   for (const char* side : {"requests", "limits"}) {
     YAML::Node amounts;
     if (!ChildOf(resources, side, YAML::NodeType::Map, at + ".resources." + side, &amounts, why)) return false;
-    if (v.cpu_millis > 0) amounts["cpu"] = Text(std::to_string(v.cpu_millis) + "m");
-    if (v.memory_mib > 0) amounts["memory"] = Text(std::to_string(v.memory_mib) + "Mi");
-    if (v.gpu > 0) amounts["nvidia.com/gpu"] = Text(std::to_string(v.gpu));
+    if (v.cpu_millis > 0) amounts["cpu"] = StringNode(std::to_string(v.cpu_millis) + "m");
+    if (v.memory_mib > 0) amounts["memory"] = StringNode(std::to_string(v.memory_mib) + "Mi");
+    if (v.gpu > 0) amounts["nvidia.com/gpu"] = StringNode(std::to_string(v.gpu));
   }
   return true;
 }
@@ -209,17 +209,17 @@ bool FillResources(YAML::Node container, const std::string& at, const PodValues&
 /// the Secret's mount.
 bool FillContainer(YAML::Node container, const std::string& at, const PodValues& v, std::string* why) {
   if (!v.image.empty()) {
-    container["image"] = Text(v.image);
+    container["image"] = StringNode(v.image);
   } else if (!container["image"] || !container["image"].IsScalar() || container["image"].Scalar().empty()) {
     *why = at + " has no image, and the run gives none";
     return false;
   }
-  if (!v.image_pull_policy.empty()) container["imagePullPolicy"] = Text(v.image_pull_policy);
+  if (!v.image_pull_policy.empty()) container["imagePullPolicy"] = StringNode(v.image_pull_policy);
   if (!v.command.empty()) {
     YAML::Node command(YAML::NodeType::Sequence);
     YAML::Node args(YAML::NodeType::Sequence);
-    command.push_back(Text(v.command.front()));
-    for (std::size_t i = 1; i < v.command.size(); ++i) args.push_back(Text(v.command[i]));
+    command.push_back(StringNode(v.command.front()));
+    for (std::size_t i = 1; i < v.command.size(); ++i) args.push_back(StringNode(v.command[i]));
     container["command"] = command;
     container["args"] = args;
   }
@@ -233,18 +233,18 @@ bool FillContainer(YAML::Node container, const std::string& at, const PodValues&
   std::vector<YAML::Node> entries;
   for (const auto& [name, value] : env) {
     YAML::Node entry(YAML::NodeType::Map);
-    entry["name"] = Text(name);
-    entry["value"] = Text(value);
+    entry["name"] = StringNode(name);
+    entry["value"] = StringNode(value);
     names.insert(name);
     entries.push_back(entry);
   }
   for (const auto& [name, field] : v.env_from_fields) {
     YAML::Node ref(YAML::NodeType::Map);
-    ref["fieldPath"] = Text(field);
+    ref["fieldPath"] = StringNode(field);
     YAML::Node from(YAML::NodeType::Map);
     from["fieldRef"] = ref;
     YAML::Node entry(YAML::NodeType::Map);
-    entry["name"] = Text(name);
+    entry["name"] = StringNode(name);
     entry["valueFrom"] = from;
     if (names.insert(name).second) entries.push_back(entry);
   }
@@ -253,8 +253,8 @@ bool FillContainer(YAML::Node container, const std::string& at, const PodValues&
   std::vector<YAML::Node> mounts;
   if (!v.secret_name.empty()) {
     YAML::Node mount(YAML::NodeType::Map);
-    mount["name"] = Text(kSecretVolume);
-    mount["mountPath"] = Text(kSecretDir);
+    mount["name"] = StringNode(kSecretVolume);
+    mount["mountPath"] = StringNode(kSecretDir);
     mount["readOnly"] = Tagged("true", kube::kBoolTag);
     mounts.push_back(mount);
   }
@@ -265,22 +265,22 @@ bool FillContainer(YAML::Node container, const std::string& at, const PodValues&
 /// The run's Secret as a volume of one file: only the key asked for.
 YAML::Node SecretVolume(const PodValues& v) {
   YAML::Node item(YAML::NodeType::Map);
-  item["key"] = Text(v.secret_key);
-  item["path"] = Text(kSecretFileName);
+  item["key"] = StringNode(v.secret_key);
+  item["path"] = StringNode(kSecretFileName);
   YAML::Node items(YAML::NodeType::Sequence);
   items.push_back(item);
   for (const auto& [key, path] : v.secret_files) {
     YAML::Node more(YAML::NodeType::Map);
-    more["key"] = Text(key);
-    more["path"] = Text(path);
+    more["key"] = StringNode(key);
+    more["path"] = StringNode(path);
     items.push_back(more);
   }
   YAML::Node secret(YAML::NodeType::Map);
-  secret["secretName"] = Text(v.secret_name);
+  secret["secretName"] = StringNode(v.secret_name);
   secret["defaultMode"] = Tagged(std::to_string(kSecretFileMode), kube::kIntTag);
   secret["items"] = items;
   YAML::Node volume(YAML::NodeType::Map);
-  volume["name"] = Text(kSecretVolume);
+  volume["name"] = StringNode(kSecretVolume);
   volume["secret"] = secret;
   return volume;
 }
@@ -308,12 +308,12 @@ bool FillPod(const Template& tmpl, const Shape& shape, const PodValues& v, nlohm
   const std::string at = std::string("spec.containers[") + shape.container + "]";
   std::vector<YAML::Node> volumes;
   if (!v.secret_name.empty()) volumes.push_back(SecretVolume(v));
-  spec["restartPolicy"] = Text("Never");
+  spec["restartPolicy"] = StringNode("Never");
   if (v.host_network) {
     spec["hostNetwork"] = Tagged("true", kube::kBoolTag);
     // Without it, a host-network pod resolves names as its node does, not
     // through the cluster's DNS.
-    spec["dnsPolicy"] = Text("ClusterFirstWithHostNet");
+    spec["dnsPolicy"] = StringNode("ClusterFirstWithHostNet");
   }
   return FillMetadata(root, name, v.namespace_name,
                       LabelsOf(v.labels, v.run_id, shape.container, master ? "" : v.worker_id), v.annotations,
@@ -332,8 +332,8 @@ bool FillRun(const Template& tmpl, const Shape& shape, const RunValues& v, nlohm
                     LabelsOf(v.labels, v.run_id, kRunRole, ""), {}, "", "", why) ||
       !ChildOf(root, "stringData", YAML::NodeType::Map, "stringData", &string_data, why))
     return false;
-  string_data[v.secret_key] = Text(v.secret_value);
-  for (const auto& [key, text] : v.files) string_data[key] = Text(text);
+  string_data[v.secret_key] = StringNode(v.secret_value);
+  for (const auto& [key, text] : v.files) string_data[key] = StringNode(text);
   // stringData wins over data on the server; a stale copy in data would
   // only confuse a reader.
   if (root["data"] && root["data"].IsMap()) root["data"].remove(v.secret_key);

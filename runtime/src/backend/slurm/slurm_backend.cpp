@@ -26,9 +26,6 @@ namespace fiber::backend {
 
 namespace {
 
-// How long KillAll waits for its jobs to be seen ended.
-constexpr auto kGoneWait = std::chrono::seconds(30);
-
 // Writes text to a new file only its owner may read.
 bool WritePrivate(const std::string& path, const std::string& text, std::string* err) {
   (void)::unlink(path.c_str());
@@ -304,7 +301,7 @@ void SlurmBackend::KillAll() {
   if (!CancelJobs(all, &err)) log::Warning("cannot cancel the run's Slurm jobs: " + err);
   if (watch_) watch_->Hurry();  // to see them end soon
   // Gone once squeue shows them ended, or when it cannot say.
-  const auto deadline = JobWatch::Clock::now() + kGoneWait;
+  const auto deadline = JobWatch::Clock::now() + kKillAllWait;
   for (auto after = JobWatch::Clock::now(); err.empty() && JobWatch::Clock::now() < deadline;) {
     if (!watch_->Wait(deadline - JobWatch::Clock::now(),
                       [&](const JobListing& latest, const std::string&) { return latest.taken > after; }))

@@ -12,7 +12,7 @@ namespace fiber::backend {
 
 namespace {
 
-WorkerRecord RecordOf(const JobState& job) {
+WorkerRecord JobRecord(const JobState& job) {
   WorkerRecord w;
   w.worker_id = job.master ? kMasterRole : job.worker_id;
   w.where = job.job;
@@ -79,7 +79,7 @@ RunsWorkers SlurmRunRecords::List(const std::vector<RunPlace>& runs) const {
       // will never run, which still hold a place in its queue.
       std::vector<WorkerRecord>& workers = out.workers[run->id];
       for (const JobState& job : found[run->id])
-        if (!job.ended || job.hopeless) workers.push_back(RecordOf(job));
+        if (!job.ended || job.hopeless) workers.push_back(JobRecord(job));
       // Those its master holds back until Slurm takes more jobs.
       const HeldWorkers held = ReadHeldWorkers(KeyDirOf(*run));
       for (const std::string& id : held.worker_ids)
