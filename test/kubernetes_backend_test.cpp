@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/kubernetes/run_templates.hpp"
+#include "backend/kubernetes/run_secret.hpp"
 #include "encoding/base64.hpp"
 #include "subprocess.hpp"
 #include "support/cluster_runs.hpp"

@@ -1,12 +1,13 @@
 // What fiber puts into a run's pods: a worker's (its bootstrap, the key as
 // the Secret's file, the pool's resources) and the master's with master:
 // cluster (the run's settings, nothing of this machine, its own address).
-// The rendering of those values into a pod: run_templates_test.cpp.
+// The rendering of those values into a pod: pod_template_test.cpp.
 #include <doctest/doctest.h>
 
 #include <map>
 
 #include "backend/kubernetes/pod_manifest.hpp"
+#include "backend/kubernetes/run_secret.hpp"
 #include "support/temp_dir.hpp"
 
 using fiber::backend::PodValues;

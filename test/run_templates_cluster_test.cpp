@@ -4,7 +4,8 @@
 // created for real and deleted again; and the cluster's kubectl, reading
 // YAML as users' manifests are read. Without a running cluster
 // ($FIBER_CLUSTER_DIR/cluster.env and an API server that answers) each test
-// says so and passes. The rendering itself: run_templates_test.cpp.
+// says so and passes. The rendering itself: pod_template_test.cpp and
+// run_secret_test.cpp.
 #include <doctest/doctest.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
@@ -20,7 +21,9 @@
 
 #include "http/client.hpp"
 #include "kube/kubeconfig.hpp"
-#include "backend/kubernetes/run_templates.hpp"
+#include "backend/kubernetes/kubernetes_dry_run.hpp"
+#include "backend/kubernetes/pod_template.hpp"
+#include "backend/kubernetes/run_secret.hpp"
 #include "kube/yaml_json.hpp"
 #include "subprocess.hpp"
 #include "support/temp_dir.hpp"

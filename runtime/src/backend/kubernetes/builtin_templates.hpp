@@ -2,7 +2,7 @@
 // tree), compiled into libfiber by embed_templates.py: fiber needs no
 // installed data file to find them, and neither does a program running as
 // the master inside a pod. templates/ is also installed to
-// share/fiber/templates, for users to copy and edit (run_templates.hpp
+// share/fiber/templates, for users to copy and edit (manifest_template.hpp
 // reads the copies).
 #pragma once
 

@@ -8,7 +8,9 @@
 
 #include "backend/command_line.hpp"
 #include "backend/kubernetes/pod_manifest.hpp"
+#include "backend/kubernetes/pod_template.hpp"
 #include "backend/kubernetes/run_pods.hpp"
+#include "backend/kubernetes/run_secret.hpp"
 #include "backend/labels.hpp"
 #include "backend/master_reach.hpp"
 #include "diagnostics/log.hpp"

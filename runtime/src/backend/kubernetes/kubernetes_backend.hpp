@@ -40,9 +40,9 @@
 
 #include "backend/backend.hpp"
 #include "backend/engine_watch.hpp"
+#include "backend/kubernetes/manifest_template.hpp"
 #include "backend/kubernetes/pod_requests.hpp"
 #include "backend/kubernetes/pod_state.hpp"
-#include "backend/kubernetes/run_templates.hpp"
 #include "kube/api_client.hpp"
 
 namespace fiber::backend {

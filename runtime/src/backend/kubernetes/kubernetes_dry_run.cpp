@@ -3,7 +3,10 @@
 #include <cstdlib>
 
 #include "backend/kubernetes/pod_manifest.hpp"
+#include "backend/kubernetes/pod_template.hpp"
 #include "backend/kubernetes/run_pods.hpp"
+#include "backend/kubernetes/run_secret.hpp"
+#include "kube/yaml_json.hpp"
 #include "runs/run_dir.hpp"
 #include "worker/bootstrap.hpp"
 
@@ -64,6 +67,19 @@ bool KubernetesDryRun(const config::Resolved& resolved, const std::vector<std::s
   if (!RenderPod(pod_template, pod, &objects.back(), err)) return false;
   *yaml = DryRunYaml(objects);
   return true;
+}
+
+std::string DryRunYaml(const std::vector<nlohmann::json>& objects) {
+  std::string out;
+  for (nlohmann::json object : objects) {
+    if (object.value("kind", "") == "Secret")
+      for (const char* field : {"data", "stringData"})
+        if (object.contains(field) && object[field].is_object())
+          for (auto& value : object[field]) value = "<redacted>";
+    if (!out.empty()) out += "---\n";
+    out += kube::JsonToYaml(object);
+  }
+  return out;
 }
 
 }  // namespace fiber::backend

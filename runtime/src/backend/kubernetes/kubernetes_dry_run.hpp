@@ -6,6 +6,7 @@
 // packaged or pushed.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -20,5 +21,10 @@ namespace fiber::backend {
                                     const std::vector<std::string>& program,
                                     const std::vector<std::string>& env, std::string* yaml,
                                     std::string* err);
+
+/// Objects as `fiber run --dry-run -o yaml` prints them: one YAML document
+/// each, "---" between them, every Secret's data and stringData values
+/// shown as "<redacted>".
+std::string DryRunYaml(const std::vector<nlohmann::json>& objects);
 
 }  // namespace fiber::backend

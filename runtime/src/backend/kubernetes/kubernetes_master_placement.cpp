@@ -12,7 +12,7 @@
 #include "backend/kubernetes/kubernetes_run_records.hpp"
 #include "backend/kubernetes/pod_manifest.hpp"
 #include "backend/kubernetes/pod_state.hpp"
-#include "backend/kubernetes/run_templates.hpp"
+#include "backend/kubernetes/pod_template.hpp"
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/labels.hpp"
 #include "wire/credentials.hpp"

@@ -4,7 +4,6 @@
 #include <iterator>
 
 #include "backend/kubernetes/run_pods.hpp"
-#include "backend/kubernetes/run_templates.hpp"
 #include "backend/labels.hpp"
 #include "config/setting_table.hpp"
 #include "kube/kubeconfig.hpp"

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <set>
 
+#include "backend/kubernetes/run_secret.hpp"
 #include "config/host_port.hpp"
 #include "config/setting_table.hpp"
 #include "config/variables.hpp"

@@ -2,7 +2,7 @@
 // Kubernetes backend (a worker's pod), fiber run with master: cluster (the
 // master's pod) and `fiber run --dry-run -o yaml` (both). Each function
 // gives what fiber puts into the pod (PodValues); RenderPod
-// (backend/kubernetes/run_templates.hpp) makes the pod of them from
+// (backend/kubernetes/pod_template.hpp) makes the pod of them from
 // worker-pod.yaml or master-pod.yaml.
 //
 // Plain functions of their arguments; thread-safe.
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/kubernetes/run_templates.hpp"
+#include "backend/kubernetes/pod_template.hpp"
 #include "config/resolve.hpp"
 #include "fiber/resources.hpp"
 #include "worker/bootstrap.hpp"

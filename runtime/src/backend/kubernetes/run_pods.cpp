@@ -8,7 +8,7 @@
 #include <functional>
 #include <thread>
 
-#include "backend/kubernetes/run_templates.hpp"
+#include "backend/kubernetes/run_secret.hpp"
 #include "backend/labels.hpp"
 #include "backend/line_splitter.hpp"
 #include "backend/worker_output.hpp"

@@ -1,69 +1,23 @@
-// The Kubernetes objects of a run, from the templates in templates/ and from
-// users' edited copies: what fiber sets, what it keeps, values that cannot
-// break the document, the secret kept out of every pod, and one clear error
-// for a template fiber cannot use. Against the real API server:
-// run_templates_cluster_test.cpp.
+// A run's pods, from worker-pod.yaml and master-pod.yaml and from users'
+// edited copies: what fiber sets, what it keeps, values that cannot break
+// the document, and the secret kept out of every pod. Against the real API
+// server: run_templates_cluster_test.cpp.
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cstdint>
+#include <vector>
 
-#include "backend/kubernetes/run_templates.hpp"
-#include "kube/yaml_json.hpp"
+#include "backend/kubernetes/kubernetes_dry_run.hpp"
+#include "backend/kubernetes/pod_template.hpp"
+#include "support/manifests.hpp"
 #include "support/temp_dir.hpp"
 
-using fiber::backend::LoadTemplate;
 using fiber::backend::PodValues;
 using fiber::backend::RenderPod;
-using fiber::backend::RenderRun;
-using fiber::backend::RunValues;
-using fiber::backend::Template;
 using nlohmann::json;
 
 namespace {
-
-const std::string kSecretValue = "rq:Zp8v&Wn%secret-value-of-the-run";
-
-Template Load(const std::string& name, const std::string& dir = "") {
-  Template t;
-  std::string err;
-  INFO(err);
-  REQUIRE(LoadTemplate(name, dir, &t, &err));
-  return t;
-}
-
-PodValues Worker() {
-  PodValues v;
-  v.run_id = "0123456789ab";
-  v.worker_id = "w3";
-  v.namespace_name = "fiber-test";
-  v.image = "127.0.0.1:35000/fiber/prog:1";
-  v.command = {"/prog", "--size", "10"};
-  v.env = {{"FIBER_MASTER_ENDPOINT", "tcp://10.0.0.1:5555"}, {"FIBER_RUN_ID", "0123456789ab"}};
-  v.secret_name = fiber::backend::RunObjectName(v.run_id);
-  v.secret_key = fiber::backend::kClientKeyItem;
-  v.owner_name = v.secret_name;
-  v.owner_uid = "6b1f7a2e-0000-4000-8000-000000000001";
-  return v;
-}
-
-json Pod(const Template& t, const PodValues& v) {
-  json pod;
-  std::string err;
-  INFO(err);
-  REQUIRE(RenderPod(t, v, &pod, &err));
-  return pod;
-}
-
-RunValues Run() {
-  RunValues v;
-  v.run_id = "0123456789ab";
-  v.namespace_name = "fiber-test";
-  v.secret_key = fiber::backend::kClientKeyItem;
-  v.secret_value = kSecretValue;
-  return v;
-}
 
 const json& ContainerNamed(const json& pod, const std::string& name) {
   for (const json& c : pod["spec"]["containers"])
@@ -85,43 +39,7 @@ std::string EnvValue(const json& container, const std::string& name) {
   return Named(container["env"], name)["value"].get<std::string>();
 }
 
-/// What kubectl would send for YAML text: parsed, then as JSON.
-json ReadBack(const std::string& yaml) {
-  json out;
-  std::string err;
-  INFO(err);
-  REQUIRE(fiber::kube::YamlToJson(YAML::Load(yaml), "", &out, &err));
-  return out;
-}
-
-/// The error LoadTemplate gives for a worker-pod.yaml holding text.
-std::string WorkerTemplateError(const std::string& text) {
-  fiber::testing::TempDir dir;
-  const std::string path = dir.write(fiber::backend::kWorkerPodTemplate, text);
-  Template t;
-  std::string err;
-  CHECK_FALSE(LoadTemplate(fiber::backend::kWorkerPodTemplate, dir.path(), &t, &err));
-  CHECK(err.rfind(path + ": ", 0) == 0);  // names the file first
-  CHECK(err.find('\n') == std::string::npos);
-  return err;
-}
-
-const std::string kMinimalWorker =
-    "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: worker\n";
-
 }  // namespace
-
-TEST_CASE("fiber's own templates load, comments and all, and say which fields fiber sets") {
-  for (const char* name : {fiber::backend::kRunTemplate, fiber::backend::kWorkerPodTemplate,
-                           fiber::backend::kMasterPodTemplate}) {
-    const Template t = Load(name);
-    CHECK(t.origin == std::string("built-in ") + name);
-    CHECK(t.text.rfind("# ", 0) == 0);
-    CHECK(t.text.find("# set by fiber") != std::string::npos);
-    CHECK(t.text.back() == '\n');
-  }
-  CHECK(Load(fiber::backend::kWorkerPodTemplate).text.find("\"worker\"") != std::string::npos);
-}
 
 TEST_CASE("a worker's pod carries its run's labels, image, command, environment and owner") {
   const json pod = Pod(Load(fiber::backend::kWorkerPodTemplate), Worker());
@@ -266,26 +184,6 @@ TEST_CASE("values with quotes, newlines, colons, braces, hashes and dashes stay 
   for (const char* hazard : {"\xc2\x85", "\xe2\x80\xa8", "\xe2\x80\xa9"}) CHECK(yaml.find(hazard) == std::string::npos);
 }
 
-TEST_CASE("any text of YAML's awkward characters, printed as YAML, reads back the same") {
-  // Seeded: the same 3000 strings every run.
-  const std::vector<std::string> pieces = {
-      ":", " ", "-", "#", "'", "\"", "\\", "{", "}", "[", "]", ",", "&", "*", "!", "|", ">", "%", "@", "`",
-      "?", "~", "\n", "\t", "\r", "0", "1", "x", ".", "e", "+", "_", "<<", "=", "true", "null", "\x7f",
-      "\x01", "\xc2\x85", "\xe2\x80\xa8", "\xef\xbb\xbf", "\xc3\xa9", "\xf0\x9f\x98\x80"};
-  std::uint32_t state = 12345;
-  auto next = [&state] { return state = state * 1103515245 + 12345, (state >> 16) & 0x7fff; };
-  json values = json::array();
-  for (int i = 0; i < 3000; ++i) {
-    std::string s;
-    for (std::uint32_t n = next() % 6; n > 0; --n) s += pieces[next() % pieces.size()];
-    values.push_back(s);
-  }
-  const json object = {{"values", values}, {"keys", json::object()}};
-  json with_keys = object;
-  for (const json& v : values) with_keys["keys"][v.get<std::string>()] = 1;
-  CHECK(ReadBack(fiber::backend::DryRunYaml({with_keys})) == with_keys);
-}
-
 TEST_CASE("values that look like numbers, booleans or null stay strings, also printed as YAML") {
   const std::vector<std::string> lookalikes = {"true", "no", "ON", "y", "0400", "0x1F", "1_000", "1e3", ".5",
                                                "-1", "null", "~", "", ".inf", "12:30", "1:20:30.5", "2001-12-14", "=", "<<"};
@@ -294,52 +192,6 @@ TEST_CASE("values that look like numbers, booleans or null stay strings, also pr
   const json pod = Pod(Load(fiber::backend::kWorkerPodTemplate), v);
   for (const json& entry : ContainerNamed(pod, "worker")["env"]) CHECK(entry["value"].is_string());
   CHECK(ReadBack(fiber::backend::DryRunYaml({pod})) == pod);
-}
-
-TEST_CASE("a template's unquoted values mean what kubectl reads: 0400 is octal, yes is true, 500m a string") {
-  const json j = ReadBack(
-      "mode: 0400\nhex: 0x10\nport: 8080\nratio: 0.5\nenabled: yes\ndisabled: False\ncpu: 500m\n"
-      "quoted: \"1\"\ntagged: !!str 5\nempty:\ntilde: ~\nversion: 1.2.3\nnegative: -3\n"
-      "on: unquoted key\n'off': quoted key\nexponent: 1e3\n08: 09\nlead: _1\nbinary: 0b-1_0\ndot: .5_\n");
-  CHECK(j == json({{"mode", 256}, {"hex", 16}, {"port", 8080}, {"ratio", 0.5}, {"enabled", true},
-                   {"disabled", false}, {"cpu", "500m"}, {"quoted", "1"}, {"tagged", "5"},
-                   {"empty", nullptr}, {"tilde", nullptr}, {"version", "1.2.3"}, {"negative", -3},
-                   {"true", "unquoted key"}, {"off", "quoted key"}, {"exponent", 1000}, {"8", 9},
-                   {"lead", "_1"}, {"binary", -2}, {"dot", ".5_"}}));
-}
-
-TEST_CASE("the run's Secret holds the workers' key and fiber's labels; the dry run shows it redacted") {
-  json run;
-  std::string err;
-  RunValues v = Run();
-  v.labels = {{"team", "ml"}};
-  REQUIRE(RenderRun(Load(fiber::backend::kRunTemplate), v, &run, &err));
-  CHECK(run["kind"] == "Secret");
-  CHECK(run["metadata"]["name"] == "fiber-0123456789ab");
-  CHECK(run["metadata"]["namespace"] == "fiber-test");
-  CHECK(run["metadata"]["labels"] ==
-        json({{"fiber.run", "0123456789ab"}, {"fiber.role", "run"}, {"team", "ml"}}));
-  CHECK(run["type"] == "Opaque");
-  CHECK(run["stringData"] == json({{"client-key", kSecretValue}}));
-  CHECK_FALSE(run["metadata"].contains("ownerReferences"));
-
-  const json pod = Pod(Load(fiber::backend::kWorkerPodTemplate), Worker());
-  const std::string yaml = fiber::backend::DryRunYaml({run, pod});
-  CHECK(yaml.find(kSecretValue) == std::string::npos);
-  const std::vector<YAML::Node> docs = YAML::LoadAll(yaml);
-  REQUIRE(docs.size() == 2);
-  CHECK(docs[0]["stringData"]["client-key"].as<std::string>() == "<redacted>");
-  CHECK(docs[1]["metadata"]["name"].as<std::string>() == "fiber-0123456789ab-w3");
-}
-
-TEST_CASE("a Secret's data is redacted in the dry run whichever field holds it") {
-  const json secret = {{"apiVersion", "v1"},
-                       {"kind", "Secret"},
-                       {"data", {{"a", "c2VjcmV0"}}},
-                       {"stringData", {{"b", "secret"}}}};
-  const json printed = ReadBack(fiber::backend::DryRunYaml({secret}));
-  CHECK(printed["data"]["a"] == "<redacted>");
-  CHECK(printed["stringData"]["b"] == "<redacted>");
 }
 
 TEST_CASE("the master's pod runs the program as the run's master, owned by the run") {
@@ -448,60 +300,6 @@ spec:
                                            {"fiber.role", "worker"},
                                            {"fiber.worker", "w3"}}));
   CHECK(pod["metadata"]["annotations"]["example.com/cost-center"] == "42");
-}
-
-TEST_CASE("a templates directory without a copy of a template uses fiber's own") {
-  fiber::testing::TempDir dir;
-  dir.write(fiber::backend::kWorkerPodTemplate, kMinimalWorker);
-  CHECK(Load(fiber::backend::kWorkerPodTemplate, dir.path()).origin == dir.path() + "/worker-pod.yaml");
-  CHECK(Load(fiber::backend::kRunTemplate, dir.path()).origin == "built-in run.yaml");
-}
-
-TEST_CASE("a templates directory that is not there is an error naming it") {
-  Template t;
-  std::string err;
-  CHECK_FALSE(LoadTemplate(fiber::backend::kWorkerPodTemplate, "/nonexistent/fiber-templates", &t, &err));
-  CHECK(err.find("/nonexistent/fiber-templates") != std::string::npos);
-  CHECK(err.find("No such file or directory") != std::string::npos);
-}
-
-TEST_CASE("a template fiber cannot use gives one error naming the file and what is wrong") {
-  CHECK(WorkerTemplateError("spec:\n  containers: [\n") .find("not valid YAML: line 3") != std::string::npos);
-  CHECK(WorkerTemplateError("").find("is empty") != std::string::npos);
-  CHECK(WorkerTemplateError("# only a comment\n").find("is empty") != std::string::npos);
-  CHECK(WorkerTemplateError(kMinimalWorker + "---\n" + kMinimalWorker).find("holds 2 YAML documents") !=
-        std::string::npos);
-  CHECK(WorkerTemplateError("- a\n- b\n").find("is a list, not a Kubernetes Pod") != std::string::npos);
-  CHECK(WorkerTemplateError("kind: Deployment\n").find("kind is Deployment, but worker-pod.yaml makes a Pod") !=
-        std::string::npos);
-  CHECK(WorkerTemplateError("kind: Pod\n").find("no container named \"worker\" in spec.containers") !=
-        std::string::npos);
-  CHECK(WorkerTemplateError("kind: Pod\nspec:\n  containers:\n    - name: main\n")
-            .find("no container named \"worker\"") != std::string::npos);
-  CHECK(WorkerTemplateError("kind: Pod\nspec:\n  containers: worker\n")
-            .find("spec.containers is a single value, not a list") != std::string::npos);
-  CHECK(WorkerTemplateError(kMinimalWorker + "      env: FOO=1\n")
-            .find("spec.containers[worker].env is a single value, not a list") != std::string::npos);
-  CHECK(WorkerTemplateError(kMinimalWorker + "metadata:\n  labels: [a]\n")
-            .find("metadata.labels is a list, not a mapping") != std::string::npos);
-  CHECK(WorkerTemplateError(kMinimalWorker + "  nodeSelector: {a: b, a: c}\n")
-            .find("spec.nodeSelector.a is given twice") != std::string::npos);
-  CHECK(WorkerTemplateError(kMinimalWorker + "  hostNetwork: !!int yes\n")
-            .find("spec.hostNetwork") != std::string::npos);
-  CHECK(WorkerTemplateError(kMinimalWorker + "  priority: .inf\n")
-            .find("spec.priority: .inf is a number JSON cannot hold") != std::string::npos);
-}
-
-TEST_CASE("a pod template's errors are the pod's; the run's template is checked as a Secret") {
-  fiber::testing::TempDir dir;
-  const std::string path = dir.write(fiber::backend::kRunTemplate, "kind: ConfigMap\n");
-  Template t;
-  std::string err;
-  CHECK_FALSE(LoadTemplate(fiber::backend::kRunTemplate, dir.path(), &t, &err));
-  CHECK(err == path + ": kind is ConfigMap, but run.yaml makes a Secret");
-  dir.write(fiber::backend::kRunTemplate, "kind: Secret\nstringData: [x]\n");
-  CHECK_FALSE(LoadTemplate(fiber::backend::kRunTemplate, dir.path(), &t, &err));
-  CHECK(err == path + ": stringData is a list, not a mapping");
 }
 
 TEST_CASE("a worker's pod needs an image, from the run or from the template") {
