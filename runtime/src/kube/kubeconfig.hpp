@@ -4,7 +4,8 @@
 // else the files' current-context) naming a cluster and a user; and, when
 // no kubeconfig exists at all, a pod's service account (kube/in_cluster.hpp).
 // For the Kubernetes backend and the fiber command; kube/api_client.hpp
-// takes what LoadClusterAccess gives.
+// takes what LoadClusterAccess gives. The files are read by
+// kube/merged_kubeconfig.hpp, the context by kube/kubeconfig_context.hpp.
 #pragma once
 
 #include <functional>
