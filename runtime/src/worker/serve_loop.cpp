@@ -3,28 +3,24 @@
 #include <poll.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <deque>
 #include <memory>
 #include <optional>
 #include <unordered_set>
 #include <zmq.hpp>
 
-#include "worker/registered_names.hpp"
-#include "diagnostics/demangle.hpp"
 #include "diagnostics/log.hpp"
-#include "fiber/queue.hpp"
 #include "fiber/task.hpp"
 #include "wire/codec.hpp"
 #include "wire/credentials.hpp"
 #include "wire/frames.hpp"
 #include "wire/keepalive.hpp"
-#include "wire/limits.hpp"
 #include "wire/task_batch.hpp"
+#include "worker/call_outcome.hpp"
 #include "worker/direct_calls.hpp"
 #include "worker/master_watch.hpp"
+#include "worker/result_batch.hpp"
 
 namespace fiber::worker {
 
@@ -34,52 +30,9 @@ using wire::Type;
 
 namespace {
 
-// Results wait to share a message only while the work done since the last
-// send is shorter than this.
-constexpr auto kBatchWork = std::chrono::microseconds(200);
-// A worker asks for about this much work ahead, and never fewer tasks than
-// the prefetch setting nor more than wire::kMaxCredit.
-constexpr double kWorkAheadSeconds = 0.002;
-
 [[noreturn]] void Die(int status, const std::string& why) {
   log::Error(why);
   ::_exit(status);
-}
-
-// One call's outcome; owns the bytes RESULT will carry.
-struct CallOutcome {
-  OutcomeKind kind = OutcomeKind::kValue;
-  std::string value, type, message;
-  wire::OutcomeView view() const { return {kind, value, {type, message}}; }
-};
-
-// Runs one call of function (invoker nullptr: not registered here).
-CallOutcome RunCall(const Bootstrap& b, detail::Invoker invoker, std::string_view function,
-                    std::string_view args) {
-  if (!invoker)
-    return {OutcomeKind::kNotRegistered,
-            "worker " + b.worker_id + " has no task named '" + std::string(function) +
-                "'; is FIBER_TASK(" + std::string(detail::RegisteredAs(function)) +
-                ") compiled into this executable?",
-            {}, {}};
-  CallOutcome outcome;
-  try {
-    outcome.value = invoker(args);
-  } catch (const std::exception& e) {
-    outcome = {OutcomeKind::kRaised, {}, CurrentExceptionType(), e.what()};
-  } catch (...) {
-    outcome = {OutcomeKind::kRaised, {}, CurrentExceptionType(),
-               "an exception that is not a std::exception"};
-  }
-  // A result (a Process's exit too) is sent only once the call's puts are
-  // in their queues; an error one met is the call's, unless it raised.
-  try {
-    detail::queue_flush_all("a put in this task");
-  } catch (const std::exception& e) {
-    if (outcome.kind == OutcomeKind::kValue)
-      outcome = {OutcomeKind::kRaised, {}, CurrentExceptionType(), e.what()};
-  }
-  return outcome;
 }
 
 class ServeLoop;
@@ -255,13 +208,12 @@ class ServeLoop {
     if (!wire::Decode(message, &welcome, &err))
       Die(kMasterLost, "the master sent " + err);
     channel_ = welcome.channel;
-    prefetch_ = welcome.prefetch;
-    results_at_once_ = welcome.results_at_once;
+    results_.Welcome(welcome);
     watch_.SetTimeout(b_.heartbeat_timeout);
     welcomed_ = true;
     if (!welcome.init_function.empty()) {
-      const CallOutcome init =
-          RunCall(b_, Lookup(welcome.init_function).call, welcome.init_function, welcome.init_args);
+      const CallOutcome init = RunCall(b_.worker_id, Lookup(welcome.init_function).call,
+                                       welcome.init_function, welcome.init_args);
       if (init.kind == OutcomeKind::kNotRegistered) {
         Send(wire::Encode(wire::InitFailed{{"fiber::NotRegistered", init.value}}, channel_));
         return;
@@ -271,7 +223,7 @@ class ServeLoop {
         return;
       }
     }
-    Send(wire::Encode(wire::Ready{prefetch_}, channel_));
+    Send(wire::Encode(wire::Ready{welcome.prefetch}, channel_));
   }
 
   // Marks the revoked tasks it holds and has not started, one for each id
@@ -293,32 +245,24 @@ class ServeLoop {
   void RunNextTask() {
     Received& front = queue_.front();
     const wire::TaskView& task = front.tasks[front.next];
-    if (!results_) {
-      results_.emplace(Type::kResult, channel_);
-      results_->U32(Credit());
-    }
     // A revoked task is answered with no outcome: the master then knows
     // that it did not run here.
     if (revoked_.erase(&task) != 0) {
-      wire::AppendResultHead(*results_, task.id, 0);
+      results_.AddResult(task.id, 0);
       if (++front.next == front.tasks.size()) queue_.pop_front();
       return;
     }
-    wire::AppendResultHead(*results_, task.id, static_cast<std::uint32_t>(task.calls.size()));
+    wire::Writer& results =
+        results_.AddResult(task.id, static_cast<std::uint32_t>(task.calls.size()));
     const detail::Invokers invokers = Lookup(task.function);
     const detail::Invoker invoker =
         task.form == wire::TaskForm::kChunk ? invokers.chunk : invokers.call;
     const auto start = Clock::now();
     for (std::string_view args : task.calls)
-      wire::AppendOutcome(*results_, RunCall(b_, invoker, task.function, args).view());
-    const auto end = Clock::now();
-    work_since_flush_ += end - start;
-    const double seconds = std::chrono::duration<double>(end - start).count();
-    task_seconds_ = task_seconds_ < 0 ? seconds : 0.8 * task_seconds_ + 0.2 * seconds;
+      wire::AppendOutcome(results, RunCall(b_.worker_id, invoker, task.function, args).view());
+    results_.Ran(Clock::now() - start);
     if (++front.next == front.tasks.size()) queue_.pop_front();
-    if (results_at_once_ || work_since_flush_ >= kBatchWork ||
-        results_->size() >= wire::kMaxResultBatchBytes)
-      Flush();
+    if (results_.Due()) Flush();
   }
 
   // Runs every direct call waiting, as it would a task of one call; the
@@ -331,7 +275,8 @@ class ServeLoop {
       outcomes.clear();
       views.clear();
       for (const DirectCallServer::Call& call : in.calls)
-        outcomes.push_back(RunCall(b_, Lookup(call.function).call, call.function, call.args));
+        outcomes.push_back(
+            RunCall(b_.worker_id, Lookup(call.function).call, call.function, call.args));
       for (const CallOutcome& outcome : outcomes) views.push_back(outcome.view());
       direct_->Answer(in, views);
     }
@@ -347,21 +292,8 @@ class ServeLoop {
     return last_invokers_;
   }
 
-  // How many tasks to hold: about kWorkAheadSeconds of them by the recent
-  // mean task time, from the prefetch (at most kMaxCredit, as WELCOME
-  // guarantees) up to kMaxCredit.
-  std::uint32_t Credit() const {
-    if (task_seconds_ <= 0) return prefetch_;
-    const double ahead = std::ceil(kWorkAheadSeconds / task_seconds_);
-    return static_cast<std::uint32_t>(
-        std::clamp(ahead, static_cast<double>(prefetch_), static_cast<double>(wire::kMaxCredit)));
-  }
-
   void Flush() {
-    if (!results_) return;
-    Send(results_->Finish());
-    results_.reset();
-    work_since_flush_ = Clock::duration::zero();
+    if (std::optional<zmq::message_t> results = results_.Take()) Send(std::move(*results));
   }
 
   const Bootstrap& b_;
@@ -377,14 +309,10 @@ class ServeLoop {
   std::unordered_set<const wire::TaskView*> revoked_;  // in queue_, not to run
   std::string last_name_;
   detail::Invokers last_invokers_;
-  std::optional<wire::Writer> results_;  // RESULT being filled
-  Clock::duration work_since_flush_{};
-  double task_seconds_ = -1;  // mean run time of recent tasks; < 0: none yet
+  ResultBatch results_;
   wire::Channel channel_ = wire::kRunChannel;
-  std::uint32_t prefetch_ = 1;
   std::chrono::milliseconds receive_timeout_{-1};
   bool welcomed_ = false;
-  bool results_at_once_ = false;
   const Clock::time_point started_ = Clock::now();
 };
 
