@@ -18,7 +18,7 @@ namespace fiber::testing {
 class ScriptedPeer {
  public:
   /// Connects as the worker a backend was asked to start, or with suffix
-  /// ".client" as that worker's client connection (client/run_client.hpp).
+  /// ".client" as that worker's client connection (client/remote_client.hpp).
   ScriptedPeer(zmq::context_t& ctx, const backend::Launch& launch, const std::string& suffix = "");
   /// Connects to endpoint with routing id id: with the run's keys, with
   /// another run's (own_keys), or without CURVE (keys null).

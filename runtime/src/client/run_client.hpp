@@ -3,9 +3,9 @@
 // itself where it can be reached: client/manager_links.hpp). In the master
 // it hands each request to the dispatcher's I/O thread. In a worker it is a second
 // connection to the master, with the run's keys, owned by a thread of its
-// own: the serve loop's socket belongs to the serve loop's thread, and user
-// code inside a task may block on a get while that thread waits for it.
-// Thread-safe.
+// own (client/remote_client.hpp): the serve loop's socket belongs to the
+// serve loop's thread, and user code inside a task may block on a get while
+// that thread waits for it. Thread-safe.
 #pragma once
 
 #include <chrono>

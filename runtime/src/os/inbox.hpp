@@ -2,7 +2,7 @@
 // in a queue and a wake descriptor (os/wake_fd.hpp), which that thread
 // polls beside its sockets, wakes it. The dispatcher's I/O thread takes its posted work from one
 // (master/dispatcher.cpp), a worker's client thread its requests
-// (client/run_client.cpp). Thread-safe: Post and Close from any thread,
+// (client/remote_client.cpp). Thread-safe: Post and Close from any thread,
 // Take from the owning thread.
 #pragma once
 
