@@ -1,11 +1,8 @@
 #include "backend/slurm/slurm_backend.hpp"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <utility>
 
 #include "backend/command_line.hpp"
@@ -15,32 +12,11 @@
 #include "backend/slurm/run_jobs.hpp"
 #include "backend/slurm/shared_squeue.hpp"
 #include "backend/slurm/slurm_command.hpp"
-#include "backend/worker_output.hpp"
 #include "diagnostics/log.hpp"
-#include "os/descriptor.hpp"
-#include "os/whole_file.hpp"
 #include "runs/run_dir.hpp"
 #include "worker/worker_id.hpp"
 
 namespace fiber::backend {
-
-namespace {
-
-// Writes text to a new file only its owner may read.
-bool WritePrivate(const std::string& path, const std::string& text, std::string* err) {
-  (void)::unlink(path.c_str());
-  os::Descriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-  const bool ok = fd && os::WriteAll(fd.get(), text) && fd.Close();
-  if (!ok) *err = "cannot write " + path;
-  return ok;
-}
-
-// What a job asks Slurm for, as one key: jobs asking the same fare alike.
-std::string Asked(const Resources& r) {
-  return std::to_string(r.cpu) + " " + std::to_string(r.memory_mb) + " " + std::to_string(r.gpu);
-}
-
-}  // namespace
 
 std::unique_ptr<Backend> SlurmBackend::Make(const config::Settings& settings) {
   return std::make_unique<SlurmBackend>(settings);
@@ -105,7 +81,7 @@ bool SlurmBackend::StartMany(const std::vector<Launch>& launches, std::string* e
   if (launches.empty()) return true;
   // The run's pools share this backend: what Slurm refused is a request (a
   // pool's resources), not the run.
-  const std::string asked = Asked(launches.front().resources);
+  const std::string asked = AskedOf(launches.front().resources);
   if (const auto never = never_.find(asked); never != never_.end()) {
     *err = never->second;
     return false;
@@ -133,13 +109,10 @@ bool SlurmBackend::StartMany(const std::vector<Launch>& launches, std::string* e
   const long lowest = *std::min_element(numbers.begin(), numbers.end());
   for (long n : numbers)
     if ((n - lowest) % array.stride != 0) array.stride = 1;
+  if (!WriteKeyFiles(dir_, launches, err)) return false;
   for (const Launch& launch : launches)
-    if (!WritePrivate(KeyFile(dir_, launch.bootstrap.worker_id), launch.bootstrap.client_secret + "\n", err)) {
-      for (const Launch& written : launches) (void)::unlink(KeyFile(dir_, written.bootstrap.worker_id).c_str());
-      return false;
-    }
-  for (const Launch& launch : launches)
-    jobs_[launch.bootstrap.worker_id] = Job{"", KeyFile(dir_, launch.bootstrap.worker_id), "", launch.log_file, asked, {}};
+    jobs_[launch.bootstrap.worker_id] =
+        WorkerJob{"", KeyFile(dir_, launch.bootstrap.worker_id), "", launch.log_file, asked, {}};
   // One array per run of numbers Slurm's MaxArraySize can index, submitted
   // in the background (ArraySubmitter): Poll learns their jobs.
   std::sort(numbers.begin(), numbers.end());
@@ -159,29 +132,19 @@ void SlurmBackend::Submitted(const ArraySubmitter::Done& done, std::vector<Exit>
     const std::string id = worker::WorkerId(static_cast<std::uint64_t>(done.array.NumberAt(index)));
     const auto it = jobs_.find(id);
     if (it == jobs_.end()) continue;
-    Job& job = it->second;
+    WorkerJob& job = it->second;
     if (!done.error.empty()) {
       // Every replacement would be refused the same (exit status 126: it
       // cannot start), and so would a later pool asking the same.
       const std::string why = "its job could not be submitted: " + done.error;
       never_.emplace(job.asked, "Slurm refused worker " + id + "'s job: " + done.error);
       exits->push_back({id, Because(end_word::kCannotStart, why), ExitStatus::Exited(126)});
-      Forget(id, job);
+      job.Forget(id);
       jobs_.erase(it);
       continue;
     }
-    job.job = done.job_id + "_" + std::to_string(index);
-    job.output = JobOutputFile(dir_, done.job_id, index);
-    job.submitted = now;
+    job.Submitted(id, dir_, done.job_id, index, now);
     if (job.cancelled) cancel.push_back(job.job);  // Kill came while it was being submitted
-    if (!job.log_file.empty()) {
-      // The worker's log is its job's output file (made here, appended to
-      // by Slurm), for fiber logs and the run's log followers.
-      os::Descriptor made(runs::OpenToAppend(job.output));
-      (void)::unlink(job.log_file.c_str());
-      if (::symlink(job.output.c_str(), job.log_file.c_str()) != 0)
-        log::Warning("cannot link worker " + id + "'s log to its job's output " + job.output);
-    }
   }
   canceller_->Cancel(std::move(cancel));
   if (done.error.empty()) watch_->Hurry();  // their first state, soon
@@ -200,16 +163,6 @@ void SlurmBackend::Kill(const std::string& worker_id) {
   canceller_->Cancel({it->second.job});
 }
 
-void SlurmBackend::Forget(const std::string& worker_id, const Job& job) {
-  (void)::unlink(job.key_file.c_str());
-  if (!job.log_file.empty()) return;
-  WorkerOutput out(worker_id, "");  // the master's stderr, each line headed
-  std::string text, unused;
-  (void)os::ReadWholeFile(job.output, &text, &unused);  // a job that left no output file said nothing
-  out.Write(text);
-  out.Finish();
-}
-
 std::vector<Exit> SlurmBackend::Poll() {
   std::vector<Exit> exits;
   queued_.clear();
@@ -217,7 +170,7 @@ std::vector<Exit> SlurmBackend::Poll() {
   for (const std::string& id : std::exchange(killed_, {})) {
     if (const auto it = jobs_.find(id); it != jobs_.end()) {
       exits.push_back({id, Because(end_word::kCancelled, "cancelled before its job was submitted"), {}});
-      Forget(id, it->second);
+      it->second.Forget(id);
       jobs_.erase(it);
     }
   }
@@ -233,29 +186,20 @@ std::vector<Exit> SlurmBackend::Poll() {
   list_error_ = list_error;
   for (auto it = jobs_.begin(); it != jobs_.end();) {
     const std::string& id = it->first;
-    Job& job = it->second;
+    WorkerJob& job = it->second;
     if (job.job.empty()) {  // waits in fiber to be submitted
       queued_.push_back(id);
       ++it;
       continue;
     }
-    const auto found = listing.jobs.find(job.job);
-    JobState state;
-    if (found != listing.jobs.end()) {
-      state = found->second;
-    } else if (listing.taken > job.submitted) {
-      // A listing made after the job was submitted lacks it: Slurm forgot
-      // it (MinJobAge after its end) or an administrator removed it.
-      state.ended = true;
-      state.end = Because(end_word::kUnknown, "Slurm no longer lists its job " + job.job);
-    }
+    const JobState state = job.StateIn(listing);
     if (state.hopeless && !never_.count(job.asked)) {
       never_[job.asked] = "Slurm will never run worker " + id + "'s job " + job.job + " as asked: " + state.waiting;
       job.cancelled = true;
       canceller_->Cancel({job.job});
     }
     if (!state.ended) {
-      if (state.state == "PENDING" || found == listing.jobs.end()) queued_.push_back(id);
+      if (state.state == "PENDING" || !listing.jobs.count(job.job)) queued_.push_back(id);
       // Once per reason, as it is not news for the next worker.
       if (!state.waiting.empty() && state.reason != "JobArrayTaskLimit" && said_.insert(state.reason).second)
         log::Warning("worker " + id + "'s job " + job.job + " waits in Slurm's queue: " + state.waiting);
@@ -263,7 +207,7 @@ std::vector<Exit> SlurmBackend::Poll() {
       continue;
     }
     exits.push_back({id, state.end, state.status});
-    Forget(id, job);
+    job.Forget(id);
     it = jobs_.erase(it);
   }
   return exits;
@@ -315,7 +259,7 @@ void SlurmBackend::KillAll() {
     }
     if (all_ended) break;
   }
-  for (const auto& [id, job] : jobs_) Forget(id, job);
+  for (const auto& [id, job] : jobs_) job.Forget(id);
   jobs_.clear();
 }
 

@@ -10,7 +10,7 @@
 // has. A worker's key waits for it in a file of the run's directory only
 // its owner reads (mode 0600), which the worker deletes once read: no
 // command line, script or job environment holds it. Each job's output is a
-// file there too, which the worker's log links to.
+// file there too, which the worker's log links to (worker_job.hpp).
 //
 // One squeue for the whole run, every second and less often while nothing
 // changes (job_watch.hpp), tells how each job goes: Poll reports those that
@@ -34,6 +34,7 @@
 #include "backend/slurm/held_workers.hpp"
 #include "backend/slurm/job_canceller.hpp"
 #include "backend/slurm/job_watch.hpp"
+#include "backend/slurm/worker_job.hpp"
 
 namespace fiber::backend {
 
@@ -60,22 +61,10 @@ class SlurmBackend : public Backend {
   int MaxStarting() const override { return 256; }
 
  private:
-  struct Job {
-    std::string job;  // "12_3", as scancel takes it; "" until submitted
-    std::string key_file;
-    std::string output;    // the job's output file
-    std::string log_file;  // the worker's log, linked to output; "" when none
-    std::string asked;     // its resources, as never_'s key
-    JobWatch::Clock::time_point submitted;
-    bool cancelled = false;  // fiber cancelled it (Kill, or a hopeless wait)
-  };
   [[nodiscard]] bool Prepare(const Launch& launch, std::string* err);
   /// False with *err when the master's address is this machine's only and
   /// the partition has nodes that are not this machine.
   [[nodiscard]] bool NodesReachMaster(const std::string& master, std::string* err) const;
-  /// Forgets an ended job: its key file goes, its output stays (without a
-  /// log file of its own, it is copied to stderr, each line headed).
-  void Forget(const std::string& worker_id, const Job& job);
   /// Gives the workers of an array submitted their jobs, or ends them
   /// (into *exits) with sbatch's refusal.
   void Submitted(const ArraySubmitter::Done& done, std::vector<Exit>* exits);
@@ -91,10 +80,10 @@ class SlurmBackend : public Backend {
   std::unique_ptr<JobCanceller> canceller_;    // made in Prepare: Kill's scancel, off the I/O thread
   std::vector<std::string> killed_;            // killed before they were submitted: exits for Poll
   HeldWorkers held_;                           // as the file last said
-  std::map<std::string, Job> jobs_;  // not yet seen to end, by worker id
-  std::vector<std::string> queued_;  // workers whose jobs were pending at the last Poll
-  std::set<std::string> said_;       // reasons for waiting already said
-  std::string list_error_;           // the squeue failure last said
+  std::map<std::string, WorkerJob> jobs_;  // not yet seen to end, by worker id
+  std::vector<std::string> queued_;        // workers whose jobs were pending at the last Poll
+  std::set<std::string> said_;             // reasons for waiting already said
+  std::string list_error_;                 // the squeue failure last said
   /// Once Slurm said it will never run a worker's job as asked: why, by
   /// what it asked (a pool's resources); later starts asking the same fail
   /// with it rather than queue the same again.
