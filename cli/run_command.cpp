@@ -147,7 +147,7 @@ bool CheckNameFree(const RunStore& store, const std::string& name, std::string* 
 // --detach: forks the process that stays, which records itself and goes on
 // (true); the caller's process returns *status once the record names the
 // one that stays, so a ps or logs right after sees a live run (false).
-bool Detach(RunStore& store, RunRecord* run, int* status) {
+bool Detach(RunRecord* run, int* status) {
   int ready[2];
   std::fflush(stdout);
   const pid_t child = ::pipe(ready) == 0 ? ::fork() : -1;
@@ -170,7 +170,7 @@ bool Detach(RunStore& store, RunRecord* run, int* status) {
   run->supervisor_pid = ::getpid();
   run->supervisor_start = ProcessStart(run->supervisor_pid);
   std::string err;
-  if (!store.Save(*run, &err)) {
+  if (!SaveRecord(*run, &err)) {
     Error(err);
     std::_Exit(kFiberError);
   }
@@ -184,11 +184,10 @@ bool Detach(RunStore& store, RunRecord* run, int* status) {
 
 // How the run's master starts: the program here, or for master: cluster
 // placed by its engine; either recorded in the run once started.
-StartMaster MasterStart(const RunOptions& o, const Program& program, const config::Resolved& resolved,
-                        RunStore& store, RunRecord& run) {
-  const auto save = [&store, &run] {
+StartMaster MasterStart(const RunOptions& o, const Program& program, const config::Resolved& resolved, RunRecord& run) {
+  const auto save = [&run] {
     std::string err;
-    if (!store.Save(run, &err)) Error(err);
+    if (!SaveRecord(run, &err)) Error(err);
   };
   if (!resolved.settings.master_in_cluster)
     return [&o, &program, &run, save](int* status, std::string* err) -> std::unique_ptr<backend::RunningMaster> {
@@ -229,8 +228,7 @@ StartMaster MasterStart(const RunOptions& o, const Program& program, const confi
 
 // Supervises the run's master to its end, then removes what is left of it
 // on its engine and records how it ended.
-int SuperviseRun(const RunOptions& o, const Program& program, const config::Resolved& resolved, RunStore& store,
-                 RunRecord& run) {
+int SuperviseRun(const RunOptions& o, const Program& program, const config::Resolved& resolved, RunRecord& run) {
   if (!o.quiet && !o.detach) {
     // On a terminal, a person can see at once which file chose what runs.
     const std::string chosen = ::isatty(2) ? config::ShownAtRunSources(resolved) : "";
@@ -245,14 +243,14 @@ int SuperviseRun(const RunOptions& o, const Program& program, const config::Reso
   so.detached = o.detach;
   so.here = !resolved.settings.master_in_cluster;
   std::string err;
-  const int status = Supervise(MasterStart(o, program, resolved, store, run), so, &err);
+  const int status = Supervise(MasterStart(o, program, resolved, run), so, &err);
   if (!err.empty()) Error(err);
   // Its master gone, however it went, nothing may use the run's containers
   // or pods: their logs are kept with the run's and they are removed.
   std::string removed;
   if (!RemoveRunWorkers(run, &removed, &err)) Error("cannot remove the run's workers: " + err);
   std::string finish_err;
-  if (!store.Finish(run, status, &finish_err)) Error(finish_err);
+  if (!RecordEnd(run, status, &finish_err)) Error(finish_err);
   return status;
 }
 
@@ -294,8 +292,8 @@ int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail&
     return kFiberError;
   }
   program.env = ProgramEnvironment(o, run, environ);
-  if (o.detach && !Detach(store, &run, &status)) return status;
-  return SuperviseRun(o, program, resolved, store, run);
+  if (o.detach && !Detach(&run, &status)) return status;
+  return SuperviseRun(o, program, resolved, run);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "config/resolve.hpp"
-#include "run_store.hpp"
+#include "run_record.hpp"
 #include "settings_flags.hpp"
 
 namespace fiber::cli {

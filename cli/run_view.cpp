@@ -9,6 +9,7 @@
 #include "backend/labels.hpp"
 #include "runs/control_protocol.hpp"
 #include "runs/run_dir.hpp"
+#include "run_store.hpp"
 
 namespace fiber::cli {
 

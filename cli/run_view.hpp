@@ -10,7 +10,7 @@
 
 #include "backend/run_records.hpp"
 #include "control_client.hpp"
-#include "run_store.hpp"
+#include "run_record.hpp"
 
 namespace fiber::cli {
 

@@ -97,7 +97,7 @@ int Stop(const std::string& key, bool force) {
     (void)store.Find(run.id, &run, &err);
     const RunState now = RunStore::StateOf(run);
     if (now == RunState::kExited || now == RunState::kMasterDied) {
-      if (in_cluster && !store.Finish(run, run.exit_status.value_or(ExitStatus::Killed(force ? SIGKILL : SIGTERM).code()), &err))
+      if (in_cluster && !RecordEnd(run, run.exit_status.value_or(ExitStatus::Killed(force ? SIGKILL : SIGTERM).code()), &err))
         Error(err);
       return RemoveWorkers(run);
     }
