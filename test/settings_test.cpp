@@ -1,29 +1,17 @@
-// Settings from the environment: accepted values (CPU counts and memory
-// sizes as users write them for Docker and Kubernetes), and one clear error
-// naming the variable for anything else. Files: config_file_test.cpp.
+// Settings from the environment: the defaults, what the variables change,
+// CPU counts and memory sizes as users write them for Docker and
+// Kubernetes, and the rules between settings. Errors naming the variable:
+// assignment_test.cpp; other kinds of value: setting_kinds_test.cpp; files:
+// config_file_test.cpp.
 #include <doctest/doctest.h>
 
 #include <map>
 
 #include "config/resolve.hpp"
-#include "wire/limits.hpp"
+#include "support/environment_settings.hpp"
 
 using fiber::config::Settings;
-
-namespace {
-// Resolves from env alone: no HOME, so no user file, and no lookup.
-bool apply(const std::map<std::string, std::string>& env, Settings* s, std::string* err) {
-  fiber::config::Inputs inputs;
-  inputs.getenv = [&](const char* name) -> const char* {
-    auto it = env.find(name);
-    return it == env.end() ? nullptr : it->second.c_str();
-  };
-  fiber::config::Resolved resolved;
-  if (!fiber::config::Resolve(inputs, &resolved, err)) return false;
-  *s = resolved.settings;
-  return true;
-}
-}  // namespace
+using fiber::testing::apply;
 
 TEST_CASE("defaults hold when nothing is set") {
   Settings s;
@@ -60,42 +48,6 @@ TEST_CASE("workers are told advertise_host when it is set, else listen_host") {
   REQUIRE(apply({{"FIBER_LISTEN_HOST", "0.0.0.0"}, {"FIBER_ADVERTISE_HOST", "trainer.lab"}}, &s, &err));
   CHECK(s.listen_host == "0.0.0.0");
   CHECK(fiber::config::AdvertisedHost(s) == "trainer.lab");
-}
-
-TEST_CASE("FIBER_PREFETCH stops where a worker's credit stops") {
-  Settings s;
-  std::string err;
-  CHECK(apply({{"FIBER_PREFETCH", std::to_string(fiber::wire::kMaxCredit)}}, &s, &err));
-  CHECK(s.prefetch == static_cast<int>(fiber::wire::kMaxCredit));
-  CHECK_FALSE(apply({{"FIBER_PREFETCH", std::to_string(fiber::wire::kMaxCredit + 1)}}, &s, &err));
-}
-
-TEST_CASE("bad values are refused with the variable and value named") {
-  const std::map<std::string, std::pair<std::string, std::string>> cases = {
-      {"FIBER_BACKEND", {"slurm-ish", "FIBER_BACKEND='slurm-ish' is not a known backend (known: local, docker, podman, container, kubernetes, slurm)"}},
-      {"FIBER_TIME_LIMIT", {"1 hour", "FIBER_TIME_LIMIT='1 hour' is not a Slurm time limit"}},
-      {"FIBER_SBATCH_OPTIONS", {"--exclusive gpu", "FIBER_SBATCH_OPTIONS='--exclusive gpu' holds 'gpu', which is not an sbatch option"}},
-      {"FIBER_ARRAY_LIMIT", {"-1", "FIBER_ARRAY_LIMIT='-1' is not a whole number"}},
-      {"FIBER_HEARTBEAT_TIMEOUT", {"-1", "FIBER_HEARTBEAT_TIMEOUT='-1' is not a duration"}},
-      {"FIBER_HEARTBEAT_INTERVAL", {"1e999", "FIBER_HEARTBEAT_INTERVAL='1e999'"}},
-      {"FIBER_START_TIMEOUT", {"10 s", "FIBER_START_TIMEOUT='10 s'"}},
-      {"FIBER_PREFETCH", {"0", "FIBER_PREFETCH='0' is not a whole number from 1 to 256"}},
-      {"FIBER_LISTEN_PORT", {"65536", "FIBER_LISTEN_PORT='65536' is not a whole number from 0 to 65535"}},
-      {"FIBER_LOG", {"loud", "FIBER_LOG='loud' is not a log level"}},
-      {"FIBER_LISTEN_HOST", {"", "FIBER_LISTEN_HOST is empty"}},
-      {"FIBER_WORKERS_PER_JOB", {"0", "FIBER_WORKERS_PER_JOB='0' is not a whole number from 1 to 4096"}},
-  };
-  for (const auto& [var, expect] : cases) {
-    Settings s;
-    std::string err;
-    CHECK_FALSE(apply({{var, expect.first}}, &s, &err));
-    CHECK_MESSAGE(err.rfind(expect.second, 0) == 0, err);
-  }
-  Settings s;
-  std::string err;
-  CHECK_FALSE(apply({{"FIBER_HEARTBEAT_INTERVAL", "2"}, {"FIBER_HEARTBEAT_TIMEOUT", "3"}}, &s, &err));
-  CHECK(err == "heartbeat_timeout (3 s, from FIBER_HEARTBEAT_TIMEOUT) must be more than twice "
-               "heartbeat_interval (2 s, from FIBER_HEARTBEAT_INTERVAL)");
 }
 
 TEST_CASE("CPU counts are read as Docker and Kubernetes write them") {
@@ -141,29 +93,6 @@ TEST_CASE("memory sizes are read as Docker and Kubernetes write them, in MiB") {
   std::string err;
   CHECK_FALSE(apply({{"FIBER_MEMORY", "1025Ti"}}, &s, &err));
   CHECK(err == "FIBER_MEMORY='1025Ti' is more than 1024Ti");
-}
-
-TEST_CASE("FIBER_GPU takes a whole number of GPUs") {
-  Settings s;
-  std::string err;
-  REQUIRE(apply({{"FIBER_GPU", "2"}}, &s, &err));
-  CHECK(s.gpu == 2);
-  CHECK_FALSE(apply({{"FIBER_GPU", "0.5"}}, &s, &err));
-  CHECK(err == "FIBER_GPU='0.5' is not a whole number from 0 to 1024");
-}
-
-TEST_CASE("a value as shown is read back the same") {
-  Settings s;
-  s.cpu_millis = 1250;
-  s.memory_mib = 954;
-  s.heartbeat_interval = std::chrono::milliseconds(250);
-  for (const fiber::config::Setting& row : fiber::config::Table()) {
-    if (row.kind.show(s).empty()) continue;  // a profile: none by default
-    Settings back;
-    std::string err;
-    CHECK_MESSAGE(row.kind.parse(row.kind.show(s), &back, &err), err);
-    CHECK_MESSAGE(row.kind.show(back) == row.kind.show(s), row.key);
-  }
 }
 
 TEST_CASE("master: cluster is refused on a backend that cannot place a master, naming those that can") {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "config/setting_table.hpp"
+#include "config/assignment.hpp"
 
 namespace fiber::config {
 

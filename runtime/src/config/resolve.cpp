@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <set>
 
+#include "config/assignment.hpp"
 #include "config/config_file.hpp"
 #include "config/trusted_file.hpp"
 #include "config/variables.hpp"

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <mutex>
 
+#include "config/assignment.hpp"
 #include "config/setting_table.hpp"
 
 namespace fiber::config {
