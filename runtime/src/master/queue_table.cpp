@@ -1,7 +1,6 @@
 #include "master/queue_table.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 #include "wire/frames.hpp"
@@ -15,7 +14,7 @@ using wire::Status;
 std::size_t QueueTable::items() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::size_t n = 0;
-  for (const auto& [id, q] : queues_) n += q.items.size();
+  for (const auto& [id, q] : queues_) n += q.size();
   return n;
 }
 
@@ -35,21 +34,21 @@ void QueueTable::Handle(const std::string& peer, wire::Request request, Answer a
                  "the run has no queue " + std::to_string(request.object));
     return;
   }
-  Queue& q = it->second;
+  HeldQueue& q = it->second;
   switch (request.op) {
     case Op::kQueuePut:
     case Op::kQueuePutFile:
     case Op::kQueuePutManyFile:
-    case Op::kQueuePutMany: Put(q, std::move(items), request, std::move(answer), now); return Serve(it);
+    case Op::kQueuePutMany: q.Put(std::move(items), request, std::move(answer), now); return Serve(it);
     case Op::kQueueGet:
     case Op::kQueueGetMany:
-      Wait(peer, q, true, request, std::move(answer), std::move(deliver), now);
+      q.Wait(peer, true, request, std::move(answer), std::move(deliver), now);
       return Serve(it);
-    case Op::kQueuePoll: Wait(peer, q, false, request, std::move(answer), nullptr, now); return Serve(it);
-    case Op::kQueueEmpty: (void)answer(Status::kOk, q.items.empty() ? "1" : "0"); return;
-    case Op::kQueueSize: (void)answer(Status::kOk, wire::EncodeU64(q.items.size())); return;
+    case Op::kQueuePoll: q.Wait(peer, false, request, std::move(answer), nullptr, now); return Serve(it);
+    case Op::kQueueEmpty: (void)answer(Status::kOk, q.empty() ? "1" : "0"); return;
+    case Op::kQueueSize: (void)answer(Status::kOk, wire::EncodeU64(q.size())); return;
     case Op::kQueueClose:
-      q.closed = true;
+      q.Close();
       (void)answer(Status::kOk, {});
       return Serve(it);
     default: break;
@@ -59,34 +58,9 @@ void QueueTable::Handle(const std::string& peer, wire::Request request, Answer a
 
 bool QueueTable::TakeNow(const wire::Request& request, Taken* taken) {
   if (request.op != Op::kQueueGet && request.op != Op::kQueueGetMany) return false;
-  std::uint32_t many = 1;
-  if (request.op == Op::kQueueGetMany) {
-    if (request.body.size() != sizeof many) return false;  // Handle says why
-    std::memcpy(&many, request.body.data(), sizeof many);
-    if (many == 0) return false;
-  }
   std::lock_guard<std::mutex> lock(mu_);
   auto it = queues_.find(request.object);
-  if (it == queues_.end()) return false;
-  Queue& q = it->second;
-  if (q.items.empty() || !q.waiters.empty() || !q.putters.empty() || q.closed) return false;
-  *taken = TakeFirst(q, request.op == Op::kQueueGet ? 1 : BatchOf(q, many));
-  return true;
-}
-
-QueueTable::Taken QueueTable::TakeFirst(Queue& q, std::size_t n) {
-  Taken taken;
-  taken.items.reserve(n);
-  q.items.Take(n, &taken.items, &taken.blocks);
-  return taken;
-}
-
-std::size_t QueueTable::BatchOf(const Queue& q, std::uint32_t many) {
-  std::size_t n = 1, bytes = q.items[0].size();
-  while (n < std::min<std::size_t>(many, q.items.size()) &&
-         bytes + q.items[n].size() + 64 * (n + 1) < wire::kMaxMessageBytes / 2)
-    bytes += q.items[n++].size();
-  return n;
+  return it != queues_.end() && it->second.TakeNow(request, taken);
 }
 
 void QueueTable::Create(const std::string& peer, const wire::Request& request,
@@ -103,9 +77,7 @@ void QueueTable::Create(const std::string& peer, const wire::Request& request,
     return;
   }
   const std::uint64_t id = next_id_++;
-  Queue& q = queues_[id];
-  q.hold = std::move(hold);
-  q.maxsize = maxsize;
+  queues_.try_emplace(id, maxsize, std::move(hold));
   (void)answer(Status::kOk, std::string(reinterpret_cast<const char*>(&id), sizeof id));
 }
 
@@ -177,119 +149,18 @@ bool QueueTable::BlockOf(const std::string& peer, wire::Request& request, const 
   return true;
 }
 
-void QueueTable::Put(Queue& q, HeldItems items, const wire::Request& request,
-                     Answer answer, Clock::time_point now) {
-  if (q.closed) {
-    (void)answer(Status::kClosed, {});
-    return;
-  }
-  Putter putter{std::move(items), std::nullopt, std::move(answer)};
-  // Behind those waiting for room, or into the queue by Serve.
-  if (request.timeout_ms) putter.deadline = now + std::chrono::milliseconds(*request.timeout_ms);
-  if (request.timeout_ms == 0u && (q.full() || !q.putters.empty())) {
-    (void)putter.answer(Status::kTimeout, {});
-    return;
-  }
-  q.putters.push_back(std::move(putter));
-}
-
-void QueueTable::Wait(const std::string& peer, Queue& q, bool take, const wire::Request& request,
-                      Answer answer, Deliver deliver, Clock::time_point now) {
-  // A zero timeout asks only about now.
-  if (request.timeout_ms == 0u && q.items.empty() && !q.closed) {
-    (void)answer(Status::kTimeout, {});
-    return;
-  }
-  std::uint32_t many = 0;
-  if (request.op == Op::kQueueGetMany) {
-    if (request.body.size() != sizeof(std::uint32_t) ||
-        (std::memcpy(&many, request.body.data(), sizeof many), many == 0)) {
-      (void)answer(Status::kNoSuchObject, "get_many asks for at least one item");
-      return;
-    }
-  }
-  Waiter w{peer, take, many, std::nullopt, std::move(answer), std::move(deliver)};
-  if (request.timeout_ms) w.deadline = now + std::chrono::milliseconds(*request.timeout_ms);
-  q.waiters.push_back(std::move(w));
-}
-
 void QueueTable::Serve(Queues::iterator it) {
-  Queue& q = it->second;
-  for (bool moved = true; moved;) {
-    moved = false;
-    // Waiting puts go in, first-come, while there is room.
-    while (!q.putters.empty() && !q.full() && !q.closed) {
-      Putter& p = q.putters.front();
-      p.items.MoveTo(&q.items, q.maxsize == 0 ? p.items.size() : q.maxsize - q.items.size());
-      moved = true;
-      if (p.items.empty()) {
-        (void)p.answer(Status::kOk, {});
-        q.putters.pop_front();
-      }
-    }
-    while (!q.waiters.empty() && (!q.items.empty() || q.closed)) {
-      Waiter w = std::move(q.waiters.front());
-      q.waiters.pop_front();
-      if (q.items.empty()) {
-        (void)w.answer(Status::kClosed, {});
-      } else if (!w.take) {
-        (void)w.answer(Status::kOk, {});
-      } else if (w.deliver) {
-        w.deliver(TakeFirst(q, w.many == 0 ? 1 : BatchOf(q, w.many)));
-        moved = true;
-      } else if (w.many == 0) {
-        // Not delivered: the item stays first for the next in line.
-        if (w.answer(Status::kOk, q.items.front())) {
-          q.items.Drop(1);
-          moved = true;
-        }
-      } else {
-        const std::size_t n = BatchOf(q, w.many);
-        std::vector<std::string_view> batch;
-        batch.reserve(n);
-        for (std::size_t i = 0; i < n; ++i) batch.push_back(q.items[i]);
-        if (w.answer(Status::kOk, wire::EncodeList(batch))) {
-          q.items.Drop(n);
-          moved = true;
-        }
-      }
-    }
-  }
-  if (q.closed) {
-    for (Putter& p : q.putters) (void)p.answer(Status::kClosed, {});
-    q.putters.clear();
-  }
-  // Nobody can put into it, and nothing is left to get.
-  if (q.closed && q.items.empty() && q.waiters.empty()) queues_.erase(it);
+  if (it->second.Serve()) queues_.erase(it);
 }
-
-namespace {
-
-// Answers kTimeout to the waits (gets, polls or puts) whose time is up, and
-// forgets them. A put's items are not in yet, so one timed out took no room.
-template <class Waits>
-void AnswerTimedOut(Waits& waits, QueueTable::Clock::time_point now) {
-  std::erase_if(waits, [now](auto& w) {
-    if (!w.deadline || *w.deadline > now) return false;
-    (void)w.answer(Status::kTimeout, {});
-    return true;
-  });
-}
-
-}  // namespace
 
 void QueueTable::Tick(Clock::time_point now) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (auto& [id, q] : queues_) {
-    AnswerTimedOut(q.waiters, now);
-    AnswerTimedOut(q.putters, now);
-  }
+  for (auto& [id, q] : queues_) q.Tick(now);
 }
 
 void QueueTable::DropWaitersOf(const std::string& peer) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (auto& [id, q] : queues_)
-    std::erase_if(q.waiters, [&](const Waiter& w) { return w.peer == peer; });
+  for (auto& [id, q] : queues_) q.DropWaitersOf(peer);
 }
 
 }  // namespace fiber::master
