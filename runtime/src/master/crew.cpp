@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "diagnostics/log.hpp"
-#include "master/worker_loss.hpp"
 #include "runs/run_dir.hpp"
 #include "wire/codec.hpp"
 
@@ -29,7 +28,8 @@ Crew::Crew(const PoolServiceOptions& options, const PoolPhase& phase, const Task
       stats_(stats),
       deadlines_{options.settings.start_timeout, /*probe_interval=*/options.settings.heartbeat_timeout,
                  options.settings.heartbeat_timeout},
-      sizer_(options.elastic ? Sizer(*options.elastic) : Sizer(options.processes)) {}
+      sizer_(options.elastic ? Sizer(*options.elastic) : Sizer(options.processes)),
+      awaiting_exit_(deadlines_.heartbeat_timeout) {}
 
 Crew::~Crew() {
   for (const std::string& id : workers_.Held()) SayLoss(*workers_.Settle(id, nullptr));
@@ -54,7 +54,7 @@ std::optional<std::string> Crew::StartWorkers(Clock::time_point now) {
   std::string err;
   if (!backend_->StartMany(launches, &err)) {
     for (const backend::Launch& launch : launches) backend_->Kill(launch.bootstrap.worker_id);  // any that started
-    return "the " + std::string(backend_->name()) + " backend cannot start workers: " + err;
+    return BackendCannotStartWhy(backend_->name(), err);
   }
   for (const backend::Launch& launch : launches) workers_.Add(launch.bootstrap.worker_id, now);
   stats_.WorkersStarted(launches.size());
@@ -199,44 +199,30 @@ std::optional<Crew::Loss> Crew::End(const std::string& id, const backend::EndCau
   workers_.End(ended, held);
   backend_->Kill(id);
   if (!worker.connected && !phase_.terminating && !retiring) sizer_.StartFailed();
-  // The pool finishes once the backend has seen it end (and on_exit has
-  // its status): a closed connection can show before the process is gone.
-  awaiting_exit_[id] = now;
+  awaiting_exit_.Await(id, now);  // the pool finishes once its backend has seen it end
   return Loss{LossWhy(cause, running), !done};
 }
 
-std::vector<Crew::Exit> Crew::Poll(Clock::time_point now) {
-  std::vector<Exit> lost;
+std::vector<ExitLoss> Crew::Poll(Clock::time_point now) {
+  std::vector<ExitLoss> lost;
   for (const backend::Exit& exit : backend_->Poll()) {
     if (options_.on_exit) options_.on_exit(exit);
-    const Worker* w = workers_.Find(exit.worker_id);
-    if (w && w->stop_sent && tasks_.Leases(exit.worker_id) == 0) {
-      workers_.End({exit.worker_id, exit.cause, "", 0, false, now});  // retired as asked
-    } else if (w && exit.not_started && !phase_.terminating) {  // the backend, not the worker, failed
-      lost.push_back({exit.worker_id, exit.cause,
-                      "the " + std::string(backend_->name()) + " backend cannot start workers: " + exit.cause.text});
-    } else if (w && !w->connected && CannotStart(exit) && !phase_.terminating) {
-      // At the first: each replacement would fail the same way.
-      lost.push_back({exit.worker_id, backend::Because(backend::end_word::kCannotStart, exit.cause.text),
-                      CannotStartWhy(exit, options_.settings.run_dir)});
-    } else if (w) {
-      lost.push_back({exit.worker_id, exit.cause, std::nullopt});
+    const ExitMeaning meaning = MeaningOf(exit, workers_.Find(exit.worker_id), tasks_.Leases(exit.worker_id) > 0,
+                                          phase_.terminating);
+    if (meaning == ExitMeaning::kRetired) {
+      workers_.End({exit.worker_id, exit.cause, "", 0, false, now});
+    } else if (meaning != ExitMeaning::kSettled) {
+      lost.push_back(LossOf(exit, meaning, backend_->name(), options_.settings.run_dir));
     } else if (const auto loss = workers_.Settle(exit.worker_id, EngineEnded(exit.cause) ? &exit.cause : nullptr)) {
       SayLoss(*loss);  // lost with its connection; now the engine said why
     }
-    awaiting_exit_.erase(exit.worker_id);
+    awaiting_exit_.Seen(exit.worker_id);
   }
   for (const std::string& id : backend_->Queued())
     if (Worker* w = workers_.Find(id); w && !w->connected) w->started = now;
   // A backend that never reports the exit holds up nobody for long.
-  for (auto it = awaiting_exit_.begin(); it != awaiting_exit_.end();) {
-    if (now - it->second <= deadlines_.heartbeat_timeout) {
-      ++it;
-      continue;
-    }
-    if (const auto loss = workers_.Settle(it->first, nullptr)) SayLoss(*loss);
-    it = awaiting_exit_.erase(it);
-  }
+  for (const std::string& id : awaiting_exit_.GiveUp(now))
+    if (const auto loss = workers_.Settle(id, nullptr)) SayLoss(*loss);
   return lost;
 }
 

@@ -8,7 +8,6 @@
 // thread-safe.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,12 +15,14 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "master/awaited_exits.hpp"
 #include "master/outbox.hpp"
 #include "master/pool_phase.hpp"
 #include "master/pool_service_options.hpp"
 #include "master/run_stats.hpp"
 #include "master/sizer.hpp"
 #include "master/task_table.hpp"
+#include "master/worker_loss.hpp"
 #include "master/worker_set.hpp"
 #include "master/worker_snapshot.hpp"
 #include "wire/message.hpp"
@@ -90,18 +91,13 @@ class Crew {
   /// id is not of the crew. Its tasks are the caller's to move on.
   std::optional<Loss> End(const std::string& id, const backend::EndCause& cause, Clock::time_point now);
 
-  /// A worker the backend saw end, to be lost.
-  struct Exit {
-    std::string id;
-    backend::EndCause cause;
-    std::optional<std::string> cannot_start;  // set: no worker can start, why
-  };
-  /// The ends the backend reports: a worker retired as asked leaves; one
-  /// lost with its connection is said, with its engine's cause; the others
-  /// are returned, for the caller to lose (then Exited).
-  [[nodiscard]] std::vector<Exit> Poll(Clock::time_point now);
+  /// The ends the backend reports, applied as they mean (MeaningOf): a
+  /// worker retired as asked leaves; one lost with its connection is said,
+  /// with its engine's cause; the others are returned, for the caller to
+  /// lose (then Exited).
+  [[nodiscard]] std::vector<ExitLoss> Poll(Clock::time_point now);
   /// The backend has seen worker id end: the pool need not wait for it.
-  void Exited(const std::string& id) { awaiting_exit_.erase(id); }
+  void Exited(const std::string& id) { awaiting_exit_.Seen(id); }
   /// What the deadlines call for: heartbeats and kills are sent; returns
   /// the workers to lose, with why.
   [[nodiscard]] std::vector<std::pair<std::string, backend::EndCause>> Overdue(Clock::time_point now);
@@ -123,10 +119,7 @@ class Crew {
   Deadlines deadlines_;
   WorkerSet workers_;
   Sizer sizer_;
-  /// Lost workers whose exit the backend has not reported yet, by when
-  /// they were lost; each waits at most heartbeat_timeout. The pool
-  /// finishes only when none waits.
-  std::map<std::string, Clock::time_point> awaiting_exit_;
+  AwaitedExits awaiting_exit_;  // each at most heartbeat_timeout
 };
 
 }  // namespace fiber::master

@@ -217,7 +217,7 @@ void PoolService::Break(Outcome outcome) {
 
 void PoolService::Tick(Clock::time_point now) {
   in_tick_ = true;
-  for (const Crew::Exit& exit : crew_.Poll(now)) {
+  for (const ExitLoss& exit : crew_.Poll(now)) {
     if (exit.cannot_start) Break({Outcome::Kind::kWorkerLost, *exit.cannot_start, {}});
     LoseWorker(exit.id, exit.cause, now);
     crew_.Exited(exit.id);

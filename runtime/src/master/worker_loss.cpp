@@ -56,6 +56,28 @@ std::string CannotStartWhy(const backend::Exit& exit, const std::string& run_dir
          (new_words ? " (" + said + ")" : "");
 }
 
+std::string BackendCannotStartWhy(const char* backend, const std::string& why) {
+  return "the " + std::string(backend) + " backend cannot start workers: " + why;
+}
+
+ExitMeaning MeaningOf(const backend::Exit& exit, const Worker* worker, bool holds_tasks, bool terminating) {
+  if (!worker) return ExitMeaning::kSettled;
+  if (worker->stop_sent && !holds_tasks) return ExitMeaning::kRetired;
+  if (terminating) return ExitMeaning::kLost;
+  if (exit.not_started) return ExitMeaning::kBackendCannotStart;  // the backend, not the worker, failed
+  if (!worker->connected && CannotStart(exit)) return ExitMeaning::kCannotStart;
+  return ExitMeaning::kLost;
+}
+
+ExitLoss LossOf(const backend::Exit& exit, ExitMeaning meaning, const char* backend, const std::string& run_dir) {
+  if (meaning == ExitMeaning::kBackendCannotStart)
+    return {exit.worker_id, exit.cause, BackendCannotStartWhy(backend, exit.cause.text)};
+  if (meaning == ExitMeaning::kCannotStart)
+    return {exit.worker_id, backend::Because(backend::end_word::kCannotStart, exit.cause.text),
+            CannotStartWhy(exit, run_dir)};
+  return {exit.worker_id, exit.cause, std::nullopt};
+}
+
 bool EngineEnded(const backend::EndCause& cause) {
   using namespace backend::end_word;
   for (const char* engine : {kOom, kEvicted, kPreempted, kTimeLimit, kNodeFailed})
