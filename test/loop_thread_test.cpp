@@ -20,7 +20,7 @@ TEST_CASE("its threads take what the owner posts, and Stop ends their wait") {
   std::vector<int> taken;  // guarded by loop.mu()
   loop.Start(
       [&] {
-        LoopThread::Lock lock(loop.mu());
+        fiber::os::MutexLock lock(loop.mu());
         for (;;) {
           loop.Wait(lock, [&] { return !posted.empty(); });
           if (loop.stopping()) return;
@@ -32,13 +32,13 @@ TEST_CASE("its threads take what the owner posts, and Stop ends their wait") {
       [](const std::string&) {}, 3);
   for (int i = 0; i < 100; ++i) {
     {
-      std::lock_guard<std::mutex> lock(loop.mu());
+      fiber::os::MutexLock lock(loop.mu());
       posted.push_back(i);
     }
     loop.Notify();
   }
   {
-    LoopThread::Lock lock(loop.mu());
+    fiber::os::MutexLock lock(loop.mu());
     loop.Wait(lock, [&] { return taken.size() == 100; });
     CHECK(posted.empty());
   }
@@ -53,7 +53,7 @@ TEST_CASE("Stop ends a sleep however long it would have been") {
   bool stopped = false;
   loop.Start(
       [&] {
-        LoopThread::Lock lock(loop.mu());
+        fiber::os::MutexLock lock(loop.mu());
         stopped = loop.SleepUntil(lock, LoopThread::Clock::now() + std::chrono::hours(24));
       },
       [](const std::string&) {});
@@ -63,7 +63,7 @@ TEST_CASE("Stop ends a sleep however long it would have been") {
 
 TEST_CASE("a wait with a deadline says when the deadline came first") {
   LoopThread loop;
-  LoopThread::Lock lock(loop.mu());
+  fiber::os::MutexLock lock(loop.mu());
   CHECK_FALSE(loop.WaitUntil(lock, LoopThread::Clock::now(), [] { return false; }));
   CHECK(loop.WaitUntil(lock, LoopThread::Clock::now(), [] { return true; }));
   CHECK_FALSE(loop.SleepUntil(lock, LoopThread::Clock::now()));

@@ -12,10 +12,10 @@
 #include "fiber/manager.hpp"
 
 #include <map>
-#include <mutex>
 #include <typeindex>
 
 #include "api/init_state.hpp"
+#include "os/mutex.hpp"
 #include "worker/registered_names.hpp"
 #include "client/run_client.hpp"
 #include "diagnostics/demangle.hpp"
@@ -38,11 +38,11 @@ struct ClassEntry {
 // Classes go by their registered names, not typeid names: two classes of
 // one name in unnamed namespaces of two files share a typeid name.
 struct ClassRegistry {
-  std::mutex mu;
-  RegisteredNames names;
-  std::map<std::type_index, ClassEntry> classes;
-  std::map<std::size_t, std::type_index> by_name;
-  std::map<std::pair<std::type_index, std::string>, Constructor> constructors;
+  os::Mutex mu;
+  RegisteredNames names FIBER_GUARDED_BY(mu);
+  std::map<std::type_index, ClassEntry> classes FIBER_GUARDED_BY(mu);
+  std::map<std::size_t, std::type_index> by_name FIBER_GUARDED_BY(mu);
+  std::map<std::pair<std::type_index, std::string>, Constructor> constructors FIBER_GUARDED_BY(mu);
 };
 
 ClassRegistry& classes() {
@@ -70,9 +70,9 @@ struct HeldObject {
   std::shared_ptr<void> object;
   const ClassEntry* cls = nullptr;
 };
-std::mutex held_mu;
-std::map<std::uint64_t, HeldObject> held;
-std::uint64_t next_object = 1;
+os::Mutex held_mu;
+std::map<std::uint64_t, HeldObject> held FIBER_GUARDED_BY(held_mu);
+std::uint64_t next_object FIBER_GUARDED_BY(held_mu) = 1;
 
 }  // namespace
 
@@ -83,7 +83,7 @@ bool register_class(std::type_index type, const char* name, const char* file, in
     methods[i].name = names.size() == methods.size() ? names[i]
                                                      : std::string(name) + "#" + std::to_string(i);
   ClassRegistry& r = classes();
-  std::lock_guard<std::mutex> lock(r.mu);
+  os::MutexLock lock(r.mu);
   ClassEntry& entry = r.classes[type];
   entry.name = r.names.Add(name, file, line);
   entry.methods = std::move(methods);
@@ -93,7 +93,7 @@ bool register_class(std::type_index type, const char* name, const char* file, in
 
 bool register_constructor(std::type_index type, const char* args_type, Constructor constructor) {
   ClassRegistry& r = classes();
-  std::lock_guard<std::mutex> lock(r.mu);
+  os::MutexLock lock(r.mu);
   r.constructors.emplace(std::pair(type, std::string(args_type)), constructor);
   return true;
 }
@@ -105,7 +105,7 @@ std::string constructor_name(std::type_index type, const char* args_type, const 
 
 const std::string& class_name(std::type_index type, const char* where) {
   ClassRegistry& r = classes();
-  std::lock_guard<std::mutex> lock(r.mu);
+  os::MutexLock lock(r.mu);
   auto it = r.classes.find(type);
   if (it == r.classes.end()) {
     const std::string name = Demangle(type.name());
@@ -119,7 +119,7 @@ const std::string& class_name(std::type_index type, const char* where) {
 const std::vector<MethodEntry>& class_methods(std::type_index type) {
   class_name(type, "RemoteObject::call");
   ClassRegistry& r = classes();
-  std::lock_guard<std::mutex> lock(r.mu);
+  os::MutexLock lock(r.mu);
   return r.classes.at(type).methods;
 }
 
@@ -138,7 +138,7 @@ std::pair<std::uint64_t, std::string> fiber_manager_make(std::string constructor
   const ClassEntry* cls = nullptr;
   {
     ClassRegistry& r = classes();
-    std::lock_guard<std::mutex> lock(r.mu);
+    os::MutexLock lock(r.mu);
     const auto slash = constructor.rfind('/');
     std::size_t name = 0;
     if (slash != std::string::npos && r.names.Find(constructor.substr(0, slash), &name)) {
@@ -152,7 +152,7 @@ std::pair<std::uint64_t, std::string> fiber_manager_make(std::string constructor
     throw NotRegistered("this manager has no constructor " + constructor +
                         "; are the master and the manager the same build?");
   std::shared_ptr<void> object = make(args);
-  std::lock_guard<std::mutex> lock(held_mu);
+  os::MutexLock lock(held_mu);
   const std::uint64_t id = next_object++;
   held[id] = {std::move(object), cls};
   return {id, worker::ServeDirectCalls(task_name(key_of(&fiber_manager_call), "Manager"))};
@@ -162,7 +162,7 @@ FIBER_TASK(fiber_manager_make);
 std::string fiber_manager_call(std::uint64_t object, std::string method, std::string args) {
   HeldObject target;
   {
-    std::lock_guard<std::mutex> lock(held_mu);
+    os::MutexLock lock(held_mu);
     auto it = held.find(object);
     if (it == held.end())
       throw Error("this manager holds no object " + std::to_string(object) +
@@ -174,7 +174,7 @@ std::string fiber_manager_call(std::uint64_t object, std::string method, std::st
   std::string cls;
   {
     ClassRegistry& r = classes();
-    std::lock_guard<std::mutex> lock(r.mu);
+    os::MutexLock lock(r.mu);
     cls = RegisteredAs(r.names.Name(target.cls->name));
   }
   throw NotRegistered("class " + cls + " has no remote method " + method);

@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <condition_variable>
-#include <mutex>
 #include <set>
 #include <thread>
 
@@ -19,6 +18,7 @@
 #include "fiber/errors.hpp"
 #include "master/pool_handle.hpp"
 #include "master/run.hpp"
+#include "os/mutex.hpp"
 #include "worker/this_worker.hpp"
 
 namespace fiber {
@@ -31,14 +31,14 @@ struct ProcessState {
   std::unique_ptr<master::PoolHandle> handle;  // user thread only
   std::shared_ptr<Batch> batch;
 
-  mutable std::mutex mu;
+  mutable os::Mutex mu;
   std::condition_variable cv;
-  std::string id;                  // set by the I/O thread as it starts
-  long pid = 0;                    // as it said in its HELLO
-  std::optional<int> exit_status;  // as the backend reported it
-  bool started = false;
-  bool ended = false;
-  std::optional<int> exitcode;
+  std::string id FIBER_GUARDED_BY(mu);                  // set by the I/O thread as it starts
+  long pid FIBER_GUARDED_BY(mu) = 0;                    // as it said in its HELLO
+  std::optional<int> exit_status FIBER_GUARDED_BY(mu);  // as the backend reported it
+  bool started FIBER_GUARDED_BY(mu) = false;
+  bool ended FIBER_GUARDED_BY(mu) = false;
+  std::optional<int> exitcode FIBER_GUARDED_BY(mu);
 };
 
 }  // namespace detail
@@ -48,11 +48,11 @@ namespace {
 using detail::ProcessState;
 
 // The Processes of this process that have started and not ended.
-std::mutex children_mu;
-std::set<ProcessState*> children;
+os::Mutex children_mu;
+std::set<ProcessState*> children FIBER_GUARDED_BY(children_mu);
 
 // What the call's outcome and the backend's report make of the process.
-int ExitCodeOf(ProcessState& s) {
+int ExitCodeOf(ProcessState& s) FIBER_REQUIRES(s.mu) {
   const std::string who = "process " + s.id + (s.options.name.empty() ? "" : " (" + s.options.name + ")");
   // A pool that broke before it took the call (no backend) never ran it.
   if (!s.batch->ready()) {
@@ -77,12 +77,12 @@ int ExitCodeOf(ProcessState& s) {
 
 void MarkEnded(ProcessState& s) {
   {
-    std::lock_guard<std::mutex> lock(s.mu);
+    os::MutexLock lock(s.mu);
     s.ended = true;
     s.exitcode = ExitCodeOf(s);
   }
   s.cv.notify_all();
-  std::lock_guard<std::mutex> lock(children_mu);
+  os::MutexLock lock(children_mu);
   children.erase(&s);
 }
 
@@ -97,7 +97,7 @@ Process::~Process() {
   if (!state_) return;
   // The handle's destructor kills a worker still running and waits for it.
   state_->handle.reset();
-  std::lock_guard<std::mutex> lock(children_mu);
+  os::MutexLock lock(children_mu);
   children.erase(state_.get());
 }
 
@@ -114,12 +114,12 @@ void Process::start() {
   detail::RequireMaster("a Process");
   ProcessState& s = *state_;
   {
-    std::lock_guard<std::mutex> lock(s.mu);
+    os::MutexLock lock(s.mu);
     if (s.started) throw Error("Process::start: a process can be started only once");
     s.started = true;
   }
   {
-    std::lock_guard<std::mutex> lock(children_mu);
+    os::MutexLock lock(children_mu);
     children.insert(&s);
   }
   PoolOptions options;
@@ -135,7 +135,7 @@ void Process::start() {
         o->new_worker_id = [weak, make = o->new_worker_id] {
           std::string id = make();
           if (auto s = weak.lock()) {
-            std::lock_guard<std::mutex> lock(s->mu);
+            os::MutexLock lock(s->mu);
             s->id = id;
             s->cv.notify_all();
           }
@@ -143,13 +143,13 @@ void Process::start() {
         };
         o->on_connected = [weak](const std::string&, long pid) {
           if (auto s = weak.lock()) {
-            std::lock_guard<std::mutex> lock(s->mu);
+            os::MutexLock lock(s->mu);
             s->pid = pid;
           }
         };
         o->on_exit = [weak](const backend::Exit& exit) {
           if (auto s = weak.lock()) {
-            std::lock_guard<std::mutex> lock(s->mu);
+            os::MutexLock lock(s->mu);
             s->exit_status = exit.status.as_signed();
           }
         };
@@ -162,31 +162,31 @@ void Process::start() {
   s.handle->Close();
   // The I/O thread names the worker as it adds the pool: wait for that, so
   // id() and active_children() know it once start() has returned.
-  std::unique_lock<std::mutex> lock(s.mu);
-  s.cv.wait(lock, [&] { return !s.id.empty() || s.ended; });
+  os::MutexLock lock(s.mu);
+  lock.Wait(s.cv, [&]() FIBER_REQUIRES(s.mu) { return !s.id.empty() || s.ended; });
 }
 
 void Process::join() {
   ProcessState& s = *state_;
-  std::unique_lock<std::mutex> lock(s.mu);
+  os::MutexLock lock(s.mu);
   if (!s.started) throw Error("Process::join: the process was not started");
-  s.cv.wait(lock, [&] { return s.ended; });
+  lock.Wait(s.cv, [&]() FIBER_REQUIRES(s.mu) { return s.ended; });
 }
 
 bool Process::join(std::chrono::milliseconds timeout) {
   ProcessState& s = *state_;
-  std::unique_lock<std::mutex> lock(s.mu);
+  os::MutexLock lock(s.mu);
   if (!s.started) throw Error("Process::join: the process was not started");
-  return s.cv.wait_for(lock, timeout, [&] { return s.ended; });
+  return lock.WaitFor(s.cv, timeout, [&]() FIBER_REQUIRES(s.mu) { return s.ended; });
 }
 
 bool Process::is_alive() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
+  os::MutexLock lock(state_->mu);
   return state_->started && !state_->ended;
 }
 
 std::optional<int> Process::exitcode() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
+  os::MutexLock lock(state_->mu);
   return state_->exitcode;
 }
 
@@ -197,7 +197,7 @@ void Process::terminate() {
 void Process::kill() { terminate(); }
 
 std::string Process::id() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
+  os::MutexLock lock(state_->mu);
   return state_->id;
 }
 
@@ -206,16 +206,16 @@ std::string Process::name() const {
 }
 
 long Process::pid() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
+  os::MutexLock lock(state_->mu);
   return state_->pid;
 }
 
 std::vector<ProcessInfo> active_children() {
   // Held throughout: a Process leaves the set before its state is freed.
-  std::lock_guard<std::mutex> children_lock(children_mu);
+  os::MutexLock children_lock(children_mu);
   std::vector<ProcessInfo> out;
   for (ProcessState* s : children) {
-    std::lock_guard<std::mutex> lock(s->mu);
+    os::MutexLock lock(s->mu);
     if (!s->ended)
       out.push_back({s->id, s->options.name.empty() ? s->id : s->options.name, s->pid});
   }

@@ -2,6 +2,7 @@
 
 #include "api/run_object.hpp"
 #include "client/run_client.hpp"
+#include "os/mutex.hpp"
 #include "wire/item_files.hpp"
 #include "worker/this_worker.hpp"
 
@@ -69,11 +70,11 @@ wire::Reply PutPipeline::Put(const RunObjectRef& object, const void* item, Write
     else
       body = std::move(scratch);
   }
-  std::unique_lock<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   // An earlier put's error, taken (a large item's above).
   if (op == wire::Op::kQueuePutMany)
     if (wire::Reply error = TakeErrorLocked(object.id); !None(error)) return error;
-  answered_.wait(lock, [&] {
+  lock.Wait(answered_, [&]() FIBER_REQUIRES(mu_) {
     return unanswered_ == 0 || (unanswered_ < kWindow && unanswered_bytes_ + bytes <= kWindowBytes);
   });
   ++unanswered_;
@@ -118,7 +119,7 @@ bool PutPipeline::SendBatch(client::RunClient& c, const std::shared_ptr<Batch>& 
     wire::Request request = batch->request;
     std::string items;
     {
-      std::lock_guard<std::mutex> taking(mu_);
+      os::MutexLock taking(mu_);
       if (open_ == batch) open_.reset();
       items = std::move(batch->body);
     }
@@ -128,7 +129,7 @@ bool PutPipeline::SendBatch(client::RunClient& c, const std::shared_ptr<Batch>& 
     }
     request.op = wire::Op::kQueuePutManyFile;
     request.body = items;  // the file's name; its buffer serves a new batch
-    std::lock_guard<std::mutex> keeping(mu_);
+    os::MutexLock keeping(mu_);
     if (spare_.size() < kSpareBuffers) spare_.push_back(std::move(items));
     return request;
   });
@@ -139,7 +140,7 @@ void PutPipeline::SendHeld(client::RunClient& c) {
 }
 
 void PutPipeline::SendHeld() {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   SendHeld(client::RunClient::Get());
 }
 
@@ -147,7 +148,7 @@ bool PutPipeline::Send(client::RunClient& c, const std::shared_ptr<Batch>& batch
                        std::function<wire::Request()> make) {
   // Under mu_, so in order with every other request of this process.
   const bool sent = c.SendMade(std::move(make), [this, &c, batch](wire::Reply reply) {
-    std::lock_guard<std::mutex> lock(mu_);
+    os::MutexLock lock(mu_);
     Answered(c, batch, std::move(reply));
   });
   batch->sent = sent;
@@ -169,7 +170,7 @@ void PutPipeline::Answered(client::RunClient& c, const std::shared_ptr<Batch>& b
 }
 
 wire::Reply PutPipeline::TakeError(std::uint64_t object) {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   return TakeErrorLocked(object);
 }
 
@@ -182,13 +183,13 @@ wire::Reply PutPipeline::TakeErrorLocked(std::uint64_t object) {
 }
 
 void PutPipeline::Drain() {
-  std::unique_lock<std::mutex> lock(mu_);
-  answered_.wait(lock, [this] { return unanswered_ == 0; });
+  os::MutexLock lock(mu_);
+  lock.Wait(answered_, [this]() FIBER_REQUIRES(mu_) { return unanswered_ == 0; });
 }
 
 wire::Reply PutPipeline::DrainAll() {
-  std::unique_lock<std::mutex> lock(mu_);
-  answered_.wait(lock, [this] { return unanswered_ == 0; });
+  os::MutexLock lock(mu_);
+  lock.Wait(answered_, [this]() FIBER_REQUIRES(mu_) { return unanswered_ == 0; });
   if (errors_.empty()) return kNone;
   wire::Reply reply = std::move(errors_.begin()->second);
   errors_.erase(errors_.begin());

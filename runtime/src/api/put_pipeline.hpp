@@ -22,12 +22,12 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "fiber/detail/run_object.hpp"
 #include "fiber/queue.hpp"
+#include "os/mutex.hpp"
 #include "wire/request.hpp"
 
 namespace fiber::client {
@@ -105,25 +105,25 @@ class PutPipeline {
   /// Sends batch's request, which make makes when it goes; false, its
   /// error kept, when the client takes no more. Under mu_.
   bool Send(client::RunClient& c, const std::shared_ptr<Batch>& batch,
-            std::function<wire::Request()> make);
+            std::function<wire::Request()> make) FIBER_REQUIRES(mu_);
   /// Sends a batch of small items; more join it until the client's thread
   /// takes them. Under mu_.
-  bool SendBatch(client::RunClient& c, const std::shared_ptr<Batch>& batch);
+  bool SendBatch(client::RunClient& c, const std::shared_ptr<Batch>& batch) FIBER_REQUIRES(mu_);
   /// The open batch, when held, sent now; under mu_.
-  void SendHeld(client::RunClient& c);
+  void SendHeld(client::RunClient& c) FIBER_REQUIRES(mu_);
   /// TakeError, under mu_.
-  wire::Reply TakeErrorLocked(std::uint64_t object);
+  wire::Reply TakeErrorLocked(std::uint64_t object) FIBER_REQUIRES(mu_);
   /// The answer to batch's request; under mu_.
-  void Answered(client::RunClient& c, const std::shared_ptr<Batch>& batch, wire::Reply reply);
+  void Answered(client::RunClient& c, const std::shared_ptr<Batch>& batch, wire::Reply reply) FIBER_REQUIRES(mu_);
 
-  std::mutex mu_;
+  os::Mutex mu_;
   std::condition_variable answered_;
-  std::size_t unanswered_ = 0;
-  std::size_t unanswered_bytes_ = 0;
-  std::size_t in_flight_ = 0;  // batches sent, not answered
-  std::shared_ptr<Batch> open_;  // more small items join it until it is taken
-  std::vector<std::string> spare_;  // kSpareBuffers at most
-  std::map<std::uint64_t, wire::Reply> errors_;  // the first per queue
+  std::size_t unanswered_ FIBER_GUARDED_BY(mu_) = 0;
+  std::size_t unanswered_bytes_ FIBER_GUARDED_BY(mu_) = 0;
+  std::size_t in_flight_ FIBER_GUARDED_BY(mu_) = 0;  // batches sent, not answered
+  std::shared_ptr<Batch> open_ FIBER_GUARDED_BY(mu_);  // more small items join it until it is taken
+  std::vector<std::string> spare_ FIBER_GUARDED_BY(mu_);  // kSpareBuffers at most
+  std::map<std::uint64_t, wire::Reply> errors_ FIBER_GUARDED_BY(mu_);  // the first per queue
 };
 
 }  // namespace fiber::detail

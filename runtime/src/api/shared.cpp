@@ -14,6 +14,7 @@
 
 #include "api/run_object.hpp"
 #include "client/run_client.hpp"
+#include "os/mutex.hpp"
 #include "os/sealed_memfd.hpp"
 
 namespace fiber::detail {
@@ -29,9 +30,9 @@ class SharedEntry {
   SharedEntry& operator=(const SharedEntry&) = delete;
 
   const SharedRef& ref() const { return ref_; }
-  std::mutex mu;
-  std::shared_ptr<const void> value;  // decoded as *type, once loaded
-  const std::type_info* type = nullptr;
+  os::Mutex mu;
+  std::shared_ptr<const void> value FIBER_GUARDED_BY(mu);  // decoded as *type, once loaded
+  const std::type_info* type FIBER_GUARDED_BY(mu) = nullptr;
 
  private:
   SharedRef ref_;
@@ -50,9 +51,9 @@ struct Loaded {
 
 // This process's entries and kept values. Thread-safe.
 struct SharedValues {
-  std::mutex mu;
-  std::map<std::uint64_t, std::weak_ptr<SharedEntry>> live;
-  std::deque<Loaded> kept;  // newest last
+  os::Mutex mu;
+  std::map<std::uint64_t, std::weak_ptr<SharedEntry>> live FIBER_GUARDED_BY(mu);
+  std::deque<Loaded> kept FIBER_GUARDED_BY(mu);  // newest last
   std::atomic<std::uint64_t> mapped{0}, fetched{0};
   // Set at exit before the run's client (and master) are destroyed: an
   // entry destroyed later (a handle in a global) tells nobody.
@@ -118,7 +119,7 @@ SharedEntry::~SharedEntry() {
   SharedValues& r = SharedValues::Get();
   if (r.exiting) return;  // the master learns it from the connection's end
   {
-    std::lock_guard<std::mutex> lock(r.mu);
+    os::MutexLock lock(r.mu);
     auto it = r.live.find(ref_.id);
     if (it != r.live.end() && it->second.expired()) r.live.erase(it);
   }
@@ -143,11 +144,14 @@ std::shared_ptr<SharedEntry> shared_new(std::string bytes, std::shared_ptr<const
   if (!wire::Decode(reply.body, &place)) throw Error("fiber::share: a malformed answer from the master");
   const SharedRef ref{c.run_id(), place.id, size, place.pid, place.fd, place.key, 0};
   auto entry = std::make_shared<SharedEntry>(ref);
-  entry->value = std::move(value);
-  entry->type = &type;
+  {
+    os::MutexLock entry_lock(entry->mu);  // no other thread has it yet; the analysis cannot know
+    entry->value = std::move(value);
+    entry->type = &type;
+  }
   SharedValues& r = SharedValues::Get();
   r.WatchExit();
-  std::lock_guard<std::mutex> lock(r.mu);
+  os::MutexLock lock(r.mu);
   r.live[place.id] = entry;
   return entry;
 }
@@ -156,7 +160,7 @@ std::shared_ptr<SharedEntry> shared_received(const SharedRef& ref) {
   ClientOf(ref, "Shared");
   SharedValues& r = SharedValues::Get();
   r.WatchExit();
-  std::lock_guard<std::mutex> lock(r.mu);
+  os::MutexLock lock(r.mu);
   std::weak_ptr<SharedEntry>& slot = r.live[ref.id];
   std::shared_ptr<SharedEntry> entry = slot.lock();
   const bool hold = !entry;  // this process holds it once, with its first entry
@@ -176,19 +180,19 @@ SharedRef shared_sent(SharedEntry& entry) {
 }
 
 const void* shared_value(SharedEntry& entry, const std::type_info& type, SharedDecode decode) {
-  std::lock_guard<std::mutex> lock(entry.mu);
+  os::MutexLock lock(entry.mu);
   if (entry.value && *entry.type == type) return entry.value.get();
   SharedValues& r = SharedValues::Get();
   const std::uint64_t id = entry.ref().id;
   std::shared_ptr<const void> value;
   {
-    std::lock_guard<std::mutex> registry_lock(r.mu);
+    os::MutexLock registry_lock(r.mu);
     for (const Loaded& l : r.kept)
       if (l.id == id && l.type == std::type_index(type)) value = l.value;
   }
   if (!value) {
     value = Load(entry.ref(), decode);
-    std::lock_guard<std::mutex> registry_lock(r.mu);
+    os::MutexLock registry_lock(r.mu);
     r.kept.push_back({id, std::type_index(type), value});
     if (r.kept.size() > kKeptValues) r.kept.pop_front();
   }

@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <unordered_map>
 #include <vector>
 
+#include "os/mutex.hpp"
 #include "worker/registered_names.hpp"
 #include "diagnostics/demangle.hpp"
 #include "fiber/errors.hpp"
@@ -21,10 +21,10 @@ namespace fiber::detail {
 namespace {
 
 struct TaskFunctions {
-  std::mutex mu;
-  RegisteredNames names;
-  std::vector<Invokers> invokers;  // by the names' index
-  std::unordered_map<FunctionKey, std::size_t> by_key;
+  os::Mutex mu;
+  RegisteredNames names FIBER_GUARDED_BY(mu);
+  std::vector<Invokers> invokers FIBER_GUARDED_BY(mu);  // by the names' index
+  std::unordered_map<FunctionKey, std::size_t> by_key FIBER_GUARDED_BY(mu);
 };
 
 // Built on first use: FIBER_TASK runs during static initialisation, in any
@@ -53,7 +53,7 @@ std::string describe(FunctionKey key) {
 bool register_task(FunctionKey key, const char* name, const char* file, int line,
                    Invokers invokers) {
   TaskFunctions& r = tasks();
-  std::lock_guard<std::mutex> lock(r.mu);
+  os::MutexLock lock(r.mu);
   const std::size_t index = r.names.Add(name, file, line);
   if (index == r.invokers.size()) r.invokers.push_back(invokers);
   r.by_key.emplace(key, index);
@@ -62,7 +62,7 @@ bool register_task(FunctionKey key, const char* name, const char* file, int line
 
 const std::string& task_name(FunctionKey key, const char* where) {
   TaskFunctions& r = tasks();
-  std::lock_guard<std::mutex> lock(r.mu);
+  os::MutexLock lock(r.mu);
   auto it = r.by_key.find(key);
   if (it == r.by_key.end()) {
     const std::string fn = describe(key);
@@ -76,7 +76,7 @@ const std::string& task_name(FunctionKey key, const char* where) {
 
 Invokers find_invokers(const std::string& name) {
   TaskFunctions& r = tasks();
-  std::lock_guard<std::mutex> lock(r.mu);
+  os::MutexLock lock(r.mu);
   std::size_t index = 0;
   return r.names.Find(name, &index) ? r.invokers[index] : Invokers{};
 }

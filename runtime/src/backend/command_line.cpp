@@ -3,23 +3,24 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include <mutex>
+
+#include "os/mutex.hpp"
 
 namespace fiber::backend {
 
 namespace {
-std::mutex mu;
-std::vector<std::string> command_line{"fiber-worker"};
+os::Mutex mu;
+std::vector<std::string> command_line FIBER_GUARDED_BY(mu){"fiber-worker"};
 }  // namespace
 
 void SetCommandLine(int argc, char** argv) {
-  std::lock_guard<std::mutex> lock(mu);
+  os::MutexLock lock(mu);
   command_line.assign(argv, argv + argc);
   if (command_line.empty()) command_line.push_back("fiber-worker");
 }
 
 std::vector<std::string> CommandLine() {
-  std::lock_guard<std::mutex> lock(mu);
+  os::MutexLock lock(mu);
   return command_line;
 }
 

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 
+#include "os/mutex.hpp"
+
 namespace fiber::backend {
 
 std::string WatchLoop::error() const {
-  std::lock_guard<std::mutex> lock(loop_.mu());
+  os::MutexLock lock(loop_.mu());
   return error_;
 }
 
@@ -16,13 +18,13 @@ std::chrono::steady_clock::duration NextWait(const WatchPace& pace, std::chrono:
 }
 
 void WatchLoop::Unchanged() {
-  std::lock_guard<std::mutex> lock(loop_.mu());
+  os::MutexLock lock(loop_.mu());
   unchanged_ = true;
 }
 
 void WatchLoop::Hurry() {
   {
-    std::lock_guard<std::mutex> lock(loop_.mu());
+    os::MutexLock lock(loop_.mu());
     hurry_ = true;
   }
   loop_.Notify();
@@ -33,12 +35,12 @@ void WatchLoop::Start(std::function<bool(std::string* err)> step, WatchPace pace
     Clock::duration relaxed = pace.after_success;
     while (!loop_.stopping()) {
       {
-        std::lock_guard<std::mutex> lock(loop_.mu());
+        os::MutexLock lock(loop_.mu());
         unchanged_ = false;
       }
       std::string err;
       const bool worked = step(&err);
-      os::LoopThread::Lock lock(loop_.mu());
+      os::MutexLock lock(loop_.mu());
       if (loop_.stopping()) return;  // a step cut short by Stop failed for no reason of the engine's
       if (!worked) {
         error_ = err;
@@ -46,7 +48,7 @@ void WatchLoop::Start(std::function<bool(std::string* err)> step, WatchPace pace
       }
       relaxed = NextWait(pace, relaxed, unchanged_ && !hurry_);
       const auto stepped = Clock::now();
-      if (!loop_.WaitUntil(lock, stepped + (worked ? relaxed : pace.after_failure), [this] { return hurry_; }))
+      if (!loop_.WaitUntil(lock, stepped + (worked ? relaxed : pace.after_failure), [this]() FIBER_REQUIRES(loop_.mu()) { return hurry_; }))
         continue;
       if (loop_.stopping()) return;
       // Hurried: at most after_success after the last step, and from there on.
@@ -57,7 +59,7 @@ void WatchLoop::Start(std::function<bool(std::string* err)> step, WatchPace pace
   };
   loop_.Start(loop, [this, internal_error = std::move(internal_error)](const std::string& what) {
     {
-      std::lock_guard<std::mutex> lock(loop_.mu());
+      os::MutexLock lock(loop_.mu());
       error_ = internal_error + " (" + what + ")";
     }
     loop_.Notify();

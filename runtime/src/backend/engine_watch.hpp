@@ -13,11 +13,11 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <utility>
 
 #include "os/loop_thread.hpp"
+#include "os/mutex.hpp"
 
 namespace fiber::backend {
 
@@ -68,11 +68,11 @@ class WatchLoop {
   void Stop() { loop_.Stop(); }
 
   os::LoopThread loop_;  // notified on news: a step heard something, or failed
-  std::string error_;    // guarded by loop_.mu()
+  std::string error_ FIBER_GUARDED_BY(loop_.mu());
 
  private:
-  bool unchanged_ = false;  // guarded by loop_.mu()
-  bool hurry_ = false;      // guarded by loop_.mu()
+  bool unchanged_ FIBER_GUARDED_BY(loop_.mu()) = false;
+  bool hurry_ FIBER_GUARDED_BY(loop_.mu()) = false;
 };
 
 template <class Snapshot>
@@ -95,7 +95,7 @@ class EngineWatch : public WatchLoop {
   template <class F>
   void Heard(F&& change) {
     {
-      std::lock_guard<std::mutex> lock(loop_.mu());
+      os::MutexLock lock(loop_.mu());
       change(snapshot_);
       error_.clear();
     }
@@ -104,25 +104,25 @@ class EngineWatch : public WatchLoop {
   /// For the owner: change applied to the snapshot (forgetting what it took).
   template <class F>
   void Change(F&& change) {
-    std::lock_guard<std::mutex> lock(loop_.mu());
+    os::MutexLock lock(loop_.mu());
     change(snapshot_);
   }
   /// What read(snapshot, error) returns, called under the watch's lock.
   template <class F>
   auto Read(F&& read) const {
-    std::lock_guard<std::mutex> lock(loop_.mu());
+    os::MutexLock lock(loop_.mu());
     return read(static_cast<const Snapshot&>(snapshot_), static_cast<const std::string&>(error_));
   }
   /// A copy of the snapshot.
   Snapshot snapshot() const {
-    std::lock_guard<std::mutex> lock(loop_.mu());
+    os::MutexLock lock(loop_.mu());
     return snapshot_;
   }
   /// Waits until done(snapshot, error) holds, at most limit; whether it holds.
   template <class F>
   [[nodiscard]] bool Wait(Clock::duration limit, F&& done) {
-    os::LoopThread::Lock lock(loop_.mu());
-    const auto holds = [&] {
+    os::MutexLock lock(loop_.mu());
+    const auto holds = [&]() FIBER_REQUIRES(loop_.mu()) {
       return done(static_cast<const Snapshot&>(snapshot_), static_cast<const std::string&>(error_));
     };
     loop_.WaitUntil(lock, Clock::now() + limit, holds);
@@ -130,7 +130,7 @@ class EngineWatch : public WatchLoop {
   }
 
  private:
-  Snapshot snapshot_;  // guarded by loop_.mu()
+  Snapshot snapshot_ FIBER_GUARDED_BY(loop_.mu());
 };
 
 }  // namespace fiber::backend

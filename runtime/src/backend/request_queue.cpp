@@ -5,6 +5,7 @@
 
 #include "diagnostics/log.hpp"
 #include "os/background_thread.hpp"
+#include "os/mutex.hpp"
 
 namespace fiber::backend {
 
@@ -21,7 +22,7 @@ void RequestQueue::Post(const std::string& worker_id, Request request) {
 
 void RequestQueue::Post(const std::string& worker_id, Request request, When when) {
   {
-    std::lock_guard<std::mutex> lock(loop_.mu());
+    os::MutexLock lock(loop_.mu());
     auto& mine = waiting_[worker_id];
     mine.emplace_back(std::move(request), when);
     if (mine.size() == 1 && !running_.count(worker_id)) ready_.push_back(worker_id);
@@ -30,7 +31,7 @@ void RequestQueue::Post(const std::string& worker_id, Request request, When when
 }
 
 bool RequestQueue::Drop(const std::string& worker_id) {
-  std::lock_guard<std::mutex> lock(loop_.mu());
+  os::MutexLock lock(loop_.mu());
   if (!waiting_.erase(worker_id)) return false;
   std::erase(ready_, worker_id);
   loop_.Notify();  // WaitIdle may hold now
@@ -38,20 +39,20 @@ bool RequestQueue::Drop(const std::string& worker_id) {
 }
 
 bool RequestQueue::Busy(const std::string& worker_id) const {
-  std::lock_guard<std::mutex> lock(loop_.mu());
+  os::MutexLock lock(loop_.mu());
   return waiting_.count(worker_id) || running_.count(worker_id);
 }
 
 bool RequestQueue::WaitIdle(Clock::time_point deadline) {
-  os::LoopThread::Lock lock(loop_.mu());
-  const auto idle = [this] { return waiting_.empty() && running_.empty(); };
+  os::MutexLock lock(loop_.mu());
+  const auto idle = [this]() FIBER_REQUIRES(loop_.mu()) { return waiting_.empty() && running_.empty(); };
   loop_.WaitUntil(lock, deadline, idle);
   return idle();
 }
 
 void RequestQueue::Stop() {
   {
-    std::lock_guard<std::mutex> lock(loop_.mu());
+    os::MutexLock lock(loop_.mu());
     waiting_.clear();
     ready_.clear();
   }
@@ -59,9 +60,9 @@ void RequestQueue::Stop() {
 }
 
 void RequestQueue::Serve() {
-  os::LoopThread::Lock lock(loop_.mu());
+  os::MutexLock lock(loop_.mu());
   for (;;) {
-    loop_.Wait(lock, [this] { return !ready_.empty(); });
+    loop_.Wait(lock, [this]() FIBER_REQUIRES(loop_.mu()) { return !ready_.empty(); });
     if (loop_.stopping()) return;
     const When& when = waiting_.at(ready_.front()).front().second;
     if (const auto start = when.paced ? next_start_ : when.at; Clock::now() < start) {
@@ -76,7 +77,7 @@ void RequestQueue::Serve() {
     if (mine->second.empty()) waiting_.erase(mine);
     running_.insert(worker_id);
     next_start_ = Clock::now() + pace_;
-    lock.unlock();
+    lock.Unlock();
     try {
       request();
     } catch (...) {
@@ -84,7 +85,7 @@ void RequestQueue::Serve() {
       ReportEscaped([this](const std::string& error) { log::Warning("a request " + what_ + " failed: " + error); });
     }
     request = nullptr;  // what it holds goes before the next, not after
-    lock.lock();
+    lock.Lock();
     running_.erase(worker_id);
     if (waiting_.count(worker_id)) ready_.push_front(worker_id);
     loop_.Notify();

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "os/loop_thread.hpp"
+#include "os/mutex.hpp"
 
 namespace fiber::backend {
 
@@ -65,10 +66,10 @@ class RequestQueue {
 
   const Clock::duration pace_;
   const std::string what_;
-  std::map<std::string, std::deque<std::pair<Request, When>>> waiting_;  // guarded by loop_.mu(): by worker
-  std::deque<std::string> ready_;  // guarded by loop_.mu(): workers whose next request may run, in turn
-  std::set<std::string> running_;  // guarded by loop_.mu(): workers with a request under way
-  Clock::time_point next_start_{};  // guarded by loop_.mu(): the pace's
+  std::map<std::string, std::deque<std::pair<Request, When>>> waiting_ FIBER_GUARDED_BY(loop_.mu());  // by worker
+  std::deque<std::string> ready_ FIBER_GUARDED_BY(loop_.mu());  // workers whose next request may run, in turn
+  std::set<std::string> running_ FIBER_GUARDED_BY(loop_.mu());  // workers with a request under way
+  Clock::time_point next_start_ FIBER_GUARDED_BY(loop_.mu()){};  // the pace's
   os::LoopThread loop_;
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "fiber/errors.hpp"
+#include "os/mutex.hpp"
 #include "wire/limits.hpp"
 #include "os/background_thread.hpp"
 
@@ -37,7 +38,7 @@ void ManagerLinks::Send(const std::string& endpoint, wire::Request request, OnRe
   Key key(request.object, endpoint);
   bool wake = false, held = false;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    os::MutexLock lock(mu_);
     if (ended_.count(request.object)) return via_master_(std::move(request), std::move(on_reply));
     Link& l = links_[key];
     // Nothing of this manager's waits in the thread: this call follows
@@ -61,7 +62,7 @@ void ManagerLinks::Send(const std::string& endpoint, wire::Request request, OnRe
   std::string why;
   if (inbox_.Post({key, {std::move(request), on_reply}}, &why)) return;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    os::MutexLock lock(mu_);
     --links_[key].posted;
   }
   on_reply(Reply{0, Status::kLost, why});
@@ -70,7 +71,7 @@ void ManagerLinks::Send(const std::string& endpoint, wire::Request request, OnRe
 void ManagerLinks::Flush() {
   bool wake = false;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    os::MutexLock lock(mu_);
     for (auto& [key, l] : links_)
       if (!l.held.empty() && l.link && l.link->state() == DirectLink::State::kDirect) wake |= !SendHere(l);
   }
@@ -109,7 +110,7 @@ bool ManagerLinks::SendBatches(Link& l, bool* sent) {
 
 void ManagerLinks::Ended(std::uint64_t channel) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    os::MutexLock lock(mu_);
     ended_.insert(channel);
   }
   // Its thread closes its links: it alone polls their sockets.
@@ -125,7 +126,7 @@ void ManagerLinks::Run() {
     std::vector<std::pair<std::uint64_t, Link*>> polled;  // by channel, beside their two items
     auto wait = std::chrono::milliseconds(again ? 0 : -1);
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      os::MutexLock lock(mu_);
       const auto now = DirectLink::Clock::now();
       for (auto& [key, l] : links_) {
         if (!l.link || l.link->state() == DirectLink::State::kClosed) continue;
@@ -151,7 +152,7 @@ void ManagerLinks::Run() {
     }
     Answers answers;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      os::MutexLock lock(mu_);
       again = false;
       for (auto& p : posted) again |= Route(std::move(p), &answers);
       const auto now = DirectLink::Clock::now();
@@ -241,7 +242,7 @@ void ManagerLinks::Fail(const std::string& why) {
   std::vector<Posted> posted = inbox_.Take();
   Answers answers;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    os::MutexLock lock(mu_);
     auto lost = [&](OnReply& on_reply, std::uint64_t id) {
       answers.emplace_back(std::move(on_reply), Reply{id, Status::kLost, why});
     };

@@ -26,6 +26,7 @@
 
 #include "client/direct_link.hpp"
 #include "os/inbox.hpp"
+#include "os/mutex.hpp"
 #include "wire/request.hpp"
 
 namespace fiber::client {
@@ -71,9 +72,9 @@ class ManagerLinks {
   };
   using Answers = std::vector<std::pair<OnReply, wire::Reply>>;
   void Run();
-  bool Route(Posted p, Answers* answers);
+  bool Route(Posted p, Answers* answers) FIBER_REQUIRES(mu_);
   bool Serve(std::uint64_t channel, Link& l, DirectLink::Clock::time_point now, bool data, bool events,
-             Answers* answers);
+             Answers* answers) FIBER_REQUIRES(mu_);
   bool SendHeld(Link& l, Answers* answers);
   bool SendHere(Link& l);
   bool SendBatches(Link& l, bool* sent);
@@ -89,9 +90,9 @@ class ManagerLinks {
   std::once_flag started_;
   std::thread thread_;
 
-  std::mutex mu_;
-  std::map<Key, Link> links_;            // guarded by mu_
-  std::set<std::uint64_t> ended_;        // channels; guarded by mu_
+  os::Mutex mu_;
+  std::map<Key, Link> links_ FIBER_GUARDED_BY(mu_);
+  std::set<std::uint64_t> ended_ FIBER_GUARDED_BY(mu_);  // channels
 };
 
 }  // namespace fiber::client

@@ -3,13 +3,13 @@
 #include <atomic>
 #include <future>
 #include <memory>
-#include <mutex>
 
 #include "api/init_state.hpp"
 #include "client/manager_links.hpp"
 #include "client/remote_client.hpp"
 #include "fiber/errors.hpp"
 #include "master/run.hpp"
+#include "os/mutex.hpp"
 #include "worker/this_worker.hpp"
 
 namespace fiber::client {
@@ -128,9 +128,9 @@ RunClient& RunClient::Get() {
   // Made once: every later call (one per queue put) reads it without a lock.
   static std::atomic<RunClient*> made{nullptr};
   if (RunClient* c = made.load(std::memory_order_acquire)) return *c;
-  static std::mutex mu;
-  static std::unique_ptr<RunClient> client;
-  std::lock_guard<std::mutex> lock(mu);
+  static os::Mutex mu;
+  static std::unique_ptr<RunClient> client FIBER_GUARDED_BY(mu);
+  os::MutexLock lock(mu);
   if (!client) {
     if (const worker::Bootstrap* b = worker::ThisWorker()) {
       client = std::make_unique<RemoteClient>(*b);

@@ -3,17 +3,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
-#include <mutex>
 
 #include "config/assignment.hpp"
 #include "config/setting_table.hpp"
+#include "os/mutex.hpp"
 
 namespace fiber::config {
 
 namespace {
 
-std::mutex current_mu;
-Settings current;
+os::Mutex current_mu;
+Settings current FIBER_GUARDED_BY(current_mu);
 
 }  // namespace
 
@@ -74,12 +74,12 @@ bool ApplyTiming(const Getenv& getenv, std::chrono::milliseconds* interval,
 }
 
 Settings Current() {
-  std::lock_guard<std::mutex> lock(current_mu);
+  os::MutexLock lock(current_mu);
   return current;
 }
 
 void SetCurrent(const Settings& settings) {
-  std::lock_guard<std::mutex> lock(current_mu);
+  os::MutexLock lock(current_mu);
   current = settings;
 }
 

@@ -4,26 +4,27 @@
 #include <atomic>
 #include <deque>
 #include <cstdio>
-#include <mutex>
+
+#include "os/mutex.hpp"
 
 namespace fiber::log {
 
 namespace {
 std::atomic<bool> verbose{false};
-std::mutex prefix_mu;
+os::Mutex prefix_mu;
 std::string prefix = "fiber: ";
-std::deque<std::string> errors_said;  // guarded by prefix_mu
+std::deque<std::string> errors_said FIBER_GUARDED_BY(prefix_mu);
 }  // namespace
 
 bool SaidError(const std::string& message) {
-  std::lock_guard<std::mutex> lock(prefix_mu);
+  os::MutexLock lock(prefix_mu);
   return std::find(errors_said.begin(), errors_said.end(), message) != errors_said.end();
 }
 
 void SetVerbose(bool on) { verbose = on; }
 
 void SetWorker(const std::string& worker_id) {
-  std::lock_guard<std::mutex> lock(prefix_mu);
+  os::MutexLock lock(prefix_mu);
   prefix = "fiber worker " + worker_id + ": ";
 }
 
@@ -32,7 +33,7 @@ void Write(Level level, const std::string& message) {
   const char* tag = level == Level::kError ? "error: " : level == Level::kWarning ? "warning: " : "";
   std::string line;
   {
-    std::lock_guard<std::mutex> lock(prefix_mu);
+    os::MutexLock lock(prefix_mu);
     line = prefix;
     if (level == Level::kError) {
       errors_said.push_back(message);

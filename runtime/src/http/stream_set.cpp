@@ -2,6 +2,7 @@
 
 #include "http/transfer.hpp"
 #include "os/background_thread.hpp"
+#include "os/mutex.hpp"
 
 namespace fiber::http {
 
@@ -23,7 +24,7 @@ StreamSet::StreamSet() = default;
 
 StreamSet::~StreamSet() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    os::MutexLock lock(mu_);
     stopping_ = true;
   }
   if (multi_) curl_->multi_wakeup(static_cast<CURLM*>(multi_));
@@ -37,13 +38,13 @@ StreamSet::Id StreamSet::Add(Request request, OnEnd on_end) {
   ex->on_end = std::move(on_end);
   std::string err;
   const Curl* cu = LoadCurl(&err);
-  std::unique_lock<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   ex->id = next_++;
   const Id id = ex->id;
   curl_ = cu;
   if (cu && !multi_ && !(multi_ = cu->multi_init())) err = "cannot follow HTTP streams (libcurl failed to initialise)";
   if (!cu || !multi_ || stopping_) {
-    lock.unlock();
+    lock.Unlock();
     ex->on_end(false, ex->response, err.empty() ? "the stream set is ending" : err);
     return id;
   }
@@ -53,21 +54,21 @@ StreamSet::Id StreamSet::Add(Request request, OnEnd on_end) {
     thread_ = StartBackgroundThread([this] { Loop(); }, [this](const std::string& what) {
       EndAll("an internal error (" + what + ")");
     });
-  lock.unlock();
+  lock.Unlock();
   cu->multi_wakeup(static_cast<CURLM*>(multi_));
   return id;
 }
 
 void StreamSet::Cancel(Id id) {
-  std::unique_lock<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   if (!open_.count(id)) return;
   cancelled_.push_back(id);
   curl_->multi_wakeup(static_cast<CURLM*>(multi_));
-  ended_.wait(lock, [&] { return !open_.count(id); });
+  lock.Wait(ended_, [&]() FIBER_REQUIRES(mu_) { return !open_.count(id); });
 }
 
 std::size_t StreamSet::open() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   return open_.size();
 }
 
@@ -77,7 +78,7 @@ void StreamSet::End(Id id, Exchange& ex, bool answered, const std::string& err) 
   } catch (...) {
     // Its owner's failure to take the news: the others go on.
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   open_.erase(id);
   ended_.notify_all();
 }
@@ -91,7 +92,7 @@ void StreamSet::EndAll(const std::string& err) {
   running_.clear();
   std::vector<std::unique_ptr<Exchange>> added;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    os::MutexLock lock(mu_);
     added.swap(added_);
     cancelled_.clear();
   }
@@ -102,7 +103,7 @@ bool StreamSet::TakeRequests() {
   std::vector<std::unique_ptr<Exchange>> added;
   std::vector<Id> cancelled;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    os::MutexLock lock(mu_);
     if (stopping_) {
       added_.swap(added);  // ended below, with those running
     } else {
@@ -129,7 +130,7 @@ bool StreamSet::TakeRequests() {
         running_.erase(it);
         break;
       }
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   return !stopping_;
 }
 

@@ -9,13 +9,13 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "http/client.hpp"
+#include "os/mutex.hpp"
 
 namespace fiber::http {
 
@@ -52,15 +52,17 @@ class StreamSet {
   void End(Id id, Exchange& ex, bool answered, const std::string& err);
   void EndAll(const std::string& err);
 
-  mutable std::mutex mu_;
+  mutable os::Mutex mu_;
   std::condition_variable ended_;
-  Id next_ = 1;                                         // guarded by mu_
-  std::vector<std::unique_ptr<Exchange>> added_;        // guarded by mu_: not yet in the multi
-  std::vector<Id> cancelled_;                           // guarded by mu_
-  std::set<Id> open_;                                   // guarded by mu_: added, not yet ended
-  bool stopping_ = false;                               // guarded by mu_
-  const struct Curl* curl_ = nullptr;                   // guarded by mu_; set by the first Add, as multi_
-  void* multi_ = nullptr;                               // made by the first Add
+  Id next_ FIBER_GUARDED_BY(mu_) = 1;
+  std::vector<std::unique_ptr<Exchange>> added_ FIBER_GUARDED_BY(mu_);  // not yet in the multi
+  std::vector<Id> cancelled_ FIBER_GUARDED_BY(mu_);
+  std::set<Id> open_ FIBER_GUARDED_BY(mu_);  // added, not yet ended
+  bool stopping_ FIBER_GUARDED_BY(mu_) = false;
+  // Both set by the first Add, under mu_, before it starts the thread that
+  // reads them; never changed again (so not guarded).
+  const struct Curl* curl_ = nullptr;
+  void* multi_ = nullptr;
   std::map<void*, std::unique_ptr<Exchange>> running_;  // the thread's own, by curl handle
   std::thread thread_;
 };

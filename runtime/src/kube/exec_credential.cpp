@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "encoding/base64.hpp"
+#include "os/mutex.hpp"
 #include "os/run_capture.hpp"
 
 namespace fiber::kube {
@@ -33,7 +34,7 @@ std::string ExecInfo(const ExecConfig& c) {
 }  // namespace
 
 bool ExecCredentialPlugin::Get(ClientIdentity* identity, std::string* err) {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   const bool expired =
       expiry_ != std::chrono::sys_seconds{} &&
       std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()) >= expiry_;
@@ -47,7 +48,7 @@ bool ExecCredentialPlugin::Get(ClientIdentity* identity, std::string* err) {
 }
 
 void ExecCredentialPlugin::Forget() {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   cached_ = false;
   identity_ = {};
 }

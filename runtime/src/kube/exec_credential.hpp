@@ -6,10 +6,11 @@
 #pragma once
 
 #include <chrono>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "os/mutex.hpp"
 
 namespace fiber::kube {
 
@@ -62,10 +63,10 @@ class ExecCredentialPlugin {
                          std::string* err) const;
 
   const ExecConfig config_;
-  std::mutex mu_;
-  bool cached_ = false;                                  // guarded by mu_
-  ClientIdentity identity_;                              // guarded by mu_
-  std::chrono::sys_seconds expiry_ = {};                 // guarded by mu_; {}: none
+  os::Mutex mu_;
+  bool cached_ FIBER_GUARDED_BY(mu_) = false;
+  ClientIdentity identity_ FIBER_GUARDED_BY(mu_);
+  std::chrono::sys_seconds expiry_ FIBER_GUARDED_BY(mu_) = {};  // {}: none
 };
 
 /// An RFC 3339 time ("2026-11-23T07:00:00Z", "...:00.123+01:00") to the

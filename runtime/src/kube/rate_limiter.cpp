@@ -2,13 +2,15 @@
 
 #include <algorithm>
 
+#include "os/mutex.hpp"
+
 namespace fiber::kube {
 
 RateLimiter::RateLimiter(RateLimit limit, std::function<Clock::time_point()> clock)
     : limit_(limit), clock_(std::move(clock)), tokens_(limit.burst), last_(clock_()) {}
 
 RateLimiter::Clock::duration RateLimiter::Reserve() {
-  const std::lock_guard lock(mutex_);
+  const os::MutexLock lock(mutex_);
   const Clock::time_point now = clock_();
   const std::chrono::duration<double> elapsed = now - last_;
   last_ = now;

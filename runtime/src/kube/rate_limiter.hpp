@@ -5,7 +5,8 @@
 
 #include <chrono>
 #include <functional>
-#include <mutex>
+
+#include "os/mutex.hpp"
 
 namespace fiber::kube {
 
@@ -30,9 +31,9 @@ class RateLimiter {
  private:
   const RateLimit limit_;
   const std::function<Clock::time_point()> clock_;
-  std::mutex mutex_;
-  double tokens_;  // below 0: requests reserved ahead of the refill
-  Clock::time_point last_;
+  os::Mutex mutex_;
+  double tokens_ FIBER_GUARDED_BY(mutex_);  // below 0: requests reserved ahead of the refill
+  Clock::time_point last_ FIBER_GUARDED_BY(mutex_);
 };
 
 }  // namespace fiber::kube

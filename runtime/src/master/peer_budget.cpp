@@ -6,6 +6,7 @@
 
 #include "diagnostics/log.hpp"
 #include "os/descriptor_limit.hpp"
+#include "os/mutex.hpp"
 
 namespace fiber::master {
 
@@ -92,7 +93,7 @@ void Add(PeerBudget::Usage* to, const PeerBudget::Usage& u, bool add) {
 
 bool PeerBudget::Take(const std::string& peer, Usage usage, Hold* hold, std::string* err) {
   *hold = Hold();  // what it held returns first, outside the lock
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   if (!peer.empty()) {
     const auto it = held_.find(peer);
     std::string over = Over(kPeerBounds, it == held_.end() ? Usage{} : it->second.usage, usage,
@@ -119,7 +120,7 @@ bool PeerBudget::Take(const std::string& peer, Usage usage, Hold* hold, std::str
 }
 
 void PeerBudget::Charge(const std::string& peer, const Usage& usage, Hold* hold) {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   if (!peer.empty()) Add(&all_, usage, true);
   Add(&held_[peer].usage, usage, true);
   if (!hold->budget_) {
@@ -130,7 +131,7 @@ void PeerBudget::Charge(const std::string& peer, const Usage& usage, Hold* hold)
 }
 
 void PeerBudget::Return(const std::string& peer, const Usage& usage) {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   const auto it = held_.find(peer);
   if (it == held_.end()) return;
   if (!peer.empty()) Add(&all_, usage, false);
@@ -141,26 +142,26 @@ void PeerBudget::Return(const std::string& peer, const Usage& usage) {
 }
 
 PeerBudget::Usage PeerBudget::Of(const std::string& peer) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   const auto it = held_.find(peer);
   return it == held_.end() ? Usage{} : it->second.usage;
 }
 
 PeerBudget::Usage PeerBudget::All() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   return all_;
 }
 
 std::size_t PeerBudget::BytesLeft(const std::string& peer) const {
   if (peer.empty()) return SIZE_MAX;
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   const auto it = held_.find(peer);
   const std::size_t held = it == held_.end() ? 0 : it->second.usage.bytes;
   return held < limits_.bytes ? limits_.bytes - held : 0;
 }
 
 std::vector<std::string> PeerBudget::Waiting() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   std::vector<std::string> peers;
   for (const auto& [peer, h] : held_)
     if (!peer.empty() && h.usage.requests > 0) peers.push_back(peer);

@@ -15,11 +15,11 @@
 #include <cstddef>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "diagnostics/log.hpp"
+#include "os/mutex.hpp"
 #include "wire/limits.hpp"
 
 namespace fiber::master {
@@ -85,10 +85,10 @@ class PeerBudget : public std::enable_shared_from_this<PeerBudget> {
     bool warned = false;  // its refusal is logged; again once it held nothing
   };
   wire::PeerLimits limits_;
-  mutable std::mutex mu_;
-  std::map<std::string, Held> held_;  // peers holding something
-  Usage all_;                         // what peers but the master's own hold
-  log::RateLimit unheld_refusals_;
+  mutable os::Mutex mu_;
+  std::map<std::string, Held> held_ FIBER_GUARDED_BY(mu_);  // peers holding something
+  Usage all_ FIBER_GUARDED_BY(mu_);                         // what peers but the master's own hold
+  log::RateLimit unheld_refusals_ FIBER_GUARDED_BY(mu_);
 };
 
 }  // namespace fiber::master

@@ -4,6 +4,7 @@
 
 #include "config/backend_names.hpp"
 #include "fiber/errors.hpp"
+#include "os/mutex.hpp"
 
 namespace fiber::master {
 
@@ -37,7 +38,7 @@ PoolHandle::PoolHandle(Run& run, const PoolOptions& options,
   o.bootstrap = run.bootstrap();
   o.new_worker_id = [d = &dispatcher_, channel = channel_] { return d->NewWorkerId(channel); };
   o.on_finished = [finish = finish_] {
-    std::lock_guard<std::mutex> lock(finish->mu);
+    os::MutexLock lock(finish->mu);
     finish->done = true;
     finish->cv.notify_all();
   };
@@ -99,10 +100,10 @@ void PoolHandle::Terminate() {
 }
 
 void PoolHandle::Join() {
-  std::unique_lock<std::mutex> lock(finish_->mu);
+  os::MutexLock lock(finish_->mu);
   // A run that ended under us (at exit) finishes no pool: stop waiting then.
   while (!finish_->done && dispatcher_.running())
-    finish_->cv.wait_for(lock, std::chrono::milliseconds(200));
+    lock.WaitFor(finish_->cv, std::chrono::milliseconds(200));
 }
 
 std::vector<WorkerInfo> PoolHandle::Workers() {

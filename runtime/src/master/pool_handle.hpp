@@ -5,12 +5,12 @@
 
 #include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "fiber/pool.hpp"
 #include "master/run.hpp"
+#include "os/mutex.hpp"
 #include "wire/task_batch.hpp"
 
 namespace fiber::master {
@@ -46,9 +46,9 @@ class PoolHandle {
   [[nodiscard]] bool With(std::function<void(PoolService&)> fn);
 
   struct Finish {
-    std::mutex mu;
+    os::Mutex mu;
     std::condition_variable cv;
-    bool done = false;
+    bool done FIBER_GUARDED_BY(mu) = false;
   };
   Dispatcher& dispatcher_;
   wire::Channel channel_;

@@ -12,7 +12,7 @@ using wire::Op;
 using wire::Status;
 
 std::size_t QueueTable::items() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   std::size_t n = 0;
   for (const auto& [id, q] : queues_) n += q.size();
   return n;
@@ -20,7 +20,7 @@ std::size_t QueueTable::items() const {
 
 void QueueTable::Handle(const std::string& peer, wire::Request request, Answer answer,
                         Clock::time_point now, Deliver deliver) {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   if (request.op == Op::kQueueNew) return Create(peer, request, answer);
   // Taken in first, so that an item file sent to a queue gone is let go.
   HeldItems items;
@@ -58,7 +58,7 @@ void QueueTable::Handle(const std::string& peer, wire::Request request, Answer a
 
 bool QueueTable::TakeNow(const wire::Request& request, Taken* taken) {
   if (request.op != Op::kQueueGet && request.op != Op::kQueueGetMany) return false;
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   auto it = queues_.find(request.object);
   return it != queues_.end() && it->second.TakeNow(request, taken);
 }
@@ -154,12 +154,12 @@ void QueueTable::Serve(Queues::iterator it) {
 }
 
 void QueueTable::Tick(Clock::time_point now) {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   for (auto& [id, q] : queues_) q.Tick(now);
 }
 
 void QueueTable::DropWaitersOf(const std::string& peer) {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   for (auto& [id, q] : queues_) q.DropWaitersOf(peer);
 }
 

@@ -15,12 +15,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "master/held_items.hpp"
 #include "master/held_queue.hpp"
 #include "master/peer_budget.hpp"
+#include "os/mutex.hpp"
 #include "wire/item_files.hpp"
 #include "wire/request.hpp"
 
@@ -66,7 +66,7 @@ class QueueTable {
   std::size_t items() const;
   /// Queues held (made, not yet closed and drained).
   std::size_t queues() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    os::MutexLock lock(mu_);
     return queues_.size();
   }
 
@@ -75,17 +75,17 @@ class QueueTable {
   /// The items of a put request, in one block charged to peer; false when
   /// answered (malformed, too large, over peer's bound).
   bool BlockOf(const std::string& peer, wire::Request& request, const Answer& answer,
-               HeldItems* items);
-  void Create(const std::string& peer, const wire::Request& request, const Answer& answer);
+               HeldItems* items) FIBER_REQUIRES(mu_);
+  void Create(const std::string& peer, const wire::Request& request, const Answer& answer) FIBER_REQUIRES(mu_);
   /// The answer for a queue freed once closed and drained.
   static void AnswerFreed(const wire::Request& request, const Answer& answer);
   /// Serves the queue (HeldQueue::Serve), and frees it once closed and drained.
-  void Serve(Queues::iterator it);
+  void Serve(Queues::iterator it) FIBER_REQUIRES(mu_);
 
-  mutable std::mutex mu_;
+  mutable os::Mutex mu_;
   std::shared_ptr<PeerBudget> budget_;
-  Queues queues_;
-  std::uint64_t next_id_ = 1;
+  Queues queues_ FIBER_GUARDED_BY(mu_);
+  std::uint64_t next_id_ FIBER_GUARDED_BY(mu_) = 1;
   std::shared_ptr<wire::ItemFiles> item_files_;  // when the run has them
 };
 

@@ -1,19 +1,19 @@
 #include "master/run.hpp"
 
 #include <cstdlib>
-#include <mutex>
 
 #include "backend/engine_adapter.hpp"
 #include "config/variables.hpp"
 #include "fiber/errors.hpp"
+#include "os/mutex.hpp"
 #include "runs/run_dir.hpp"
 
 namespace fiber::master {
 
 Run& Run::Get() {
-  static std::mutex mu;
-  static std::unique_ptr<Run> run;
-  std::lock_guard<std::mutex> lock(mu);
+  static os::Mutex mu;
+  static std::unique_ptr<Run> run FIBER_GUARDED_BY(mu);
+  os::MutexLock lock(mu);
   if (!run) {
     std::unique_ptr<Run> made(new Run(config::Current()));
     std::string err;

@@ -6,11 +6,11 @@
 // Take from the owning thread.
 #pragma once
 
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "os/mutex.hpp"
 #include "os/wake_fd.hpp"
 
 namespace fiber::os {
@@ -27,7 +27,7 @@ class Inbox {
   /// closed, when the owner takes no more.
   [[nodiscard]] bool Post(T item, std::string* why = nullptr) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       if (closed_) {
         if (why) *why = *closed_;
         return false;
@@ -43,11 +43,11 @@ class Inbox {
   /// Refuses every post from now on, with why; the owner still takes what
   /// came before.
   void Close(std::string why) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (!closed_) closed_ = std::move(why);
   }
   bool closed() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     return closed_.has_value();
   }
   /// Wakes the owner with nothing new (to see that it is closed).
@@ -57,16 +57,16 @@ class Inbox {
   std::vector<T> Take() {
     wake_.Clear();
     std::vector<T> taken;
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     taken.swap(items_);
     return taken;
   }
 
  private:
   WakeFd wake_;
-  mutable std::mutex mu_;
-  std::vector<T> items_;
-  std::optional<std::string> closed_;  // why posts are refused
+  mutable Mutex mu_;
+  std::vector<T> items_ FIBER_GUARDED_BY(mu_);
+  std::optional<std::string> closed_ FIBER_GUARDED_BY(mu_);  // why posts are refused
 };
 
 }  // namespace fiber::os

@@ -12,7 +12,7 @@ void LoopThread::Start(std::function<void()> body, std::function<void(const std:
 void LoopThread::Stop() {
   {
     // Under the lock: a waiter checks stop_ and waits in one step.
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     stop_ = true;
   }
   changed_.notify_all();

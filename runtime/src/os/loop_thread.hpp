@@ -10,17 +10,17 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "os/mutex.hpp"
 
 namespace fiber::os {
 
 class LoopThread {
  public:
   using Clock = std::chrono::steady_clock;
-  using Lock = std::unique_lock<std::mutex>;
 
   LoopThread() = default;
   /// Stop: the owner's state must outlive the threads, so an owner whose
@@ -35,32 +35,33 @@ class LoopThread {
   /// Sets stopping(), wakes every wait and joins the threads; again, nothing.
   void Stop();
 
-  /// The lock that guards the owner's state.
-  std::mutex& mu() const { return mu_; }
+  /// The lock that guards the owner's state (FIBER_GUARDED_BY(loop_.mu())).
+  Mutex& mu() const FIBER_RETURNS_LOCK(mu_) { return mu_; }
   /// Set by Stop, under mu(): a call blocked on an engine can take it as
   /// its cancel flag.
   const std::atomic<bool>& stopping() const { return stop_; }
   /// Wakes every wait: call after a change they may wait for.
   void Notify() { changed_.notify_all(); }
 
-  /// Waits on lock (of mu()) until ready() or stopping().
+  /// Waits on lock (of mu()) until ready() or stopping(); ready is a
+  /// lambda FIBER_REQUIRES(mu()) when it reads guarded state.
   template <class Ready>
-  void Wait(Lock& lock, Ready ready) {
-    changed_.wait(lock, [&] { return stop_ || ready(); });
+  void Wait(MutexLock& lock, Ready ready) FIBER_REQUIRES(mu_) {
+    lock.Wait(changed_, [&]() FIBER_NOT_CHECKED { return stop_ || ready(); });
   }
   /// Waits on lock until ready(), stopping() or deadline; false at the
   /// deadline with neither.
   template <class Ready>
-  bool WaitUntil(Lock& lock, Clock::time_point deadline, Ready ready) {
-    return changed_.wait_until(lock, deadline, [&] { return stop_ || ready(); });
+  bool WaitUntil(MutexLock& lock, Clock::time_point deadline, Ready ready) FIBER_REQUIRES(mu_) {
+    return lock.WaitUntil(changed_, deadline, [&]() FIBER_NOT_CHECKED { return stop_ || ready(); });
   }
   /// Waits on lock until stopping() or deadline; whether it stopped.
-  bool SleepUntil(Lock& lock, Clock::time_point deadline) {
+  bool SleepUntil(MutexLock& lock, Clock::time_point deadline) FIBER_REQUIRES(mu_) {
     return WaitUntil(lock, deadline, [] { return false; });
   }
 
  private:
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::condition_variable changed_;
   std::atomic<bool> stop_{false};
   std::vector<std::thread> threads_;

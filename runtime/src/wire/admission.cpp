@@ -6,6 +6,7 @@
 #include "diagnostics/log.hpp"
 #include "os/background_thread.hpp"
 #include "os/descriptor_limit.hpp"
+#include "os/mutex.hpp"
 #include "wire/limits.hpp"
 #include "wire/poll.hpp"
 
@@ -84,7 +85,7 @@ void Admission::HandleMonitor() {
       }
     } else if (e.event.id == ZMQ_EVENT_DISCONNECTED) {
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        os::MutexLock lock(mu_);
         Forget(fd);
       }
       if (on_closed_) on_closed_(static_cast<int>(fd));
@@ -107,7 +108,7 @@ void Admission::HandleMonitor() {
 
 void Admission::Proven(int fd) {
   if (fd < 0) return;
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   const auto it = unproven_.find(static_cast<std::uint32_t>(fd));
   if (it == unproven_.end()) return;
   // Bounded: a flood of the run's own peers from ever more addresses is
@@ -121,7 +122,7 @@ void Admission::Proven(int fd) {
 // workers halfway through their handshake, and a worker closed connects
 // again.
 bool Admission::Hold(const PeerEvent& accepted, std::string* why) {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   const auto now = Clock::now();
   Forget(accepted.event.value);  // a number whose connection closed unseen
   ForgetExpired(now);

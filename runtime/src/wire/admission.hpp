@@ -28,7 +28,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -37,6 +36,7 @@
 
 #include "diagnostics/log.hpp"
 
+#include "os/mutex.hpp"
 #include "os/wake_fd.hpp"
 #include "wire/accepted_peers.hpp"
 #include "wire/socket_monitor.hpp"
@@ -77,18 +77,18 @@ class Admission {
   void HandleMonitor();
   /// Gives accepted a place; false, with why, when the caps leave none.
   [[nodiscard]] bool Hold(const PeerEvent& accepted, std::string* why);
-  void ForgetExpired(Clock::time_point now);  // under mu_
-  void Forget(std::uint32_t fd);               // under mu_
+  void ForgetExpired(Clock::time_point now) FIBER_REQUIRES(mu_);
+  void Forget(std::uint32_t fd) FIBER_REQUIRES(mu_);
   void LogRefusal(const std::string& what);
 
   SocketMonitor monitor_;
   const std::size_t max_unproven_;  // T: in all
-  std::mutex mu_;
-  std::unordered_map<std::uint32_t, Unproven> unproven_;        // by fd; guarded by mu_
-  std::unordered_map<std::string, std::size_t> unproven_from_;  // by address; guarded by mu_
-  std::unordered_set<std::string> proven_addresses_;  // at most T of them; guarded by mu_
-  std::size_t from_strangers_ = 0;  // places of addresses not proven; guarded by mu_
-  Clock::time_point last_expiry_;                               // guarded by mu_
+  os::Mutex mu_;
+  std::unordered_map<std::uint32_t, Unproven> unproven_ FIBER_GUARDED_BY(mu_);  // by fd
+  std::unordered_map<std::string, std::size_t> unproven_from_ FIBER_GUARDED_BY(mu_);  // by address
+  std::unordered_set<std::string> proven_addresses_ FIBER_GUARDED_BY(mu_);  // at most T of them
+  std::size_t from_strangers_ FIBER_GUARDED_BY(mu_) = 0;  // places of addresses not proven
+  Clock::time_point last_expiry_ FIBER_GUARDED_BY(mu_);
   std::unordered_map<std::uint32_t, std::string> peers_;  // by fd: "ip:port", "" if unknown
   int handshake_failed_ = 0;  // the failure event awaiting its DISCONNECTED
   log::RateLimit refused_;

@@ -8,6 +8,7 @@
 #include "config/backend_names.hpp"
 #include "config/quantities.hpp"
 #include "diagnostics/log.hpp"
+#include "os/mutex.hpp"
 
 namespace fiber::backend {
 
@@ -61,7 +62,7 @@ ContainerBackend::~ContainerBackend() {
 }
 
 bool ContainerBackend::Connect(const std::string& run_id, std::string* err) {
-  std::lock_guard<std::mutex> lock(connect_mu_);
+  os::MutexLock lock(connect_mu_);
   if (!client_ && connect_error_.empty()) {
     engine::Client client;
     if (engine::Client::Connect(engine_, config::ProcessEnvironment, &client, &connect_error_,
@@ -94,20 +95,20 @@ bool ContainerBackend::Start(const Launch& launch, std::string* err) {
   starts_->Post(worker_id, [this, launch] {
     Started done{launch.bootstrap.worker_id, {}, ""};
     if (!Connect(launch.bootstrap.run_id, &done.error)) {
-      std::lock_guard<std::mutex> lock(mu_);
+      os::MutexLock lock(mu_);
       started_.push_back(std::move(done));
       return;
     }
     bool check;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      os::MutexLock lock(mu_);
       check = !program_checked_;
     }
     Container& c = done.container;
     c.memory_mb = launch.resources.memory_mb;
     const bool ok = StartWorkerContainer(*client_, settings_, launch, check, &c.id, outputs_, &c.output, &done.error);
     if (!ok && done.error.empty()) done.error = "the engine did not say why";
-    std::lock_guard<std::mutex> lock(mu_);
+    os::MutexLock lock(mu_);
     program_checked_ = program_checked_ || ok;
     started_.push_back(std::move(done));
   });
@@ -117,7 +118,7 @@ bool ContainerBackend::Start(const Launch& launch, std::string* err) {
 void ContainerBackend::TakeStarted(std::vector<Exit>* exits) {
   std::vector<Started> started;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    os::MutexLock lock(mu_);
     started.swap(started_);
   }
   for (Started& s : started) {

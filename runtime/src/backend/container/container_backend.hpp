@@ -35,7 +35,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -47,6 +46,7 @@
 #include "backend/container/container_start.hpp"
 #include "backend/request_queue.hpp"
 #include "engine/engine_client.hpp"
+#include "os/mutex.hpp"
 
 namespace fiber::backend {
 
@@ -90,19 +90,21 @@ class ContainerBackend : public Backend {
 
   std::string engine_;
   config::Settings settings_;
-  std::mutex connect_mu_;                        // guards the connect of the start queue's threads:
-  std::optional<engine::Client> client_;         // set once, before any start it serves ends
+  os::Mutex connect_mu_;                        // guards the connect of the start queue's threads:
+  // Both set once under connect_mu_, before any start that uses them ends;
+  // read without it after (not guarded: never changed again).
+  std::optional<engine::Client> client_;
   std::unique_ptr<ContainerEvents> events_;
-  std::string connect_error_;
+  std::string connect_error_ FIBER_GUARDED_BY(connect_mu_);
   http::StreamSet outputs_;                      // follows every container's output; outlives them
   std::map<std::string, Container> containers_;  // not yet seen to end, by worker id
   std::set<std::string> starting_;               // accepted, not yet taken from started_
   std::set<std::string> killed_starting_;        // of starting_: killed while under way
   std::vector<Exit> unborn_;                     // killed before their start began
   std::string warned_;                           // the events' error last said
-  std::mutex mu_;                                // guards what the start queue hands over:
-  bool program_checked_ = false;                 // in the image, by CheckProgramIn
-  std::vector<Started> started_;
+  os::Mutex mu_;                                // guards what the start queue hands over:
+  bool program_checked_ FIBER_GUARDED_BY(mu_) = false;  // in the image, by CheckProgramIn
+  std::vector<Started> started_ FIBER_GUARDED_BY(mu_);
   std::unique_ptr<RequestQueue> starts_;         // last: its threads go before what they use
 };
 

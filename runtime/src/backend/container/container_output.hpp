@@ -12,12 +12,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "backend/worker_output.hpp"
 #include "engine/engine_client.hpp"
 #include "http/stream_set.hpp"
+#include "os/mutex.hpp"
 
 namespace fiber::backend {
 
@@ -54,11 +54,11 @@ class ContainerOutput {
   http::StreamSet& streams_;
   http::StreamSet::Id stream_ = 0;
   WorkerOutput sink_;  // the set's thread's
-  mutable std::mutex mu_;
+  mutable os::Mutex mu_;
   mutable std::condition_variable changed_;
-  State state_ = State::kAttaching;  // guarded by mu_
-  std::string error_;                // guarded by mu_: why it did not attach
-  std::string last_;                 // guarded by mu_
+  State state_ FIBER_GUARDED_BY(mu_) = State::kAttaching;
+  std::string error_ FIBER_GUARDED_BY(mu_);  // why it did not attach
+  std::string last_ FIBER_GUARDED_BY(mu_);
 };
 
 }  // namespace fiber::backend

@@ -3,7 +3,6 @@
 #include <signal.h>
 
 #include <atomic>
-#include <mutex>
 #include <thread>
 #include <utility>
 
@@ -15,6 +14,7 @@
 #include "backend/kubernetes/pod_template.hpp"
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/labels.hpp"
+#include "os/mutex.hpp"
 #include "wire/credentials.hpp"
 
 namespace fiber::backend {
@@ -40,14 +40,14 @@ class PodOutput {
         [this] {
           kube::ApiError e;
           (void)api_.FollowPodLog(pod_, kMasterRole, [this](std::string_view chunk) {
-            std::lock_guard<std::mutex> lock(mu_);
+            os::MutexLock lock(mu_);
             text_.append(chunk);
             return true;
           }, &stop_, &e);
           done_ = true;
         },
         [this](const std::string& what) {
-          std::lock_guard<std::mutex> lock(mu_);
+          os::MutexLock lock(mu_);
           error_ = "stopped following the master's output: an internal error (" + what + ")";
           done_ = true;
         });
@@ -58,12 +58,12 @@ class PodOutput {
   }
   bool done() const { return done_; }
   std::string Take() {
-    std::lock_guard<std::mutex> lock(mu_);
+    os::MutexLock lock(mu_);
     return std::exchange(text_, {});
   }
   /// Why it stopped following before the end; "" when it did not.
   std::string error() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    os::MutexLock lock(mu_);
     return error_;
   }
 
@@ -71,8 +71,9 @@ class PodOutput {
   const kube::ApiClient& api_;
   const std::string pod_;
   std::atomic<bool> stop_{false}, done_{false};
-  mutable std::mutex mu_;
-  std::string text_, error_;  // guarded by mu_
+  mutable os::Mutex mu_;
+  std::string text_ FIBER_GUARDED_BY(mu_);
+  std::string error_ FIBER_GUARDED_BY(mu_);
   std::thread thread_;
 };
 

@@ -5,6 +5,7 @@
 #include "backend/kubernetes/run_pods.hpp"
 #include "backend/labels.hpp"
 #include "diagnostics/log.hpp"
+#include "os/mutex.hpp"
 
 namespace fiber::backend {
 
@@ -24,17 +25,17 @@ bool PodRequests::Delete(const std::string& worker_id, Deletion deletion) {
 }
 
 std::vector<std::string> PodRequests::TakeCreated() {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   return std::exchange(created_, {});
 }
 
 std::vector<PodRequests::Failure> PodRequests::TakeFailed() {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   return std::exchange(failed_, {});
 }
 
 std::vector<std::string> PodRequests::TakeDeleted() {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   return std::exchange(deleted_, {});
 }
 
@@ -48,7 +49,7 @@ void PodRequests::Make(const std::string& worker_id, Manifest& make) {
     made = api_.Create(kube::kPods, manifest, &object, &e);
     why = e.message;
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   if (made) {
     created_.push_back(worker_id);
   } else {
@@ -59,7 +60,7 @@ void PodRequests::Make(const std::string& worker_id, Manifest& make) {
 
 void PodRequests::Remove(const std::string& worker_id, const Deletion& d) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    os::MutexLock lock(mu_);
     if (not_created_.erase(worker_id)) {
       deleted_.push_back(worker_id);
       return;
@@ -69,7 +70,7 @@ void PodRequests::Remove(const std::string& worker_id, const Deletion& d) {
   kube::ApiError e;
   if (!api_.Delete(kube::kPods, d.pod, &e, d.grace_seconds) && e.kind != kube::ApiErrorKind::kNotFound)
     log::Warning("cannot delete worker " + worker_id + "'s pod: " + e.message);
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   deleted_.push_back(worker_id);
 }
 

@@ -13,7 +13,6 @@
 
 #include <chrono>
 #include <functional>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,6 +21,7 @@
 
 #include "backend/request_queue.hpp"
 #include "kube/api_client.hpp"
+#include "os/mutex.hpp"
 
 namespace fiber::backend {
 
@@ -71,11 +71,11 @@ class PodRequests {
   void Remove(const std::string& worker_id, const Deletion& deletion);
 
   const kube::ApiClient api_;
-  std::mutex mu_;
-  std::set<std::string> not_created_;  // guarded by mu_: creations failed, a deletion asked after them
-  std::vector<std::string> created_;   // guarded by mu_
-  std::vector<Failure> failed_;        // guarded by mu_
-  std::vector<std::string> deleted_;   // guarded by mu_
+  os::Mutex mu_;
+  std::set<std::string> not_created_ FIBER_GUARDED_BY(mu_);  // creations failed, a deletion asked after them
+  std::vector<std::string> created_ FIBER_GUARDED_BY(mu_);
+  std::vector<Failure> failed_ FIBER_GUARDED_BY(mu_);
+  std::vector<std::string> deleted_ FIBER_GUARDED_BY(mu_);
   RequestQueue queue_;                 // last: its threads go before what they use
 };
 

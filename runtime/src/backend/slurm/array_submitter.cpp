@@ -6,6 +6,7 @@
 
 #include "backend/slurm/slurm_command.hpp"
 #include "os/background_thread.hpp"
+#include "os/mutex.hpp"
 
 namespace fiber::backend {
 
@@ -52,7 +53,7 @@ ArraySubmitter::ArraySubmitter(config::Settings settings, long max_array_size)
 void ArraySubmitter::Stop() { requests_.Stop(); }
 
 void ArraySubmitter::Add(WorkerArray array) {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   queue_.push_back(std::move(array));
   if (!busy_) PostNext(RequestQueue::When{});  // else the submission under way posts the next, at its time
 }
@@ -70,14 +71,14 @@ void ArraySubmitter::PostNext(RequestQueue::When when) {
 }
 
 void ArraySubmitter::FailAll(const std::string& why) {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   for (WorkerArray& array : queue_) done_.push_back({std::move(array), "", why});
   queue_.clear();
   busy_ = false;
 }
 
 bool ArraySubmitter::Withdraw(long n) {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   for (auto array = queue_.begin(); array != queue_.end(); ++array) {
     const auto at = std::find_if(array->indexes.begin(), array->indexes.end(),
                                  [&](long i) { return array->NumberAt(i) == n; });
@@ -90,17 +91,17 @@ bool ArraySubmitter::Withdraw(long n) {
 }
 
 std::vector<ArraySubmitter::Done> ArraySubmitter::Take() {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   return std::exchange(done_, {});
 }
 
 std::string ArraySubmitter::waiting() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   return queue_.empty() && !busy_ ? "" : waiting_;
 }
 
 void ArraySubmitter::SubmitNext() {
-  std::unique_lock<std::mutex> lock(mu_);
+  os::MutexLock lock(mu_);
   posted_ = false;
   if (queue_.empty()) return;  // withdrawn meanwhile
   WorkerArray array = std::move(queue_.front());
@@ -113,10 +114,10 @@ void ArraySubmitter::SubmitNext() {
     queue_.pop_front();
   }
   busy_ = true;
-  lock.unlock();
+  lock.Unlock();
   std::string job_id, err;
   const bool submitted = SubmitWorkers(settings_, array, &job_id, &err);
-  lock.lock();
+  lock.Lock();
   busy_ = false;
   RequestQueue::When next;  // paced
   if (submitted) {

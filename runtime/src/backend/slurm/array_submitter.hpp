@@ -11,13 +11,13 @@
 
 #include <chrono>
 #include <deque>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "backend/request_queue.hpp"
 #include "backend/slurm/run_jobs.hpp"
 #include "config/settings.hpp"
+#include "os/mutex.hpp"
 
 namespace fiber::backend {
 
@@ -53,7 +53,7 @@ class ArraySubmitter {
 
  private:
   // Posts the next submission, at its time, unless one is posted.
-  void PostNext(RequestQueue::When when);  // with mu_ held
+  void PostNext(RequestQueue::When when) FIBER_REQUIRES(mu_);
   // The next array in the queue, joined with those that may go with it,
   // submitted; posts the next.
   void SubmitNext();
@@ -62,14 +62,14 @@ class ArraySubmitter {
 
   const config::Settings settings_;
   const long max_array_size_;
-  mutable std::mutex mu_;
-  bool posted_ = false;            // guarded by mu_: a submission is posted, not yet begun
-  bool busy_ = false;              // guarded by mu_: an sbatch is under way
-  bool limited_ = false;           // guarded by mu_: a limit refused an array the queue still holds
-  std::chrono::seconds pause_;     // guarded by mu_: the next wait for room
-  std::deque<WorkerArray> queue_;  // guarded by mu_; not the one being submitted
-  std::vector<Done> done_;         // guarded by mu_
-  std::string waiting_;            // guarded by mu_
+  mutable os::Mutex mu_;
+  bool posted_ FIBER_GUARDED_BY(mu_) = false;  // a submission is posted, not yet begun
+  bool busy_ FIBER_GUARDED_BY(mu_) = false;  // an sbatch is under way
+  bool limited_ FIBER_GUARDED_BY(mu_) = false;  // a limit refused an array the queue still holds
+  std::chrono::seconds pause_ FIBER_GUARDED_BY(mu_);  // the next wait for room
+  std::deque<WorkerArray> queue_ FIBER_GUARDED_BY(mu_);  // not the one being submitted
+  std::vector<Done> done_ FIBER_GUARDED_BY(mu_);
+  std::string waiting_ FIBER_GUARDED_BY(mu_);
   RequestQueue requests_;          // last: its thread goes before what it uses
 };
 

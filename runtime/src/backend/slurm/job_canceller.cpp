@@ -4,6 +4,7 @@
 
 #include "backend/slurm/run_jobs.hpp"
 #include "diagnostics/log.hpp"
+#include "os/mutex.hpp"
 
 namespace fiber::backend {
 
@@ -18,24 +19,24 @@ JobCanceller::~JobCanceller() { loop_.Stop(); }
 void JobCanceller::Cancel(std::vector<std::string> jobs) {
   if (jobs.empty()) return;
   {
-    std::lock_guard<std::mutex> lock(loop_.mu());
+    os::MutexLock lock(loop_.mu());
     for (std::string& job : jobs) jobs_.push_back(std::move(job));
   }
   loop_.Notify();
 }
 
 void JobCanceller::Loop() {
-  os::LoopThread::Lock lock(loop_.mu());
+  os::MutexLock lock(loop_.mu());
   for (;;) {
-    loop_.Wait(lock, [this] { return !jobs_.empty(); });
+    loop_.Wait(lock, [this]() FIBER_REQUIRES(loop_.mu()) { return !jobs_.empty(); });
     if (loop_.stopping()) return;
     const std::vector<std::string> jobs = std::exchange(jobs_, {});
-    lock.unlock();
+    lock.Unlock();
     std::string err;
     if (!CancelJobs(jobs, &err))
       log::Warning("cannot cancel Slurm job" + std::string(jobs.size() > 1 ? "s " : " ") + jobs.front() +
                    (jobs.size() > 1 ? " and " + std::to_string(jobs.size() - 1) + " more" : "") + ": " + err);
-    lock.lock();
+    lock.Lock();
   }
 }
 

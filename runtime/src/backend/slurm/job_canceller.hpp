@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "os/loop_thread.hpp"
+#include "os/mutex.hpp"
 
 namespace fiber::backend {
 
@@ -29,7 +30,7 @@ class JobCanceller {
  private:
   void Loop();
 
-  std::vector<std::string> jobs_;  // guarded by loop_.mu(): not yet given to scancel
+  std::vector<std::string> jobs_ FIBER_GUARDED_BY(loop_.mu());  // not yet given to scancel
   os::LoopThread loop_;
 };
 
