@@ -22,8 +22,6 @@
 #include "supervisor.hpp"
 #include "wire/item_directory.hpp"
 
-extern char** environ;
-
 namespace fiber::cli {
 
 namespace {

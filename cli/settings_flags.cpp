@@ -6,8 +6,6 @@
 
 #include "config/misspelt_variables.hpp"
 
-extern char** environ;
-
 namespace fiber::cli {
 
 void SettingsFlags::AddTo(CLI::App& command) {

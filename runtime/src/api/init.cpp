@@ -28,8 +28,6 @@
 #include "worker/serve_loop.hpp"
 #include "worker/this_worker.hpp"
 
-extern char** environ;
-
 namespace fiber {
 
 namespace {

@@ -16,8 +16,6 @@
 #include "os/descriptor.hpp"
 #include "os/exit_status.hpp"
 
-extern char** environ;
-
 namespace fiber {
 
 namespace {

@@ -2,8 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
-
-extern char** environ;
+#include <unistd.h>  // environ
 
 namespace fiber::worker {
 

@@ -16,8 +16,6 @@
 #include "config/variables.hpp"
 #include "os/background_thread.hpp"
 
-extern char** environ;
-
 namespace fiber::backend {
 
 namespace {

@@ -8,9 +8,6 @@
 #include <cerrno>
 #include <thread>
 
-
-extern char** environ;
-
 namespace fiber::backend {
 
 LocalBackend::~LocalBackend() { KillAll(); }
