@@ -1,6 +1,6 @@
 // expect: compiles
 // Guarded members read under their lock, in a predicate that says it runs
-// under it, and in a function that requires it: the clang build passes.
+// under it, and in a function that requires it: clang's analysis passes.
 #include <condition_variable>
 
 #include "os/mutex.hpp"

@@ -1,5 +1,5 @@
 // expect: reading variable 'n_' requires holding mutex 'mu_'
-// A guarded member read without its lock stops the clang build
+// A guarded member read without its lock stops a clang build
 // (-Wthread-safety, os/mutex.hpp).
 #include "os/mutex.hpp"
 

@@ -1,6 +1,6 @@
 // A mutex and its scoped lock that clang's thread-safety analysis checks
-// (-Wthread-safety, in the clang build test/run makes), and the annotations
-// guarded members and the functions that need a lock carry. Every lock of
+// (-Wthread-safety: test/thread_safety_check, which test/run runs), and
+// the annotations guarded members and the functions that need a lock carry. Every lock of
 // the runtime, the command and the image code is one of these; under GCC
 // the annotations are nothing.
 #pragma once
