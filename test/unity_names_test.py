@@ -72,7 +72,7 @@ def declared_name(statement):
     alias = ALIAS.match(s)
     if alias:
         return alias.group(1)
-    head = s
+    head, cut = s, False
     depth = 0
     for k, c in enumerate(s):  # the part before "(" or "=" outside template brackets
         if c == "<":
@@ -80,9 +80,9 @@ def declared_name(statement):
         elif c == ">":
             depth = max(0, depth - 1)
         elif depth == 0 and c in "(=[":
-            head = s[:k]
+            head, cut = s[:k], True
             break
-    if head is s:
+    if not cut:
         t = DECLARES_TYPE.search(s)
         if t and not s.endswith(")"):
             return t.group(1)
@@ -99,9 +99,7 @@ def internal_names(code):
     stack = []  # ("ns", name) | ("anon",) | ("block",)
     statement = []
     pending_close = False
-    i = 0
-    while i < len(code):
-        c = code[i]
+    for c in code:
         at_namespace = all(s[0] != "block" for s in stack)
         if c == "{":
             text = "".join(statement)
@@ -126,7 +124,6 @@ def internal_names(code):
             if not c.isspace():
                 pending_close = False
             statement.append(c)
-        i += 1
     return found
 
 
