@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "backend/slurm/job_state.hpp"
+#include "fiber/errors.hpp"
 #include "master/crew.hpp"
 #include "support/pool_harness.hpp"
 #include "support/recording_outbox.hpp"
@@ -18,6 +20,7 @@ using std::chrono::milliseconds;
 
 namespace {
 namespace word = fiber::backend::end_word;
+namespace job_word = fiber::backend::job_end_word;
 
 // A pool's crew on its own: a scripted backend, a task table the test
 // fills, and a clock in the test's hands.
@@ -150,11 +153,11 @@ TEST_CASE("a worker lost with its connection is said and counted once, under the
   CHECK_FALSE(h.pool->Owns("w0"));
   CHECK(h.outbox.TaskIds("w1") == std::vector<std::uint64_t>{1});
   CHECK(h.pool->TakeSnapshot(h.now).lost_by_cause.empty());
-  const auto time_limit = fiber::backend::Because(word::kTimeLimit, "its Slurm job reached its time limit");
+  const auto time_limit = fiber::backend::EngineOnly(job_word::kTimeLimit, "its Slurm job reached its time limit");
   ScriptedBackend::Exit(*h.backend, {"w0", time_limit, fiber::ExitStatus::Killed(15)});
   h.Advance(milliseconds(100));
   auto s = h.pool->TakeSnapshot(h.now);
-  CHECK(s.lost_by_cause == std::map<std::string, std::uint64_t>{{word::kTimeLimit, 1}});
+  CHECK(s.lost_by_cause == std::map<std::string, std::uint64_t>{{job_word::kTimeLimit, 1}});
   const auto lost = std::find_if(s.workers.begin(), s.workers.end(), [](const auto& w) { return w.id == "w0"; });
   REQUIRE(lost != s.workers.end());
   CHECK(lost->ended == "its Slurm job reached its time limit while running square (item 0)");
@@ -165,7 +168,7 @@ TEST_CASE("a worker lost with its connection is said and counted once, under the
   CHECK(h.pool->TakeSnapshot(h.now).lost_by_cause.size() == 1);
   h.Advance(milliseconds(10000));
   s = h.pool->TakeSnapshot(h.now);
-  CHECK(s.lost_by_cause == std::map<std::string, std::uint64_t>{{word::kTimeLimit, 1}, {word::kConnectionLost, 1}});
+  CHECK(s.lost_by_cause == std::map<std::string, std::uint64_t>{{job_word::kTimeLimit, 1}, {word::kConnectionLost, 1}});
   CHECK(s.counters.workers_lost == 2);
 }
 

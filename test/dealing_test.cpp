@@ -3,6 +3,7 @@
 // scripted workers and a clock moved by hand, and on its own.
 #include <doctest/doctest.h>
 
+#include "fiber/errors.hpp"
 #include "master/dealing.hpp"
 #include "support/pool_harness.hpp"
 #include "support/recording_outbox.hpp"

@@ -63,14 +63,14 @@ TEST_CASE("cancelled, timed out, preempted and out-of-memory jobs say so, in wor
   CHECK(One("1_0|1|0|CANCELLED|None|15||fiber.run=r fiber.first=0|").end ==
         EndCause{word::kCancelled, "its Slurm job was cancelled"});
   CHECK(One("1_0|1|0|TIMEOUT|TimeLimit|0||fiber.run=r fiber.first=0|").end ==
-        EndCause{word::kTimeLimit, "its Slurm job reached its time limit"});
+        fiber::backend::EngineOnly(fiber::backend::job_end_word::kTimeLimit, "its Slurm job reached its time limit"));
   CHECK(One("1_0|1|0|PREEMPTED|None|0||fiber.run=r fiber.first=0|").end ==
-        EndCause{word::kPreempted, "its Slurm job was preempted"});
-  CHECK(One("1_0|1|0|NODE_FAIL|None|0||fiber.run=r fiber.first=0|").end == EndCause{word::kNodeFailed, "its node failed"});
+        fiber::backend::EngineOnly(word::kPreempted, "its Slurm job was preempted"));
+  CHECK(One("1_0|1|0|NODE_FAIL|None|0||fiber.run=r fiber.first=0|").end == fiber::backend::EngineOnly(word::kNodeFailed, "its node failed"));
   // The kernel's OOM killer in the job's cgroup (task/cgroup): squeue's
   // state, exit code 0:125 as a wait status.
   CHECK(One("1_0|1|0|OUT_OF_MEMORY|OutOfMemory|32000||fiber.run=r fiber.first=0|").end ==
-        EndCause{word::kOom, "killed for using more than its memory limit (OOM)"});
+        fiber::backend::EngineOnly(word::kOom, "killed for using more than its memory limit (OOM)"));
   CHECK(One("2_0|2|0|FAILED|NonZeroExitCode|11||fiber.run=r fiber.first=0|").end ==
         EndCause{word::kSignal, "killed by SIGSEGV"});
   CHECK(One("2_0|2|0|COMPLETED|None|0||fiber.run=r fiber.first=0|").end.word == std::string(word::kExited));

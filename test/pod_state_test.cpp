@@ -8,6 +8,7 @@
 using fiber::ExitStatus;
 using fiber::backend::EndCause;
 namespace word = fiber::backend::end_word;
+namespace pod_word = fiber::backend::pod_end_word;
 using fiber::backend::PodState;
 using fiber::backend::ReadPodState;
 using nlohmann::json;
@@ -71,11 +72,11 @@ TEST_CASE("an ended container says how, as the other backends do") {
   CHECK(s.end == EndCause{word::kSignal, "killed by SIGKILL"});
   CHECK(s.exit == ExitStatus::Killed(9));
   s = ReadPodState(Pod("Failed", Container({{"terminated", {{"exitCode", 137}, {"reason", "OOMKilled"}}}})));
-  CHECK(s.end == EndCause{word::kOom, "killed for using more than its memory limit (OOM)"});
+  CHECK(s.end == fiber::backend::EngineOnly(word::kOom, "killed for using more than its memory limit (OOM)"));
   // With the limit its container was given, said.
   json pod = Pod("Failed", Container({{"terminated", {{"exitCode", 137}, {"reason", "OOMKilled"}}}}));
   pod["spec"] = {{"containers", json::array({{{"name", "worker"}, {"resources", {{"limits", {{"memory", "64Mi"}}}}}}})}};
-  CHECK(ReadPodState(pod).end == EndCause{word::kOom, "killed for using more than its memory limit of 64Mi (OOM)"});
+  CHECK(ReadPodState(pod).end == fiber::backend::EngineOnly(word::kOom, "killed for using more than its memory limit of 64Mi (OOM)"));
 }
 
 TEST_CASE("a sidecar's state is not the worker's") {
@@ -86,7 +87,7 @@ TEST_CASE("a sidecar's state is not the worker's") {
 TEST_CASE("a pod that failed before its container said anything (evicted) has ended with the pod's reason") {
   const PodState s = ReadPodState(Pod("Failed", {{"reason", "Evicted"}, {"message", "The node was low on resource: memory."}}));
   CHECK(s.ended);
-  CHECK(s.end == EndCause{word::kEvicted, "its pod was evicted by its node (Evicted: The node was low on resource: memory.)"});
+  CHECK(s.end == fiber::backend::EngineOnly(pod_word::kEvicted, "its pod was evicted by its node (Evicted: The node was low on resource: memory.)"));
 }
 
 // The conditions kube-apiserver, the scheduler and the taint manager add
@@ -105,14 +106,14 @@ TEST_CASE("a deleted pod says whether it was preempted, evicted, lost with its n
   CHECK(ReadPodState(Deleted("PreemptionByScheduler", "default-scheduler: preempting to accommodate a higher priority pod"), true).end.word ==
         std::string(word::kPreempted));
   CHECK(ReadPodState(Deleted("EvictionByEvictionAPI", "Eviction API: evicting"), true).end ==
-        EndCause{word::kEvicted, "its pod was evicted (a node drain or the Eviction API)"});
+        fiber::backend::EngineOnly(pod_word::kEvicted, "its pod was evicted (a node drain or the Eviction API)"));
   CHECK(ReadPodState(Deleted("DeletionByTaintManager", "Taint manager: deleting due to NoExecute taint"), true).end.word ==
-        std::string(word::kEvicted));
+        std::string(pod_word::kEvicted));
   CHECK(ReadPodState(Deleted("DeletionByPodGC", "PodGC: node no longer exists"), true).end.word ==
         std::string(word::kNodeFailed));
   const PodState deleted = ReadPodState(Pod("Running"), true);
   CHECK(deleted.ended);
-  CHECK(deleted.end == EndCause{word::kDeleted, "its pod was deleted"});
+  CHECK(deleted.end == EndCause{pod_word::kDeleted, "its pod was deleted"});
   // A DisruptionTarget the pod is not (yet) ended by says nothing.
   CHECK_FALSE(ReadPodState(Deleted("PreemptionByScheduler", "preempting")).ended);
 }
@@ -120,7 +121,7 @@ TEST_CASE("a deleted pod says whether it was preempted, evicted, lost with its n
 TEST_CASE("a container that ended as its pod was evicted or preempted ended because of that, not of its SIGTERM") {
   json evicted = Deleted("EvictionByEvictionAPI", "Eviction API: evicting");
   evicted["status"].update(Container({{"terminated", {{"exitCode", 143}, {"reason", "Error"}}}}));
-  CHECK(ReadPodState(evicted).end == EndCause{word::kEvicted, "its pod was evicted (a node drain or the Eviction API)"});
+  CHECK(ReadPodState(evicted).end == fiber::backend::EngineOnly(pod_word::kEvicted, "its pod was evicted (a node drain or the Eviction API)"));
   json preempted = Deleted("PreemptionByScheduler", "preempting");
   preempted["status"].update(Container({{"terminated", {{"exitCode", 0}, {"reason", "Completed"}}}}));
   CHECK(ReadPodState(preempted).end.word == std::string(word::kPreempted));

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "fiber/errors.hpp"
 #include "support/pool_harness.hpp"
 #include "wire/codec.hpp"
 

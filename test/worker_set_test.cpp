@@ -1,6 +1,7 @@
 // The worker set: states, retirement order and deadlines.
 #include <doctest/doctest.h>
 
+#include "backend/slurm/job_state.hpp"
 #include "master/worker_set.hpp"
 
 using fiber::WorkerState;
@@ -98,6 +99,7 @@ TEST_CASE("a worker that ends leaves the set, its cause kept for views; losses c
 
 TEST_CASE("a loss held until its engine tells why is kept and counted once, with that cause or as held") {
   namespace word = fiber::backend::end_word;
+  namespace job_word = fiber::backend::job_end_word;
   WorkerSet set;
   for (const char* id : {"w0", "w1", "w2"}) set.Add(id, t0);
   const auto connection = fiber::backend::Because(word::kConnectionLost, "its connection was lost");
@@ -108,7 +110,7 @@ TEST_CASE("a loss held until its engine tells why is kept and counted once, with
   CHECK(set.Held() == std::vector<std::string>{"w0", "w1"});
   REQUIRE(set.ended().size() == 1);
   CHECK(set.lost_by_cause() == std::map<std::string, std::uint64_t>{{word::kSignal, 1}});
-  const auto time_limit = fiber::backend::Because(word::kTimeLimit, "its Slurm job reached its time limit");
+  const auto time_limit = fiber::backend::EngineOnly(job_word::kTimeLimit, "its Slurm job reached its time limit");
   const auto told = set.Settle("w0", &time_limit);
   REQUIRE(told);
   CHECK(told->cause == time_limit);
@@ -117,7 +119,7 @@ TEST_CASE("a loss held until its engine tells why is kept and counted once, with
   REQUIRE(untold);
   CHECK(untold->cause == connection);
   CHECK(set.lost_by_cause() ==
-        std::map<std::string, std::uint64_t>{{word::kSignal, 1}, {word::kTimeLimit, 1}, {word::kConnectionLost, 1}});
+        std::map<std::string, std::uint64_t>{{word::kSignal, 1}, {job_word::kTimeLimit, 1}, {word::kConnectionLost, 1}});
   CHECK_FALSE(set.Settle("w0", &time_limit));  // told once
   CHECK_FALSE(set.Settle("w2", &time_limit));  // its own end said already
   CHECK(set.Held().empty());

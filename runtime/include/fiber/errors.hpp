@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace fiber {
 
@@ -17,7 +18,8 @@ class Error : public std::runtime_error {
 /// survived and the task was not retried.
 class RemoteError : public Error {
  public:
-  RemoteError(std::string type, std::string message);
+  RemoteError(std::string type, std::string message)
+      : Error(type + ": " + message), type_(std::move(type)), message_(std::move(message)) {}
   const std::string& type() const { return type_; }
   const std::string& message() const { return message_; }
 

@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fiber/detail/got_items.hpp"
 #include "fiber/detail/run_object.hpp"
 #include "fiber/errors.hpp"
 #include "fiber/serialize.hpp"
@@ -31,12 +32,6 @@ namespace fiber::detail {
 
 using QueueRef = RunObjectRef;
 
-/// Items a get took, to decode: views into bytes that keep holds (an
-/// answer's body, or in the master the items' own place).
-struct GotItems {
-  std::shared_ptr<const void> keep;
-  std::vector<std::string_view> items;
-};
 /// Appends the bytes of *item (a T) to out.
 using WriteBytes = void (*)(const void* item, std::string* out);
 template <class T>

@@ -14,12 +14,15 @@
 
 #include "api/init_state.hpp"
 #include "backend/command_line.hpp"
-#include "backend/local/fork_server.hpp"
+#include "backend/helper_role.hpp"
+#include "client/local_client.hpp"
+#include "client/remote_client.hpp"
 #include "config/misspelt_variables.hpp"
 #include "config/resolve.hpp"
 #include "config/variables.hpp"
-#include "diagnostics/demangle.hpp"
+#include "os/demangle.hpp"
 #include "diagnostics/log.hpp"
+#include "fiber/queue.hpp"
 #include "os/descriptor_limit.hpp"
 #include "runs/run_dir.hpp"
 #include "worker/bootstrap.hpp"
@@ -60,6 +63,11 @@ bool IsRunLog(int fd, const std::string& run_dir) {
   // each line when it is printed, and a killed worker loses no whole line.
   std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   worker::SetThisWorker(bootstrap);
+  // Queues, pipes and managers reach the master on a second connection.
+  client::RunClient::SetMaker(
+      []() -> std::unique_ptr<client::RunClient> {
+        return std::make_unique<client::RemoteClient>(*worker::ThisWorker());
+      });
   // A local worker dies with its master at once; elsewhere heartbeats
   // catch a dead master.
   if (bootstrap.parent_pid > 0) {
@@ -68,7 +76,8 @@ bool IsRunLog(int fd, const std::string& run_dir) {
   }
   int status = worker::kInternalError;
   try {
-    status = worker::Serve(bootstrap);
+    // A call's result goes once its queue puts are in (api/queue.cpp).
+    status = worker::Serve(bootstrap, [] { detail::queue_flush_all("a put in this task"); });
   } catch (const std::exception& e) {
     log::Error("internal error (" + CurrentExceptionType() + ": " + e.what() + "); exiting");
   } catch (...) {
@@ -111,9 +120,9 @@ void detail::RequireMaster(const std::string& what) {
 void init(int argc, char** argv) {
   backend::SetCommandLine(argc, argv);
   const config::Getenv env = config::ProcessEnvironment;
-  // A local backend's fork server returns from here only in a worker it
-  // forked, with that worker's environment.
-  if (const char* fd = env(config::kForkServerFdVariable)) backend::RunForkServer(std::atoi(fd));
+  // A helper (a local backend's fork server) returns from here only in a
+  // worker it forked, with that worker's environment.
+  backend::RunHelperRole(env);
   if (worker::IsWorkerProcess(env)) ServeAsWorker(env);
   // The master: every connection to the run's port takes a descriptor.
   os::RaiseDescriptorLimit();
@@ -144,6 +153,7 @@ void init(int argc, char** argv) {
   // fiber logs -f shows each line when printed and fiber stop loses none.
   if (IsRunLog(1, resolved.settings.run_dir)) std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   config::SetCurrent(resolved.settings);
+  client::RunClient::SetMaker(client::MakeLocalClient);
   initialized = true;
 }
 

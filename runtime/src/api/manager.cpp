@@ -18,7 +18,7 @@
 #include "os/mutex.hpp"
 #include "worker/registered_names.hpp"
 #include "client/run_client.hpp"
-#include "diagnostics/demangle.hpp"
+#include "os/demangle.hpp"
 #include "master/pool_handle.hpp"
 #include "master/run.hpp"
 #include "worker/serve_loop.hpp"

@@ -99,15 +99,6 @@ void Pool::resize(int processes) {
 
 int Pool::size() const { return size_; }
 
-const char* to_string(WorkerState state) {
-  switch (state) {
-    case WorkerState::kStarting: return "starting";
-    case WorkerState::kReady: return "ready";
-    case WorkerState::kRetiring: return "retiring";
-  }
-  return "unknown";
-}
-
 std::vector<WorkerInfo> Pool::workers() const { return handle_->Workers(); }
 
 }  // namespace fiber

@@ -12,7 +12,7 @@
 
 #include "os/mutex.hpp"
 #include "worker/registered_names.hpp"
-#include "diagnostics/demangle.hpp"
+#include "os/demangle.hpp"
 #include "fiber/errors.hpp"
 #include "fiber/task.hpp"
 

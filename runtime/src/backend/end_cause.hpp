@@ -1,10 +1,10 @@
-// Why a worker ended, for every engine the same: a short word a program
-// reads (fiber top, the metrics' reason label) and the words a user knows
-// ("killed by SIGSEGV", "killed for using more than its memory limit
-// (OOM)", "its pod was evicted (...)", "its Slurm job reached its time
-// limit"). The one mapping from what engines, the kernel and the master's
-// own watch say to those: backends and the master build causes here only.
-// Plain values and functions; thread-safe as any.
+// Why a worker ended: a short word a program reads (fiber top, the metrics'
+// reason label) and the words a user knows ("killed by SIGSEGV", "killed
+// for using more than its memory limit (OOM)", "its pod was evicted
+// (...)"). Here the words of the kernel, of the master's own watch and of
+// more than one engine; an engine declares the words only it has, and
+// maps what it says to a cause, in its own folder (pod_state,
+// job_state). Plain values and functions; thread-safe as any.
 #pragma once
 
 #include <string>
@@ -14,16 +14,13 @@
 
 namespace fiber::backend {
 
-/// The words of EndCause::word, one per cause a user tells apart.
+/// The shared words of EndCause::word, one per cause a user tells apart.
 namespace end_word {
 inline constexpr const char* kExited = "exited";            // its program's exit status
 inline constexpr const char* kSignal = "signal";            // killed by a signal
 inline constexpr const char* kOom = "oom";                  // killed for its memory limit
-inline constexpr const char* kEvicted = "evicted";          // its pod evicted, its node drained
 inline constexpr const char* kPreempted = "preempted";      // its pod or job preempted
-inline constexpr const char* kDeleted = "deleted";          // its pod or container removed by someone
-inline constexpr const char* kCancelled = "cancelled";      // its Slurm job cancelled
-inline constexpr const char* kTimeLimit = "time_limit";     // its Slurm job's time limit or deadline
+inline constexpr const char* kCancelled = "cancelled";      // stopped before it began, or its job cancelled
 inline constexpr const char* kNodeFailed = "node_failed";   // its node failed or is gone
 inline constexpr const char* kCannotStart = "cannot_start"; // its image or container cannot start
 inline constexpr const char* kStartTimeout = "start_timeout";      // did not connect in time
@@ -36,9 +33,13 @@ inline constexpr const char* kUnknown = "unknown";          // the engine did no
 struct EndCause {
   const char* word = end_word::kUnknown;
   std::string text;  // for the user: "killed by SIGSEGV"
+  /// Only the engine knows it (a memory limit, an eviction, a node gone, a
+  /// time limit): neither the program's own end nor the master's kill of a
+  /// lost worker (its pod deleted, its job cancelled) gives it.
+  bool engine_only = false;
 
   bool operator==(const EndCause& other) const {
-    return std::string_view(word) == other.word && text == other.text;
+    return std::string_view(word) == other.word && text == other.text && engine_only == other.engine_only;
   }
 };
 
@@ -51,16 +52,7 @@ EndCause OutOfMemory(const std::string& limit = "");
 /// A cause of word with text: for the master's own causes and the few an
 /// engine words itself.
 EndCause Because(const char* word, std::string text);
-
-/// How a pod ended that its container does not say: from the pod's
-/// status.reason and message ("Evicted"), the reason of its
-/// DisruptionTarget condition ("PreemptionByScheduler",
-/// "EvictionByEvictionAPI", "DeletionByTaintManager", "DeletionByPodGC"),
-/// its phase, and whether it was deleted.
-EndCause PodEnded(const std::string& reason, const std::string& message, const std::string& disruption,
-                  const std::string& phase, bool deleted);
-/// How a Slurm job in an ended state (squeue's or sacct's State) went,
-/// its exit code read as a wait status.
-EndCause SlurmJobEnded(const std::string& state, ExitStatus status);
+/// The same for a cause only the engine knows (engine_only).
+EndCause EngineOnly(const char* word, std::string text);
 
 }  // namespace fiber::backend

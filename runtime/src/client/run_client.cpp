@@ -4,13 +4,9 @@
 #include <future>
 #include <memory>
 
-#include "api/init_state.hpp"
 #include "client/manager_links.hpp"
-#include "client/remote_client.hpp"
 #include "fiber/errors.hpp"
-#include "master/run.hpp"
 #include "os/mutex.hpp"
-#include "worker/this_worker.hpp"
 
 namespace fiber::client {
 
@@ -19,80 +15,6 @@ namespace {
 using wire::Reply;
 using wire::Request;
 using wire::Status;
-
-// Items the master's own get took, kept where the queue held them.
-detail::GotItems Kept(master::QueueTable::Taken taken) {
-  auto kept = std::make_shared<master::QueueTable::Taken>(std::move(taken));
-  detail::GotItems got{nullptr, std::move(kept->items)};
-  got.keep = std::move(kept);
-  return got;
-}
-
-// In the master: the request goes straight to the dispatcher's I/O thread.
-class LocalClient : public RunClient {
- public:
-  // Calls in one hop from the master too: the caller's thread sends them
-  // on the manager's own endpoint, not through the dispatcher's thread.
-  explicit LocalClient(master::Run& run) : run_(run) {
-    const worker::Bootstrap b = run.bootstrap();
-    MakeLinks(b.client_secret, b.heartbeat_timeout);
-  }
-  ~LocalClient() override { EndLinks(); }
-  const std::string& run_id() const override { return run_.id(); }
-  void Send(Request request, std::function<void(Reply)> on_reply) override {
-    BeforeSend();
-    if (!SendMade([request = std::move(request)]() mutable { return std::move(request); }, on_reply))
-      on_reply(Reply{0, Status::kLost, "the run's master has stopped"});
-  }
-  bool SendMade(std::function<Request()> make, std::function<void(Reply)> on_reply) override {
-    master::Dispatcher& d = run_.dispatcher();
-    return d.Post([&d, make = std::move(make), on_reply = std::move(on_reply)] {
-      Request request = make();
-      const std::uint64_t id = request.id;
-      d.Handle(std::move(request), [on_reply, id](Status status, std::string_view body) {
-        on_reply(Reply{id, status, std::string(body)});
-        return true;
-      });
-    });
-  }
-  // Items already there are taken on this thread; else the I/O thread
-  // gives them when they come. Either way read where the queue held them.
-  detail::GotItems Take(Request request, Reply* error) override {
-    master::Dispatcher& d = run_.dispatcher();
-    master::QueueTable::Taken taken;
-    if (d.TakeNow(request, &taken)) return Kept(std::move(taken));
-    struct Outcome {
-      Reply error;
-      master::QueueTable::Taken taken;
-    };
-    auto promise = std::make_shared<std::promise<Outcome>>();
-    auto future = promise->get_future();
-    const bool posted = d.Post([&d, request = std::move(request), promise]() mutable {
-      d.Handle(
-          std::move(request),
-          [promise](Status status, std::string_view body) {
-            promise->set_value(Outcome{Reply{0, status, std::string(body)}, {}});
-            return true;
-          },
-          [promise](master::QueueTable::Taken taken) {
-            promise->set_value(Outcome{Reply{0, Status::kOk, {}}, std::move(taken)});
-          });
-    });
-    if (!posted) {
-      *error = Reply{0, Status::kLost, "the run's master has stopped"};
-      return {};
-    }
-    Outcome outcome = future.get();
-    if (outcome.error.status != Status::kOk) {
-      *error = std::move(outcome.error);
-      return {};
-    }
-    return Kept(std::move(outcome.taken));
-  }
-
- private:
-  master::Run& run_;
-};
 
 }  // namespace
 
@@ -124,6 +46,12 @@ void RunClient::BeforeSend() {
   if (void (*hook)() = before_send.load(std::memory_order_acquire)) hook();
 }
 
+namespace {
+std::atomic<RunClient::Maker> maker{nullptr};
+}  // namespace
+
+void RunClient::SetMaker(Maker make) { maker.store(make, std::memory_order_release); }
+
 RunClient& RunClient::Get() {
   // Made once: every later call (one per queue put) reads it without a lock.
   static std::atomic<RunClient*> made{nullptr};
@@ -132,14 +60,11 @@ RunClient& RunClient::Get() {
   static std::unique_ptr<RunClient> client FIBER_GUARDED_BY(mu);
   os::MutexLock lock(mu);
   if (!client) {
-    if (const worker::Bootstrap* b = worker::ThisWorker()) {
-      client = std::make_unique<RemoteClient>(*b);
-    } else {
-      if (!detail::initialized())
-        throw ConfigError("call fiber::init(argc, argv) first thing in main, before using a "
-                          "Queue, Pipe or Manager");
-      client = std::make_unique<LocalClient>(master::Run::Get());
-    }
+    const Maker make = maker.load(std::memory_order_acquire);
+    if (!make)
+      throw ConfigError("call fiber::init(argc, argv) first thing in main, before using a "
+                        "Queue, Pipe or Manager");
+    client = make();
     made.store(client.get(), std::memory_order_release);
   }
   return *client;

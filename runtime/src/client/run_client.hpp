@@ -13,8 +13,8 @@
 #include <memory>
 #include <string>
 
-#include "fiber/async_result.hpp"
-#include "fiber/queue.hpp"
+#include "fiber/detail/batch.hpp"
+#include "fiber/detail/got_items.hpp"
 #include "wire/request.hpp"
 
 namespace fiber::client {
@@ -23,8 +23,14 @@ class ManagerLinks;
 
 class RunClient {
  public:
+  /// How this process makes its client, set by fiber::init: a worker's
+  /// reaches the master over the socket (client/remote_client.hpp), the
+  /// master's is in-process (client/local_client.hpp).
+  using Maker = std::unique_ptr<RunClient> (*)();
+  static void SetMaker(Maker make);
   /// This process's client, made on first use; in the master that makes the
-  /// run. Throws fiber::Error when the master cannot be reached at all.
+  /// run. Throws ConfigError before fiber::init, fiber::Error when the
+  /// master cannot be reached at all.
   static RunClient& Get();
   virtual ~RunClient();
 

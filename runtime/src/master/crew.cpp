@@ -213,7 +213,7 @@ std::vector<ExitLoss> Crew::Poll(Clock::time_point now) {
       workers_.End({exit.worker_id, exit.cause, "", 0, false, now});
     } else if (meaning != ExitMeaning::kSettled) {
       lost.push_back(LossOf(exit, meaning, backend_->name(), options_.settings.run_dir));
-    } else if (const auto loss = workers_.Settle(exit.worker_id, EngineEnded(exit.cause) ? &exit.cause : nullptr)) {
+    } else if (const auto loss = workers_.Settle(exit.worker_id, exit.cause.engine_only ? &exit.cause : nullptr)) {
       SayLoss(*loss);  // lost with its connection; now the engine said why
     }
     awaiting_exit_.Seen(exit.worker_id);

@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "fiber/pool.hpp"
+#include "fiber/detail/batch.hpp"
+#include "fiber/pool_options.hpp"
 #include "master/run.hpp"
 #include "os/mutex.hpp"
 #include "wire/task_batch.hpp"

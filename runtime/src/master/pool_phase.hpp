@@ -5,7 +5,7 @@
 
 #include <optional>
 
-#include "fiber/async_result.hpp"
+#include "fiber/detail/batch.hpp"
 
 namespace fiber::master {
 

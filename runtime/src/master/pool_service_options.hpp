@@ -12,7 +12,7 @@
 
 #include "backend/backend.hpp"
 #include "config/settings.hpp"
-#include "fiber/pool.hpp"
+#include "fiber/pool_options.hpp"
 #include "master/peer_budget.hpp"
 #include "master/sizer.hpp"
 #include "wire/message.hpp"
@@ -28,7 +28,7 @@ struct PoolServiceOptions {
   using Elastic = Sizer::Elastic;
   std::optional<Elastic> elastic;
   int max_task_retries = 3;
-  /// PoolOptions' task_timeout and max_tasks_per_child (fiber/pool.hpp).
+  /// PoolOptions' task_timeout and max_tasks_per_child (fiber/pool_options.hpp).
   std::optional<std::chrono::milliseconds> task_timeout;
   std::optional<int> max_tasks_per_child;
   Call initializer;

@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "fiber/async_result.hpp"
+#include "fiber/detail/batch.hpp"
 #include "wire/task_batch.hpp"
 
 namespace fiber::master {

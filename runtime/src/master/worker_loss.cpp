@@ -78,11 +78,4 @@ ExitLoss LossOf(const backend::Exit& exit, ExitMeaning meaning, const char* back
   return {exit.worker_id, exit.cause, std::nullopt};
 }
 
-bool EngineEnded(const backend::EndCause& cause) {
-  using namespace backend::end_word;
-  for (const char* engine : {kOom, kEvicted, kPreempted, kTimeLimit, kNodeFailed})
-    if (std::string_view(cause.word) == engine) return true;
-  return false;
-}
-
 }  // namespace fiber::master

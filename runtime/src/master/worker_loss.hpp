@@ -55,9 +55,4 @@ struct ExitLoss {
 /// (CannotStartWhy).
 ExitLoss LossOf(const backend::Exit& exit, ExitMeaning meaning, const char* backend, const std::string& run_dir);
 
-/// A cause only the engine knows, which neither the program's own end nor
-/// the master's kill of a lost worker (its pod deleted, its job cancelled)
-/// gives.
-bool EngineEnded(const backend::EndCause& cause);
-
 }  // namespace fiber::master

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "backend/end_cause.hpp"
-#include "fiber/pool.hpp"
+#include "fiber/pool_options.hpp"
 #include "master/task_table.hpp"
 
 namespace fiber::master {

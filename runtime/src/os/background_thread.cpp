@@ -4,7 +4,7 @@
 
 #include <exception>
 
-#include "diagnostics/demangle.hpp"
+#include "os/demangle.hpp"
 
 namespace fiber {
 

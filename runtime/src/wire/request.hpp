@@ -13,7 +13,7 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "fiber/detail/run_object.hpp"
+#include "fiber/detail/run_object_ref.hpp"
 #include "wire/item_list.hpp"
 #include "wire/message.hpp"
 

@@ -2,8 +2,7 @@
 
 #include <exception>
 
-#include "diagnostics/demangle.hpp"
-#include "fiber/queue.hpp"
+#include "os/demangle.hpp"
 #include "worker/registered_names.hpp"
 
 namespace fiber::worker {
@@ -11,7 +10,7 @@ namespace fiber::worker {
 using wire::OutcomeKind;
 
 CallOutcome RunCall(const std::string& worker_id, detail::Invoker invoker,
-                    std::string_view function, std::string_view args) {
+                    std::string_view function, std::string_view args, AfterCall after_call) {
   if (!invoker)
     return {OutcomeKind::kNotRegistered,
             "worker " + worker_id + " has no task named '" + std::string(function) +
@@ -29,8 +28,9 @@ CallOutcome RunCall(const std::string& worker_id, detail::Invoker invoker,
   }
   // A result (a Process's exit too) is sent only once the call's puts are
   // in their queues; an error one met is the call's, unless it raised.
+  if (!after_call) return outcome;
   try {
-    detail::queue_flush_all("a put in this task");
+    after_call();
   } catch (const std::exception& e) {
     if (outcome.kind == OutcomeKind::kValue)
       outcome = {OutcomeKind::kRaised, {}, CurrentExceptionType(), e.what()};

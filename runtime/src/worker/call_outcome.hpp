@@ -19,10 +19,15 @@ struct CallOutcome {
   wire::OutcomeView view() const { return {kind, value, {type, message}}; }
 };
 
+/// What the API has run after each call, before its result goes (it waits
+/// for the call's pipelined queue puts: api/queue.cpp); it may throw, and
+/// what it throws is the call's error unless the call raised first.
+using AfterCall = void (*)();
+
 /// Runs one call of function by invoker (nullptr: not registered here, which
 /// the outcome explains, naming worker_id). What the call raises becomes its
-/// outcome; it returns once the call's puts are in their queues.
+/// outcome; it returns once after_call (when set) has returned.
 CallOutcome RunCall(const std::string& worker_id, detail::Invoker invoker,
-                    std::string_view function, std::string_view args);
+                    std::string_view function, std::string_view args, AfterCall after_call);
 
 }  // namespace fiber::worker

@@ -41,8 +41,9 @@ thread_local ServeLoop* this_thread_loop = nullptr;
 
 class ServeLoop {
  public:
-  explicit ServeLoop(const Bootstrap& b)
+  ServeLoop(const Bootstrap& b, AfterCall after_call)
       : b_(b),
+        after_call_(after_call),
         context_(1),
         dealer_(context_, zmq::socket_type::dealer),
         watch_(context_, dealer_, b.master, b.start_timeout) {
@@ -213,7 +214,7 @@ class ServeLoop {
     welcomed_ = true;
     if (!welcome.init_function.empty()) {
       const CallOutcome init = RunCall(b_.worker_id, Lookup(welcome.init_function).call,
-                                       welcome.init_function, welcome.init_args);
+                                       welcome.init_function, welcome.init_args, after_call_);
       if (init.kind == OutcomeKind::kNotRegistered) {
         Send(wire::Encode(wire::InitFailed{{"fiber::NotRegistered", init.value}}, channel_));
         return;
@@ -259,7 +260,7 @@ class ServeLoop {
         task.form == wire::TaskForm::kChunk ? invokers.chunk : invokers.call;
     const auto start = Clock::now();
     for (std::string_view args : task.calls)
-      wire::AppendOutcome(results, RunCall(b_.worker_id, invoker, task.function, args).view());
+      wire::AppendOutcome(results, RunCall(b_.worker_id, invoker, task.function, args, after_call_).view());
     results_.Ran(Clock::now() - start);
     if (++front.next == front.tasks.size()) queue_.pop_front();
     if (results_.Due()) Flush();
@@ -276,7 +277,8 @@ class ServeLoop {
       views.clear();
       for (const DirectCallServer::Call& call : in.calls)
         outcomes.push_back(
-            RunCall(b_.worker_id, Lookup(call.function).call, call.function, call.args));
+            RunCall(b_.worker_id, Lookup(call.function).call, call.function, call.args,
+                    after_call_));
       for (const CallOutcome& outcome : outcomes) views.push_back(outcome.view());
       direct_->Answer(in, views);
     }
@@ -297,6 +299,7 @@ class ServeLoop {
   }
 
   const Bootstrap& b_;
+  const AfterCall after_call_;
   zmq::context_t context_;
   zmq::socket_t dealer_;
   MasterWatch watch_;
@@ -318,7 +321,9 @@ class ServeLoop {
 
 }  // namespace
 
-int Serve(const Bootstrap& bootstrap) { return ServeLoop(bootstrap).Run(); }
+int Serve(const Bootstrap& bootstrap, AfterCall after_call) {
+  return ServeLoop(bootstrap, after_call).Run();
+}
 
 std::string ServeDirectCalls(const std::string& function) {
   return this_thread_loop ? this_thread_loop->OpenDirect(function) : std::string();

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "worker/bootstrap.hpp"
+#include "worker/call_outcome.hpp"
 
 namespace fiber::worker {
 
@@ -21,8 +22,9 @@ enum ExitStatus : int {
 
 /// Serves until the master says STOP; returns the exit status. Ends the
 /// process itself when the master goes away (kMasterLost) or refuses this
-/// worker (kRefused).
-int Serve(const Bootstrap& bootstrap);
+/// worker (kRefused). after_call runs after each call, before its result
+/// goes (worker/call_outcome.hpp).
+int Serve(const Bootstrap& bootstrap, AfterCall after_call);
 
 /// Called by a manager's built-in task, on the serve loop's thread: from
 /// now on the loop also serves calls of function on the worker's own

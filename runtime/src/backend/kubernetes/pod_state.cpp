@@ -19,6 +19,31 @@ std::string Text(const json& object, const char* key) {
   return value.is_string() ? value.get<std::string>() : "";
 }
 
+// How a pod ended that its container does not say: from the pod's
+// status.reason and message ("Evicted"), the reason of its
+// DisruptionTarget condition ("PreemptionByScheduler",
+// "EvictionByEvictionAPI", "DeletionByTaintManager", "DeletionByPodGC"),
+// its phase, and whether it was deleted.
+EndCause PodEnded(const std::string& reason, const std::string& message, const std::string& disruption,
+                  const std::string& phase, bool deleted) {
+  const std::string said = reason.empty() ? message : message.empty() ? reason : reason + ": " + message;
+  const std::string why = said.empty() ? "" : " (" + said + ")";
+  using namespace end_word;
+  using pod_end_word::kDeleted;
+  using pod_end_word::kEvicted;
+  if (disruption == "PreemptionByScheduler" || reason == "Preempting")
+    return EngineOnly(kPreempted, "its pod was preempted for one of higher priority" + why);
+  if (disruption == "EvictionByEvictionAPI") return EngineOnly(kEvicted, "its pod was evicted (a node drain or the Eviction API)");
+  if (disruption == "DeletionByTaintManager")
+    return EngineOnly(kEvicted, "its pod was evicted: its node was tainted NoExecute");
+  if (disruption == "TerminationByKubelet" || reason == "Evicted" || reason == "Shutdown")
+    return EngineOnly(kEvicted, "its pod was evicted by its node" + why);
+  if (disruption == "DeletionByPodGC" || reason == "NodeLost")
+    return EngineOnly(kNodeFailed, "its pod was deleted: its node is gone" + why);
+  if (deleted) return {kDeleted, "its pod was deleted"};
+  return {kUnknown, "its pod " + std::string(phase == "Failed" ? "failed" : "ended") + why};
+}
+
 // Reasons a container waits for that will not go away by waiting: the
 // image cannot be had, or the container cannot be made from it.
 bool Hopeless(const std::string& reason) {
@@ -104,9 +129,7 @@ PodState ReadPodState(const json& pod, bool deleted) {
     // Its container ended (SIGTERM, as a pod is asked to stop) because the
     // cluster took its pod away: that is why it ended.
     const EndCause taken = PodEnded("", "", Disruption(status), s.phase, false);
-    if (taken.word == std::string_view(end_word::kEvicted) || taken.word == std::string_view(end_word::kPreempted) ||
-        taken.word == std::string_view(end_word::kNodeFailed))
-      s.end = taken;
+    if (taken.engine_only) s.end = taken;
   }
   if (s.ended) s.waiting.clear();
   return s;

@@ -14,6 +14,12 @@
 
 namespace fiber::backend {
 
+/// The end words only pods have, beside the shared ones (backend/end_cause.hpp).
+namespace pod_end_word {
+inline constexpr const char* kEvicted = "evicted";  // its pod evicted, its node drained
+inline constexpr const char* kDeleted = "deleted";  // its pod removed by someone
+}  // namespace pod_end_word
+
 struct PodState {
   std::string worker_id;  // its fiber.worker label
   std::string phase;      // Pending, Running, Succeeded, Failed, Unknown

@@ -6,7 +6,6 @@
 #include "backend/labels.hpp"
 #include "worker/worker_id.hpp"
 
-
 namespace fiber::backend {
 
 namespace {
@@ -26,6 +25,22 @@ std::string Word(const std::string& comment, const char* key) {
   for (std::string w; words >> w;)
     if (w.rfind(prefix, 0) == 0) return w.substr(prefix.size());
   return "";
+}
+
+// How a job in an ended state (squeue's or sacct's State) went, its exit
+// code read as a wait status.
+EndCause SlurmJobEnded(const std::string& state, ExitStatus status) {
+  using namespace end_word;
+  using job_end_word::kTimeLimit;
+  if (state == "COMPLETED" || state == "FAILED") return EndedWith(status);
+  if (state == "OUT_OF_MEMORY") return OutOfMemory();
+  if (state == "CANCELLED") return {kCancelled, "its Slurm job was cancelled"};
+  if (state == "TIMEOUT") return EngineOnly(kTimeLimit, "its Slurm job reached its time limit");
+  if (state == "DEADLINE") return EngineOnly(kTimeLimit, "its Slurm job reached its deadline");
+  if (state == "PREEMPTED") return EngineOnly(kPreempted, "its Slurm job was preempted");
+  if (state == "NODE_FAIL") return EngineOnly(kNodeFailed, "its node failed");
+  if (state == "BOOT_FAIL") return EngineOnly(kNodeFailed, "its node failed to boot");
+  return {kUnknown, "its Slurm job ended (" + state + ", " + status.Describe() + ")"};
 }
 
 std::vector<std::string> Split(const std::string& line, char sep) {

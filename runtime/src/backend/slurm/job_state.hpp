@@ -13,6 +13,11 @@
 
 namespace fiber::backend {
 
+/// The end words only Slurm jobs have, beside the shared ones (backend/end_cause.hpp).
+namespace job_end_word {
+inline constexpr const char* kTimeLimit = "time_limit";  // its job's time limit or deadline
+}  // namespace job_end_word
+
 /// squeue's --Format for ParseSqueue: each field followed by '|', so that no
 /// value is padded or cut.
 inline constexpr const char* kSqueueFields =

@@ -1,4 +1,4 @@
-#include "diagnostics/demangle.hpp"
+#include "os/demangle.hpp"
 
 #include <cxxabi.h>
 

@@ -1,11 +1,6 @@
-#include "fiber/async_result.hpp"
+#include "fiber/detail/batch.hpp"
 
-namespace fiber {
-
-RemoteError::RemoteError(std::string type, std::string message)
-    : Error(type + ": " + message), type_(std::move(type)), message_(std::move(message)) {}
-
-}  // namespace fiber
+#include "fiber/errors.hpp"
 
 namespace fiber::detail {
 
