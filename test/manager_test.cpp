@@ -318,9 +318,7 @@ TEST_CASE("a Process's and Pool tasks' calls go to the manager in one hop, not t
 TEST_CASE("calls in one hop stay in order per caller, with several callers at once") {
   fiber::Manager m;
   auto c = m.make<Counter>(0);
-  // Two Processes, not a Pool's tasks: one that work stealing took back
-  // after it had started runs twice (README, "work stealing"), and this
-  // counts every call.
+  // Two Processes, each a caller of its own.
   fiber::Queue<std::vector<int>> answers;
   fiber::Process a(add_many_into, c, 300, answers), b(add_many_into, c, 300, answers);
   a.start();

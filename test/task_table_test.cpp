@@ -104,18 +104,21 @@ TEST_CASE("the table counts tasks done and failed, and names the function a work
   CHECK(table.done() == 1);
 }
 
-TEST_CASE("TakeBack returns the last task dealt to a worker to the front; it keeps the oldest") {
+TEST_CASE("TakeBack returns a task its worker skipped to the front; the worker keeps the others") {
   auto batch = std::make_shared<Batch>(4);
   TaskTable table(3);
   for (std::size_t i = 0; i < 4; ++i) table.Add(MakeTask(batch, i));
   const auto first = table.LeaseNext("w0");
   const auto second = table.LeaseNext("w0");
-  CHECK(table.Oldest("w0") == first);
-  CHECK(table.TakeBack("w0") == second);
-  CHECK(table.Leases("w0") == 1);
+  CHECK(table.LeasesOf("w0") == std::vector<std::uint64_t>{first, second});
+  CHECK_FALSE(table.TakeBack("w1", second));  // not w1's
+  CHECK(table.TakeBack("w0", second));
+  CHECK_FALSE(table.TakeBack("w0", second));  // once
+  CHECK(table.LeasesOf("w0") == std::vector<std::uint64_t>{first});
   CHECK(table.Oldest("w0") == first);
   CHECK(table.LeaseNext("w1") == second);  // ahead of those never dealt
   CHECK(table.Oldest("w2") == 0);
+  CHECK(table.LeasesOf("w2").empty());
 }
 
 TEST_CASE("GiveBack returns a worker's tasks in order without counting a loss") {

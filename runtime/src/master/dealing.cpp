@@ -125,8 +125,9 @@ bool Dealing::HasRoom(const std::string& id, const Worker& w) const {
 Dealing::Answer Dealing::OnResult(WorkerSet& workers, const std::string& id,
                                   const zmq::message_t& message, Clock::time_point now) {
   Worker& worker = *workers.Find(id);
-  // A task taken back from it (Steal) is answered with no outcome when it
-  // was skipped, or with outcomes that are dropped when it had started.
+  // A task it was asked to skip (Steal) is answered with no outcome when it
+  // skipped it, and goes to another worker then; or with outcomes, which
+  // count, when it had started it.
   std::set<std::uint64_t> kept;
   const std::size_t answerable = tasks_.Leases(id) + worker.revoked.size();
   std::size_t answered = 0;
@@ -157,8 +158,11 @@ Dealing::Answer Dealing::OnResult(WorkerSet& workers, const std::string& id,
   // whichever came later: as far as the master can tell.
   Clock::time_point since = worker.busy_since;
   for (const auto& result : results) {
+    const auto revoke = worker.revoked.find(result.id);
+    const bool revoked = revoke != worker.revoked.end();
+    if (revoked) worker.revoked.erase(revoke);
     if (result.outcomes.empty() || kept.count(result.id) == 0) {
-      if (auto it = worker.revoked.find(result.id); it != worker.revoked.end()) worker.revoked.erase(it);
+      if (revoked && tasks_.TakeBack(id, result.id)) --worker.dealt;  // skipped, as asked
       continue;
     }
     std::vector<Outcome> outcomes;
@@ -224,48 +228,54 @@ std::vector<std::pair<std::string, backend::EndCause>> Dealing::TimeOut(const Wo
   return late;
 }
 
-Dealing::Stolen Dealing::Steal(WorkerSet& workers, Clock::time_point now) {
+std::vector<std::string> Dealing::Steal(WorkerSet& workers, Clock::time_point now) {
   if (tasks_.HasPending() || !phase_.running()) return {};
-  std::size_t thieves = 0;
+  std::size_t thieves = 0, asked = 0;
   const bool pressing = options_.budget && AnyWithinBudget(workers);  // as Deal would
-  // Busy workers holding two or more, by how many they hold.
+  // Busy workers holding two or more tasks they were not asked to skip, by
+  // how many.
   std::vector<std::pair<std::size_t, const std::string*>> victims;
   for (const auto& [id, w] : workers.all()) {
     const std::size_t held = tasks_.Leases(id);
+    asked += w.revoked.size();
     if (held == 0 && w.state == WorkerState::kReady && !w.closed_at && HasRoom(id, w) &&
         !(pressing && OverBudget(id)))
       ++thieves;
-    if (held > 1 && w.connected && !w.closed_at && now - w.busy_since >= kStealAfter)
-      victims.emplace_back(held, &id);
+    const std::size_t left = held - std::min(held, w.revoked.size());
+    if (left > 1 && w.connected && !w.closed_at && now - w.busy_since >= kStealAfter)
+      victims.emplace_back(left, &id);
   }
+  // Tasks asked for already go to idle workers once skipped.
+  thieves -= std::min(thieves, asked);
   const auto fewer = [](const auto& a, const auto& b) { return a.first < b.first; };
   std::make_heap(victims.begin(), victims.end(), fewer);
   std::map<std::string, wire::Revoke> revokes;
-  // One task for each worker holding none, from the busy one holding most.
+  // One task for each worker holding none, from the busy one holding most:
+  // the last it was dealt and was not asked to skip.
   for (; thieves > 0 && !victims.empty(); --thieves) {
     std::pop_heap(victims.begin(), victims.end(), fewer);
-    auto& [held, victim] = victims.back();
-    const std::uint64_t task = tasks_.TakeBack(*victim);
+    auto& [left, victim] = victims.back();
     Worker& w = *workers.Find(*victim);
-    --w.dealt;
-    w.revoked.insert(task);
-    revokes[*victim].ids.push_back(task);
-    if (--held > 1) {
+    const std::vector<std::uint64_t>& held = tasks_.LeasesOf(*victim);
+    const auto task = std::find_if(held.rbegin(), held.rend(),
+                                   [&w](std::uint64_t id) { return w.revoked.count(id) == 0; });
+    w.revoked.insert(*task);
+    revokes[*victim].ids.push_back(*task);
+    if (--left > 1) {
       std::push_heap(victims.begin(), victims.end(), fewer);
     } else {
       victims.pop_back();
     }
   }
-  Stolen stolen;
-  stolen.any = !revokes.empty();
+  std::vector<std::string> unreachable;
   for (auto& [victim, revoke] : revokes) {
     if (outbox_.Send(victim, wire::Encode(revoke, options_.channel))) {
       workers.Find(victim)->last_sent = now;
     } else {
-      stolen.unreachable.push_back(victim);
+      unreachable.push_back(victim);
     }
   }
-  return stolen;
+  return unreachable;
 }
 
 void Dealing::Lose(const std::string& id, const std::string& why) {

@@ -55,15 +55,13 @@ class Dealing {
   /// timeout; the tasks queued behind it go back to the queue. Returns its
   /// workers, to be killed, with why.
   [[nodiscard]] std::vector<std::pair<std::string, backend::EndCause>> TimeOut(const WorkerSet& workers, Clock::time_point now);
-  /// Work stealing: while no task waits, a worker holding no task takes one
-  /// queued behind a task that has run for kStealAfter on another worker,
-  /// which is told (REVOKE) not to run it. The caller then deals what was
-  /// taken, once it has handled the workers it could not reach (as Deal's).
-  struct Stolen {
-    std::vector<std::string> unreachable;
-    bool any = false;  // tasks were taken back: deal them
-  };
-  [[nodiscard]] Stolen Steal(WorkerSet& workers, Clock::time_point now);
+  /// Work stealing: while no task waits, for each worker holding no task,
+  /// a busy worker whose task has run for kStealAfter is asked (REVOKE) to
+  /// skip the last task queued behind it. A task it skipped goes back to
+  /// the front of the queue when its answer comes, for the next deal; one
+  /// it had started stays its own, its result counting as any: no task
+  /// runs twice. Returns the workers it could not reach (as Deal's).
+  [[nodiscard]] std::vector<std::string> Steal(WorkerSet& workers, Clock::time_point now);
   /// Worker id was lost (why says how): its tasks run again or fail
   /// (TaskTable::Lose).
   void Lose(const std::string& id, const std::string& why);

@@ -225,9 +225,7 @@ void PoolService::Tick(Clock::time_point now) {
   for (const auto& [id, cause] : crew_.Overdue(now)) LoseWorker(id, cause, now);
   if (dealing_.ReleaseTaken()) Deal(now);
   for (const auto& [id, cause] : dealing_.TimeOut(crew_.workers(), now)) LoseWorker(id, cause, now);
-  const Dealing::Stolen stolen = dealing_.Steal(crew_.workers(), now);
-  for (const std::string& id : stolen.unreachable) ConnectionClosed(id, now);
-  if (stolen.any) Deal(now);  // idle workers, holding fewest, are dealt first
+  for (const std::string& id : dealing_.Steal(crew_.workers(), now)) ConnectionClosed(id, now);
   crew_.RetireIdle(now);
   in_tick_ = false;
   StartWorkers(now);  // those waiting for room to start, and the lost ones' replacements

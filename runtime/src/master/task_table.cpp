@@ -50,13 +50,21 @@ std::uint64_t TaskTable::Oldest(const std::string& worker) const {
   return it == leases_.end() || it->second.empty() ? 0 : it->second.front();
 }
 
-std::uint64_t TaskTable::TakeBack(const std::string& worker) {
-  std::vector<std::uint64_t>& held = leases_.at(worker);
-  const std::uint64_t id = held.back();
-  held.pop_back();
+const std::vector<std::uint64_t>& TaskTable::LeasesOf(const std::string& worker) const {
+  static const std::vector<std::uint64_t> kNone;
+  const auto it = leases_.find(worker);
+  return it == leases_.end() ? kNone : it->second;
+}
+
+bool TaskTable::TakeBack(const std::string& worker, std::uint64_t id) {
+  const auto it = leases_.find(worker);
+  if (it == leases_.end()) return false;
+  const auto lease = std::find(it->second.begin(), it->second.end(), id);
+  if (lease == it->second.end()) return false;
+  it->second.erase(lease);
   tasks_.at(id).holder.clear();
   pending_.push_front(id);
-  return id;
+  return true;
 }
 
 std::string TaskTable::Running(const std::string& worker) const {

@@ -62,10 +62,12 @@ class TaskTable {
   /// The task worker runs (it runs them in the order dealt): the first it
   /// holds; 0 when it holds none.
   std::uint64_t Oldest(const std::string& worker) const;
-  /// Takes back the last task dealt to worker, not started while it holds
-  /// an older one, to the front of the queue (work stealing); returns its
-  /// id. Worker must hold two or more.
-  std::uint64_t TakeBack(const std::string& worker);
+  /// The tasks worker holds, in the order dealt.
+  const std::vector<std::uint64_t>& LeasesOf(const std::string& worker) const;
+  /// Takes task id back from worker, which skipped it as asked (work
+  /// stealing), to the front of the queue; false when worker does not
+  /// hold it.
+  bool TakeBack(const std::string& worker, std::uint64_t id);
 
   /// A task finished by its holder's result, as the pool counts it.
   struct Finished {

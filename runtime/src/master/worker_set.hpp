@@ -31,8 +31,9 @@ struct Worker {
   /// was dealt to the worker holding none, or when the result before it came.
   Clock::time_point busy_since;
   int dealt = 0;  // tasks dealt to it and not taken back (max_tasks_per_child)
-  /// Tasks taken back from it (work stealing) that it has not answered yet:
-  /// with no outcome (skipped), or with outcomes to drop (it had started).
+  /// Tasks it holds and was asked to skip (work stealing) that it has not
+  /// answered yet: with no outcome (skipped: taken back then), or with
+  /// outcomes (it had started: they count).
   std::multiset<std::uint64_t> revoked;
   std::optional<Clock::time_point> stop_sent;  // told to STOP at
   /// Its connection closed at: lost once its backend reports how it ended,

@@ -53,6 +53,13 @@ std::optional<zmq::message_t> ResultBatch::Take() {
   return message;
 }
 
+zmq::message_t ResultBatch::Skipped(const std::vector<std::uint64_t>& tasks) const {
+  wire::Writer skipped(wire::Type::kResult, channel_);
+  skipped.U32(Credit());
+  for (std::uint64_t task : tasks) wire::AppendResultHead(skipped, task, 0);
+  return skipped.Finish();
+}
+
 // How many tasks to hold: about kWorkAheadSeconds of them by the recent
 // mean task time, from the prefetch (at most kMaxCredit, as WELCOME
 // guarantees) up to kMaxCredit.

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <vector>
 #include <zmq.hpp>
 
 #include "wire/codec.hpp"
@@ -30,6 +31,9 @@ class ResultBatch {
   bool Due() const;
   /// The finished RESULT, emptying the batch; nullopt when it holds none.
   std::optional<zmq::message_t> Take();
+  /// A RESULT of its own answering tasks skipped as asked (REVOKE), each
+  /// with no outcome, to go at once: the batch being filled stays as it is.
+  zmq::message_t Skipped(const std::vector<std::uint64_t>& tasks) const;
 
  private:
   std::uint32_t Credit() const;

@@ -3,15 +3,19 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
-#include <deque>
 #include <memory>
 #include <optional>
-#include <unordered_set>
+#include <thread>
+#include <vector>
 #include <zmq.hpp>
 
 #include "diagnostics/log.hpp"
 #include "fiber/task.hpp"
+#include "os/background_thread.hpp"
+#include "os/mutex.hpp"
+#include "os/wake_fd.hpp"
 #include "wire/codec.hpp"
 #include "wire/credentials.hpp"
 #include "wire/frames.hpp"
@@ -21,10 +25,15 @@
 #include "worker/direct_calls.hpp"
 #include "worker/master_watch.hpp"
 #include "worker/result_batch.hpp"
+#include "worker/task_queue.hpp"
 
 namespace fiber::worker {
 
 using Clock = std::chrono::steady_clock;
+
+// How long the revoke watch waits for the socket's signal before it reads
+// anyway (a signal the serve loop's own read took).
+constexpr int kRevokeWatchPollMs = 20;
 using wire::OutcomeKind;
 using wire::Type;
 
@@ -58,8 +67,18 @@ class ServeLoop {
     dealer_.connect(b.master);
     master_fd_ = dealer_.get(zmq::sockopt::fd);
     this_thread_loop = this;
+    std::string err;
+    if (!stop_watch_.Open(&err)) Die(kInternalError, "cannot watch for REVOKE: " + err);
+    watch_revokes_ = StartBackgroundThread([this] { WatchRevokes(); }, [](const std::string& what) {
+      Die(kInternalError, "internal error watching for REVOKE (" + what + "); exiting");
+    });
   }
-  ~ServeLoop() { this_thread_loop = nullptr; }
+  ~ServeLoop() {
+    stopping_ = true;
+    stop_watch_.Wake();
+    watch_revokes_.join();
+    this_thread_loop = nullptr;
+  }
 
   // Listens for direct calls of function, once; the endpoint, or "".
   std::string OpenDirect(const std::string& function) {
@@ -75,6 +94,9 @@ class ServeLoop {
   }
 
   int Run() {
+    // Held but while a task's function runs (RunNextTask): then the revoke
+    // watch may use the socket.
+    os::MutexLock lock(mu_);
     Send(wire::Encode(wire::Hello{static_cast<std::uint64_t>(::getpid())}));
     for (;;) {
       const bool idle = queue_.empty();
@@ -94,21 +116,12 @@ class ServeLoop {
         wait = left;
       }
       if (!Receive(wait)) return kStopped;
-      if (!queue_.empty()) RunNextTask();
+      if (!queue_.empty() && !RunNextTask()) return kStopped;
     }
   }
 
  private:
-  // A TASK message and the tasks it holds, run in order. Never moved once
-  // parsed (std::deque keeps its elements in place).
-  struct Received {
-    explicit Received(zmq::message_t m) : message(std::move(m)) {}
-    zmq::message_t message;
-    std::vector<wire::TaskView> tasks;
-    std::size_t next = 0;
-  };
-
-  void Send(zmq::message_t message) {
+  void Send(zmq::message_t message) FIBER_REQUIRES(mu_) {
     // A send fails only once the master is gone, which the watch handles.
     (void)wire::SendMessage(dealer_, {}, std::move(message));
     master_drained_ = false;  // the send may have taken the signal of a message
@@ -116,7 +129,7 @@ class ServeLoop {
 
   // Takes every message that has arrived, waiting up to wait for the first.
   // False once the master said STOP.
-  bool Receive(std::chrono::milliseconds wait) {
+  bool Receive(std::chrono::milliseconds wait) FIBER_REQUIRES(mu_) {
     return direct_ ? ReceiveBoth(wait) : ReceiveFromMaster(wait);
   }
 
@@ -125,7 +138,7 @@ class ServeLoop {
   // one poll(2) of the two descriptors waits, and only the socket that
   // signalled is read: zmq_poll would check both sockets' queues before
   // and after it waits, a few system calls each (bench/README.md).
-  bool ReceiveBoth(std::chrono::milliseconds wait) {
+  bool ReceiveBoth(std::chrono::milliseconds wait) FIBER_REQUIRES(mu_) {
     bool master = !master_drained_, direct = !direct_drained_;
     if (!master && !direct) {
       // poll(2) itself: zmq_poll of descriptors polls them once with no
@@ -142,7 +155,7 @@ class ServeLoop {
     return !master || ReceiveFromMaster(std::chrono::milliseconds(0));
   }
 
-  bool ReceiveFromMaster(std::chrono::milliseconds wait) {
+  bool ReceiveFromMaster(std::chrono::milliseconds wait) FIBER_REQUIRES(mu_) {
     // A timed receive costs fewer system calls than a poll and a receive.
     if (wait != receive_timeout_) {
       dealer_.set(zmq::sockopt::rcvtimeo, static_cast<int>(wait.count()));
@@ -166,7 +179,7 @@ class ServeLoop {
     }
   }
 
-  bool Handle(zmq::message_t message) {
+  bool Handle(zmq::message_t message) FIBER_REQUIRES(mu_) {
     wire::Header header;
     std::string err;
     if (!wire::ParseHeader(message, &header, &err)) {
@@ -184,15 +197,9 @@ class ServeLoop {
                         ", this worker version " + std::to_string(wire::kProtocolVersion));
     switch (header.type) {
       case Type::kWelcome: OnWelcome(message); return true;
-      case Type::kTask: {
-        // Parsed in place: the views point into the message's bytes, which
-        // a short message keeps inside itself and a move would relocate.
-        Received& received = queue_.emplace_back(std::move(message));
-        if (!wire::ReadTasks(received.message, &received.tasks, &err))
-          Die(kMasterLost, "the master sent a malformed TASK (" + err + ")");
-        if (received.tasks.empty()) queue_.pop_back();
+      case Type::kTask:
+        if (!queue_.Add(std::move(message), &err)) Die(kMasterLost, "the master sent a malformed TASK (" + err + ")");
         return true;
-      }
       case Type::kRevoke: OnRevoke(message); return true;
       case Type::kStop: return false;
       case Type::kHeartbeat: return true;  // the master lives; nothing to answer
@@ -203,7 +210,7 @@ class ServeLoop {
     }
   }
 
-  void OnWelcome(const zmq::message_t& message) {
+  void OnWelcome(const zmq::message_t& message) FIBER_REQUIRES(mu_) {
     wire::Welcome welcome;
     std::string err;
     if (!wire::Decode(message, &welcome, &err))
@@ -227,48 +234,64 @@ class ServeLoop {
     Send(wire::Encode(wire::Ready{welcome.prefetch}, channel_));
   }
 
-  // Marks the revoked tasks it holds and has not started, one for each id
-  // (a task lost elsewhere can be dealt here again); the master has given
-  // them to another worker. One already run is not held any more.
-  void OnRevoke(const zmq::message_t& message) {
+  // Skips the tasks REVOKE names that it holds and has not started, and
+  // says so at once: the master gives them to another worker only then.
+  // One it has started is its own; its result is the answer.
+  void OnRevoke(const zmq::message_t& message) FIBER_REQUIRES(mu_) {
     wire::Revoke revoke;
     std::string err;
     if (!wire::Decode(message, &revoke, &err)) Die(kMasterLost, "the master sent " + err);
-    for (std::uint64_t id : revoke.ids) MarkRevoked(id);
+    std::vector<std::uint64_t> skipped;
+    for (std::uint64_t id : revoke.ids)
+      if (queue_.Revoke(id)) skipped.push_back(id);
+    if (!skipped.empty()) Send(results_.Skipped(skipped));
   }
 
-  void MarkRevoked(std::uint64_t id) {
-    for (Received& received : queue_)
-      for (std::size_t i = received.next; i < received.tasks.size(); ++i)
-        if (received.tasks[i].id == id && revoked_.insert(&received.tasks[i]).second) return;
-  }
-
-  void RunNextTask() {
-    Received& front = queue_.front();
-    const wire::TaskView& task = front.tasks[front.next];
-    // A revoked task is answered with no outcome: the master then knows
-    // that it did not run here.
-    if (revoked_.erase(&task) != 0) {
-      results_.AddResult(task.id, 0);
-      if (++front.next == front.tasks.size()) queue_.pop_front();
-      return;
+  // While a task's function runs, a REVOKE is answered all the same: this
+  // thread reads what the master sent whenever the serve loop lets go of
+  // the socket, the loop taking up the rest when the function returns.
+  void WatchRevokes() {
+    for (;;) {
+      pollfd fds[] = {{master_fd_, POLLIN, 0}, {stop_watch_.fd(), POLLIN, 0}};
+      // The socket's descriptor signals an edge, which the loop's own reads
+      // may take: a bounded wait reads again regardless.
+      (void)::poll(fds, 2, kRevokeWatchPollMs);
+      if (stopping_) return;
+      os::MutexLock lock(mu_);
+      if (!in_task_ || stop_seen_) continue;
+      if (!ReceiveFromMaster(std::chrono::milliseconds(0))) stop_seen_ = true;
     }
+  }
+
+  // Runs the next task (or skips it, answered already); false once the
+  // master said STOP meanwhile.
+  bool RunNextTask() FIBER_REQUIRES(mu_) {
+    const wire::TaskView* next = queue_.Start();
+    if (!next) return true;
+    const wire::TaskView& task = *next;
     wire::Writer& results =
         results_.AddResult(task.id, static_cast<std::uint32_t>(task.calls.size()));
     const detail::Invokers invokers = Lookup(task.function);
     const detail::Invoker invoker =
         task.form == wire::TaskForm::kChunk ? invokers.chunk : invokers.call;
     const auto start = Clock::now();
-    for (std::string_view args : task.calls)
-      wire::AppendOutcome(results, RunCall(b_.worker_id, invoker, task.function, args, after_call_).view());
+    for (std::string_view args : task.calls) {
+      in_task_ = true;
+      mu_.unlock();
+      CallOutcome outcome = RunCall(b_.worker_id, invoker, task.function, args, after_call_);
+      mu_.lock();
+      in_task_ = false;
+      wire::AppendOutcome(results, outcome.view());
+    }
     results_.Ran(Clock::now() - start);
-    if (++front.next == front.tasks.size()) queue_.pop_front();
+    queue_.Done();
     if (results_.Due()) Flush();
+    return !stop_seen_;
   }
 
   // Runs every direct call waiting, as it would a task of one call; the
   // calls of one message are answered in one.
-  void ServeDirect() {
+  void ServeDirect() FIBER_REQUIRES(mu_) {
     DirectCallServer::Calls in;
     std::vector<CallOutcome> outcomes;
     std::vector<wire::OutcomeView> views;
@@ -294,7 +317,7 @@ class ServeLoop {
     return last_invokers_;
   }
 
-  void Flush() {
+  void Flush() FIBER_REQUIRES(mu_) {
     if (std::optional<zmq::message_t> results = results_.Take()) Send(std::move(*results));
   }
 
@@ -307,16 +330,24 @@ class ServeLoop {
   int master_fd_ = -1;                         // dealer_'s ZMQ_FD
   // Read until nothing was left, and not used since: the socket's
   // descriptor signals what comes next.
-  bool master_drained_ = false, direct_drained_ = false;
-  std::deque<Received> queue_;
-  std::unordered_set<const wire::TaskView*> revoked_;  // in queue_, not to run
+  bool master_drained_ FIBER_GUARDED_BY(mu_) = false;
+  bool direct_drained_ = false;
+  TaskQueue queue_ FIBER_GUARDED_BY(mu_);
   std::string last_name_;
   detail::Invokers last_invokers_;
-  ResultBatch results_;
+  ResultBatch results_ FIBER_GUARDED_BY(mu_);
   wire::Channel channel_ = wire::kRunChannel;
   std::chrono::milliseconds receive_timeout_{-1};
   bool welcomed_ = false;
   const Clock::time_point started_ = Clock::now();
+  // The socket and what its messages fill: the serve loop's, but while a
+  // task's function runs, when the revoke watch reads for it.
+  os::Mutex mu_;
+  bool in_task_ FIBER_GUARDED_BY(mu_) = false;
+  bool stop_seen_ FIBER_GUARDED_BY(mu_) = false;  // the watch read STOP
+  std::atomic<bool> stopping_ = false;
+  os::WakeFd stop_watch_;
+  std::thread watch_revokes_;
 };
 
 }  // namespace

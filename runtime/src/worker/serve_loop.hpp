@@ -1,7 +1,8 @@
 // A worker's life: connect to the master, run the pool initializer, then run
-// tasks until told to stop. One thread owns the socket and runs the user's
-// functions; results of short tasks share a message, and the worker asks for
-// about 2 ms of work at a time (worker/result_batch.hpp) so it never idles
+// tasks until told to stop. One thread runs the user's functions and uses
+// the socket but while one runs, when a second answers REVOKE at once.
+// Results of short tasks share a message, and the worker asks for about
+// 2 ms of work at a time (worker/result_batch.hpp) so it never idles
 // waiting for a round trip. A MasterWatch ends the process if the master
 // goes away mid-task.
 #pragma once
