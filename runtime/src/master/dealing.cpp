@@ -4,6 +4,7 @@
 #include <cstring>
 #include <set>
 
+#include "diagnostics/hop_trace.hpp"
 #include "diagnostics/log.hpp"
 #include "wire/codec.hpp"
 #include "wire/limits.hpp"
@@ -108,6 +109,7 @@ std::vector<std::string> Dealing::Deal(WorkerSet& workers, Clock::time_point now
   std::vector<std::string> unreachable;
   for (std::size_t i = 0; i < free.size(); ++i) {
     if (!messages[i]) continue;
+    FIBER_HOP("io-send");
     if (outbox_.Send(*free[i].first, messages[i]->Finish())) {
       free[i].second->last_sent = now;
     } else {
@@ -124,6 +126,7 @@ bool Dealing::HasRoom(const std::string& id, const Worker& w) const {
 
 Dealing::Answer Dealing::OnResult(WorkerSet& workers, const std::string& id,
                                   const zmq::message_t& message, Clock::time_point now) {
+  FIBER_HOP("io-got-result");
   Worker& worker = *workers.Find(id);
   // A task it was asked to skip (Steal) is answered with no outcome when it
   // skipped it, and goes to another worker then; or with outcomes, which
@@ -173,6 +176,7 @@ Dealing::Answer Dealing::OnResult(WorkerSet& workers, const std::string& id,
       cost.bytes += outcomes.back().data.size() + outcomes.back().error_type.size() + wire::kHeldOverheadBytes;
     }
     const auto finished = tasks_.Finish(result.id, id, std::move(outcomes));  // held: checked
+    FIBER_HOP("io-completed");
     Charge(id, finished->batch, cost);
     stats_.Finished(now, now - std::max(finished->leased_at, since), finished->items, finished->done);
     since = now;

@@ -3,6 +3,7 @@
 #include <future>
 
 #include "config/backend_names.hpp"
+#include "diagnostics/hop_trace.hpp"
 #include "fiber/errors.hpp"
 #include "os/mutex.hpp"
 
@@ -76,9 +77,11 @@ bool PoolHandle::With(std::function<void(PoolService&)> fn) {
 void PoolHandle::Submit(std::string function, std::vector<std::string> calls,
                         std::size_t chunksize, std::shared_ptr<detail::Batch> batch,
                         wire::TaskForm form) {
+  FIBER_HOP("submit");
   auto work = std::make_shared<std::vector<std::string>>(std::move(calls));
   const std::size_t n = work->size();
   if (!With([function = std::move(function), work, chunksize, batch, form](PoolService& pool) {
+        FIBER_HOP("io-took");
         pool.Submit(function, std::move(*work), chunksize, batch, Clock::now(), form);
       }))
     batch->complete(0, std::vector<detail::Outcome>(

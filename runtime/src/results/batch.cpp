@@ -1,5 +1,6 @@
 #include "fiber/detail/batch.hpp"
 
+#include "diagnostics/hop_trace.hpp"
 #include "fiber/errors.hpp"
 
 namespace fiber::detail {
@@ -80,8 +81,10 @@ bool Batch::wait_completed(std::size_t k, std::size_t* index, const Deadline& de
 bool Batch::wait_all(const Deadline& deadline) {
   if (before_wait_) before_wait_();
   std::unique_lock<std::mutex> lock(mu_);
-  return wait_for_condition(lock, deadline,
-                            [&] { return completion_order_.size() == slots_.size(); });
+  const bool done = wait_for_condition(lock, deadline,
+                                       [&] { return completion_order_.size() == slots_.size(); });
+  FIBER_HOP("user-woke");
+  return done;
 }
 
 bool Batch::ready() const {

@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "diagnostics/hop_trace.hpp"
 #include "os/demangle.hpp"
 #include "worker/registered_names.hpp"
 
@@ -28,6 +29,7 @@ CallOutcome RunCall(const std::string& worker_id, detail::Invoker invoker,
   }
   // A result (a Process's exit too) is sent only once the call's puts are
   // in their queues; an error one met is the call's, unless it raised.
+  FIBER_HOP("w-ran");
   if (!after_call) return outcome;
   try {
     after_call();

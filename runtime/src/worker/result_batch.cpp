@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "diagnostics/hop_trace.hpp"
 #include "wire/limits.hpp"
 #include "wire/task_batch.hpp"
 
@@ -47,6 +48,7 @@ bool ResultBatch::Due() const {
 
 std::optional<zmq::message_t> ResultBatch::Take() {
   if (!results_) return std::nullopt;
+  FIBER_HOP("w-result-out");
   std::optional<zmq::message_t> message = results_->Finish();
   results_.reset();
   work_since_take_ = std::chrono::steady_clock::duration::zero();

@@ -31,9 +31,6 @@ namespace fiber::worker {
 
 using Clock = std::chrono::steady_clock;
 
-// How long the revoke watch waits for the socket's signal before it reads
-// anyway (a signal the serve loop's own read took).
-constexpr int kRevokeWatchPollMs = 20;
 using wire::OutcomeKind;
 using wire::Type;
 
@@ -252,10 +249,11 @@ class ServeLoop {
   // the socket, the loop taking up the rest when the function returns.
   void WatchRevokes() {
     for (;;) {
+      // The socket's descriptor signals an edge: a message that comes once
+      // the last read found none (the loop reads until none is left before
+      // each task, and so does this thread).
       pollfd fds[] = {{master_fd_, POLLIN, 0}, {stop_watch_.fd(), POLLIN, 0}};
-      // The socket's descriptor signals an edge, which the loop's own reads
-      // may take: a bounded wait reads again regardless.
-      (void)::poll(fds, 2, kRevokeWatchPollMs);
+      (void)::poll(fds, 2, -1);
       if (stopping_) return;
       os::MutexLock lock(mu_);
       if (!in_task_ || stop_seen_) continue;

@@ -1,8 +1,11 @@
 #include "worker/task_queue.hpp"
 
+#include "diagnostics/hop_trace.hpp"
+
 namespace fiber::worker {
 
 bool TaskQueue::Add(zmq::message_t message, std::string* err) {
+  FIBER_HOP("w-got-task");
   // Parsed in place: the views point into the message's bytes, which a
   // short message keeps inside itself and a move would relocate.
   Received& received = queue_.emplace_back(std::move(message));
