@@ -8,6 +8,7 @@
 // host is stopped, and through the master where the hosts cannot reach
 // each other (test/programs/manager_hosts.cpp).
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <map>
@@ -28,6 +29,16 @@ using fiber::testing::Slurm;
 using fiber::testing::SlurmValue;
 
 namespace {
+
+// The tests' temporary directories (each Fiber's state, where a run's
+// directory is) in the directory the test hosts share, as a home directory
+// on a cluster's NFS: workers there write their logs into it.
+[[maybe_unused]] const bool kSharedTemp = [] {
+  const auto& env = fiber::testing::SlurmValues();
+  if (const auto it = env.find("FIBER_SLURM_SHARED_DIR"); it != env.end())
+    ::setenv("TMPDIR", it->second.c_str(), 1);
+  return true;
+}();
 
 // fiber run of the test hosts' profile.
 std::vector<std::string> RunArgs(std::vector<std::string> rest) {
@@ -103,6 +114,28 @@ TEST_CASE("a Pool's workers run on two Slurm hosts and reach the master at its b
   CHECK(out == SlowSquaresOutput(20) + "hosts " + hosts[0] + " " + hosts[1] + "\n");
   check.run_id = fiber.Ps()[0]["id"];
   CHECK(JobsOf(check.run_id).size() == 2);
+}
+
+TEST_CASE("the test hosts are apart: a worker there sees none of its master's processes, memfds, /dev/shm or /tmp") {
+  const std::vector<std::string> hosts = Hosts();
+  Fiber fiber;
+  {
+    NothingLeft check{fiber, ""};
+    auto [status, out, err] = fiber.Run(RunArgs({built_program("host_view"), "2"}));
+    REQUIRE_MESSAGE(status == 0, err);
+    CHECK(out == hosts[0] + " proc=0 memfd=0 shm=0 tmp=0\n" + hosts[1] + " proc=0 memfd=0 shm=0 tmp=0\n");
+    check.run_id = fiber.Ps()[0]["id"];
+  }
+  // The same probe on the master's own machine (the node localhost, whose
+  // slurmd runs beside the master) sees them all: it can tell.
+  NothingLeft check{fiber, ""};
+  auto [status, out, err] = fiber.Run(fiber::testing::ProfileRun(
+      SlurmValue("FIBER_SLURM_FIBER_CONFIG"), "test-slurm", {built_program("host_view"), "1"}));
+  REQUIRE_MESSAGE(status == 0, err);
+  char host[256] = {};
+  REQUIRE(::gethostname(host, sizeof host - 1) == 0);
+  CHECK(out == std::string(host) + " proc=1 memfd=1 shm=1 tmp=1\n");
+  check.run_id = fiber.Ps()[0]["id"];
 }
 
 TEST_CASE("a Slurm host stopped mid-map: its worker is lost, its tasks run on the other host, every result once") {

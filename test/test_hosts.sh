@@ -10,6 +10,9 @@
 #   host_up BRIDGE PREFIX NAME N    host NAME at PREFIX.N on BRIDGE (N: 2..254)
 #   host_exec NAME CMD...           CMD in NAME's network and its own host name NAME
 #   host_exec_words NAME            HOST_EXEC=(the words of host_exec NAME)
+#   host_apart_words NAME DIR:...   HOST_EXEC=(the same on a host apart: its own
+#                                   processes, /proc, /dev/shm and /tmp, of this
+#                                   machine's /tmp only the DIRs, as NFS shares)
 #   host_shared_words NAME          HOST_EXEC=(the same in this machine's mounts)
 #   host_link NAME up|down          NAME's link to the bridge up or down (a host cut off)
 #   host_block NAME OTHER on|off    NAME's TCP connections to host OTHER refused (a rule
@@ -68,6 +71,41 @@ host_exec() {  # NAME CMD...
 # each word execs the next).
 host_exec_words() {  # NAME
   HOST_EXEC=(ip netns exec "$1" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$1")
+}
+
+# The words of a process on a host that is apart the way machines are: its
+# own PID namespace and /proc (the master's processes and descriptors are
+# not there), its own /dev/shm and /tmp; of this machine's files it sees
+# what a cluster's nodes share (the program, home directories) and, of
+# /tmp, only the directories named (colon-separated; a daemon's config,
+# state and sockets). tini is the namespace's first process, as init is a
+# machine's: it reaps what is orphaned there (a daemon's detached steps)
+# and ends with the command, and then everything the host ran ends; a
+# signal to the first word's process (what test/daemons.sh's stop sends)
+# reaches the command as SIGTERM.
+host_apart_words() {  # NAME SHARED_DIRS
+  # shellcheck disable=SC2016 # the script's variables are its own
+  local script='name=$0 shared=$1
+    shift
+    hostname "$name" || exit 1
+    mount -t tmpfs -o mode=1777 shm /dev/shm || exit 1
+    # Each shared directory, kept aside while /tmp is covered, then put back.
+    i=0
+    IFS=:
+    for d in $shared; do
+      i=$((i + 1))
+      mkdir "/dev/shm/.shared$i" && mount --bind "$d" "/dev/shm/.shared$i" || exit 1
+    done
+    mount -t tmpfs -o mode=1777 tmp /tmp || exit 1
+    i=0
+    for d in $shared; do
+      i=$((i + 1))
+      mkdir -p "$d" && mount --move "/dev/shm/.shared$i" "$d" && rmdir "/dev/shm/.shared$i" || exit 1
+    done
+    unset IFS
+    exec tini -- "$@"'
+  HOST_EXEC=(ip netns exec "$1" unshare --uts --pid --kill-child=SIGTERM --mount-proc
+    sh -c "$script" "$1" "$2")
 }
 
 # The same words for a daemon whose mounts others must see: `ip netns exec`

@@ -52,7 +52,7 @@ export SLURM_CONF
 
 # start_time, pid_of, start, wait_for, stop.
 . "$(dirname "${BASH_SOURCE[0]}")/../daemons.sh"
-# hosts_bridge_up, host_up, host_exec_words, host_down, hosts_bridge_down.
+# hosts_bridge_up, host_up, host_apart_words, host_down, hosts_bridge_down.
 . "$(dirname "${BASH_SOURCE[0]}")/../test_hosts.sh"
 
 # listening PORT: something listens on TCP PORT.

@@ -12,10 +12,12 @@ namespace fiber::testing {
 
 class TempDir {
  public:
+  /// Under $TMPDIR, else /tmp.
   TempDir() {
-    char name[] = "/tmp/fiber-test-XXXXXX";
+    const char* tmp = std::getenv("TMPDIR");
+    std::string name = std::string(tmp && *tmp ? tmp : "/tmp") + "/fiber-test-XXXXXX";
     // Canonical, as the current directory reads once a program is in it.
-    path_ = std::filesystem::canonical(mkdtemp(name)).string();
+    path_ = std::filesystem::canonical(mkdtemp(name.data())).string();
   }
   ~TempDir() {
     std::error_code ec;
