@@ -116,14 +116,17 @@ TEST_CASE("a Pool's workers run on two Slurm hosts and reach the master at its b
   CHECK(JobsOf(check.run_id).size() == 2);
 }
 
-TEST_CASE("the test hosts are apart: a worker there sees none of its master's processes, memfds, /dev/shm or /tmp") {
+TEST_CASE("the test hosts are apart: a worker there sees none of its master's processes, memfds, /dev/shm or /tmp, and its data takes the connection") {
   const std::vector<std::string> hosts = Hosts();
   Fiber fiber;
   {
     NothingLeft check{fiber, ""};
     auto [status, out, err] = fiber.Run(RunArgs({built_program("host_view"), "2"}));
     REQUIRE_MESSAGE(status == 0, err);
-    CHECK(out == hosts[0] + " proc=0 memfd=0 shm=0 tmp=0\n" + hosts[1] + " proc=0 memfd=0 shm=0 tmp=0\n");
+    // And so a share comes over the connection, and 2 MiB items go back
+    // through it, whole.
+    CHECK(out == hosts[0] + " proc=0 memfd=0 shm=0 tmp=0 share=fetched\n" + hosts[1] +
+                     " proc=0 memfd=0 shm=0 tmp=0 share=fetched\nitems 8 ok\n");
     check.run_id = fiber.Ps()[0]["id"];
   }
   // The same probe on the master's own machine (the node localhost, whose
@@ -134,7 +137,7 @@ TEST_CASE("the test hosts are apart: a worker there sees none of its master's pr
   REQUIRE_MESSAGE(status == 0, err);
   char host[256] = {};
   REQUIRE(::gethostname(host, sizeof host - 1) == 0);
-  CHECK(out == std::string(host) + " proc=1 memfd=1 shm=1 tmp=1\n");
+  CHECK(out == std::string(host) + " proc=1 memfd=1 shm=1 tmp=1 share=mapped\nitems 4 ok\n");
   check.run_id = fiber.Ps()[0]["id"];
 }
 
