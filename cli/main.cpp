@@ -7,6 +7,7 @@
 #include "error_line.hpp"
 #include "run_plan.hpp"
 #include "supervisor.hpp"
+#include "unknown_argument.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"fiber: run a program's work on many processes, containers or pods", "fiber"};
@@ -45,7 +46,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fiber::cli::Error(e.what());
+    fiber::cli::Error(fiber::cli::ParseErrorMessage(app, e));
     return fiber::cli::kFiberError;
   }
   if (app.get_subcommands().empty()) usage();

@@ -118,9 +118,9 @@ int ShowDryRun(const RunOptions& o, const config::Resolved& resolved, const std:
 
 // The settings of a run of command, from its options and every source,
 // checked; false with *err.
-bool ResolveRun(RunOptions& o, const std::vector<std::string>& remaining, const RunTail& tail,
+bool ResolveRun(RunOptions& o, const CLI::App& run, const RunTail& tail,
                 std::vector<std::string>* command, config::Resolved* resolved, std::string* err) {
-  if (!ProgramCommand(remaining, tail, command, err) || !CheckRunOptions(o, err) ||
+  if (!ProgramCommand(run, tail, command, err) || !CheckRunOptions(o, err) ||
       !o.settings.Resolve(resolved, err))
     return false;
   JoinWorkerEnv(&o, &resolved->settings);
@@ -252,11 +252,11 @@ int SuperviseRun(const RunOptions& o, const Program& program, const config::Reso
   return status;
 }
 
-int Run(RunOptions& o, const std::vector<std::string>& remaining, const RunTail& tail) {
+int Run(RunOptions& o, const CLI::App& parsed, const RunTail& tail) {
   std::vector<std::string> command;
   config::Resolved resolved;
   std::string err;
-  if (!ResolveRun(o, remaining, tail, &command, &resolved, &err)) {
+  if (!ResolveRun(o, parsed, tail, &command, &resolved, &err)) {
     Error(err);
     return kFiberError;
   }
@@ -314,7 +314,7 @@ void AddRunCommand(CLI::App& app, int* status, const RunTail* tail) {
   run->add_flag("--dry-run", options->dry_run, "print the resolved settings and start nothing");
   run->add_option("-o,--output", options->output,
                   "with --dry-run, yaml: the Kubernetes objects the run would create");
-  run->callback([run, options, status, tail] { *status = Run(*options, run->remaining(), *tail); });
+  run->callback([run, options, status, tail] { *status = Run(*options, *run, *tail); });
 }
 
 }  // namespace fiber::cli

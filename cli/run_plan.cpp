@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "config/variables.hpp"
+#include "unknown_argument.hpp"
 
 namespace fiber::cli {
 
@@ -19,14 +20,14 @@ int CutRunTail(int argc, char** argv, RunTail* tail) {
   return argc;
 }
 
-bool ProgramCommand(const std::vector<std::string>& remaining, const RunTail& tail,
-                    std::vector<std::string>* command, std::string* err) {
-  if (!remaining.empty() && remaining[0].size() > 1 && remaining[0][0] == '-') {
-    *err = "unknown option " + remaining[0].substr(0, remaining[0].find('=')) +
-           " for fiber run (fiber run --help lists them; a PROGRAM starting with - goes after --)";
+bool ProgramCommand(const CLI::App& run, const RunTail& tail, std::vector<std::string>* command,
+                    std::string* err) {
+  *command = run.remaining();
+  if (!command->empty() && IsOptionWord(command->front())) {
+    *err = UnknownOption(run, command->front(),
+                         " (fiber run --help lists them; a PROGRAM starting with - goes after --)");
     return false;
   }
-  *command = remaining;
   if (tail.given && !command->empty()) command->push_back("--");
   command->insert(command->end(), tail.words.begin(), tail.words.end());
   if (command->empty()) {

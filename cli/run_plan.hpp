@@ -35,11 +35,12 @@ struct RunOptions {
 };
 
 /// The program and its arguments: the words after "--", or those from the
-/// first word CLI11 did not take as one of run's own (a "--" after that is
-/// the program's). False with *err for no program, or for a word before
-/// PROGRAM that looks like an option and is not one of run's.
-[[nodiscard]] bool ProgramCommand(const std::vector<std::string>& remaining, const RunTail& tail,
-                                  std::vector<std::string>* command, std::string* err);
+/// first word CLI11 did not take as one of run's own (run.remaining(); a
+/// "--" after that is the program's). False with *err for no program, or
+/// for a word before PROGRAM that looks like an option and is not one of
+/// run's (UnknownOption).
+[[nodiscard]] bool ProgramCommand(const CLI::App& run, const RunTail& tail, std::vector<std::string>* command,
+                                  std::string* err);
 
 /// False with *err when an --env is not KEY=VALUE with KEY a variable name,
 /// or --grace is not 0 to 86400 seconds.

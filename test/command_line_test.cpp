@@ -1,8 +1,9 @@
 // The fiber command line as a user first meets it, against the real binary:
 // where the program's words start ("--" or the first word that is not one of
-// run's options), an unknown option named as one (125), usage from fiber
-// alone and fiber help, the version, settings flags in the spellings users
-// type, and a misspelt FIBER_* variable warned about once.
+// run's options), an unknown command or option named as one with the nearest
+// when close (one line, 125), usage from fiber alone and fiber help, the
+// version, settings flags in the spellings users type, and a misspelt FIBER_*
+// variable warned about once.
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +23,14 @@ struct Plain : Fiber {
   Plain() { env["XDG_CONFIG_HOME"] = here.path() + "/config"; }
   std::tuple<int, std::string, std::string> Do(std::vector<std::string> args) {
     return Run(std::move(args), here.path());
+  }
+  /// Checks that args fail as fiber's own failure, 125, with nothing on
+  /// stdout and exactly the one line "fiber: error: MESSAGE" on stderr.
+  void CheckRefused(std::vector<std::string> args, const std::string& message) {
+    auto [status, out, err] = Do(std::move(args));
+    CHECK(status == 125);
+    CHECK(out.empty());
+    CHECK(err == "fiber: error: " + message + "\n");
   }
 };
 
@@ -49,13 +58,46 @@ TEST_CASE("an unknown option of fiber run is named as one, status 125, not a mis
     auto [status, out, err] = fiber.Do({"run", bogus, "/bin/echo", "hi"});
     CHECK(status == 125);
     const std::string name = bogus.substr(0, bogus.find('='));
-    CHECK_MESSAGE(err.rfind("fiber: error: unknown option " + name + " for fiber run", 0) == 0, err);
+    CHECK_MESSAGE(err.rfind("fiber: error: unknown option '" + name + "' for 'fiber run'", 0) == 0, err);
     CHECK(err.find("not found") == std::string::npos);
     CHECK(out.empty());
   }
   auto [status, out, err] = fiber.Do({"run", "--bogus", "--", "/bin/echo", "hi"});
   CHECK(status == 125);
-  CHECK(err.find("unknown option --bogus") != std::string::npos);
+  CHECK(err.find("unknown option '--bogus'") != std::string::npos);
+}
+
+TEST_CASE("an unknown command says so, with the nearest command only when one is close") {
+  Plain fiber;
+  fiber.CheckRefused({"confg"}, "unknown command 'confg'; did you mean 'config'?");
+  fiber.CheckRefused({"staus"}, "unknown command 'staus'");
+  fiber.CheckRefused({"report", "x"}, "unknown command 'report'");
+  // Of a command's own subcommands, that command is named.
+  fiber.CheckRefused({"config", "shw"}, "unknown command 'shw' for 'fiber config'; did you mean 'show'?");
+  fiber.CheckRefused({"--", "staus"}, "unknown command 'staus'");
+}
+
+TEST_CASE("an unknown option names its command, and the nearest of that command's options when close") {
+  Plain fiber;
+  fiber.CheckRefused({"run", "--detatch", "/bin/echo", "hi"},
+                     "unknown option '--detatch' for 'fiber run'; did you mean '--detach'?");
+  fiber.CheckRefused({"ps", "--al"}, "unknown option '--al' for 'fiber ps'; did you mean '--all'?");
+  fiber.CheckRefused({"ps", "--al=1"}, "unknown option '--al' for 'fiber ps'; did you mean '--all'?");
+  fiber.CheckRefused({"--verbos"}, "unknown option '--verbos'");
+  // Named before the missing RUN it also left.
+  fiber.CheckRefused({"stop", "--bogus"}, "unknown option '--bogus' for 'fiber stop'");
+}
+
+TEST_CASE("other mistakes of the command line keep their one line and 125; right commands work") {
+  Plain fiber;
+  fiber.CheckRefused({"stop"}, "RUN is required");
+  fiber.CheckRefused({"stop", "a", "b"}, "The following argument was not expected: b");
+  fiber.CheckRefused({"image"}, "A subcommand is required");
+  auto [listed, table, listed_err] = fiber.Do({"ps", "-a"});
+  CHECK_MESSAGE(listed == 0, listed_err);
+  auto [status, out, err] = fiber.Do({"run", "-q", "/bin/echo", "hi"});
+  CHECK_MESSAGE(status == 0, err);
+  CHECK(out == "hi\n");
 }
 
 TEST_CASE("fiber alone and fiber help print the usage and succeed, as docker does") {

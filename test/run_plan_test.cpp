@@ -1,6 +1,7 @@
 // What fiber run decides before anything starts (cli/run_plan.cpp): the
 // program's words, its options' checks, the environment the program gets
-// and the run's record, each from plain arguments.
+// and the run's record, each from plain arguments (the program's words from a
+// CLI11 command standing for run).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -11,11 +12,21 @@ using namespace fiber::cli;
 
 namespace {
 
-std::vector<std::string> Command(const std::vector<std::string>& remaining, const RunTail& tail,
+// ProgramCommand of "fiber run WORDS..." (the words before the tail, parsed
+// by a run with one option of its own, -d/--detach): the program's words, or
+// "ERROR: ..." with *err.
+std::vector<std::string> Command(const std::vector<std::string>& words, const RunTail& tail,
                                  std::string* err = nullptr) {
+  CLI::App fiber{"", "fiber"};
+  CLI::App* run = fiber.add_subcommand("run");
+  run->prefix_command();
+  run->add_flag("-d,--detach");
+  std::vector<std::string> args(words.rbegin(), words.rend());  // CLI11 takes them last first
+  args.push_back("run");
+  fiber.parse(args);
   std::vector<std::string> command;
   std::string e;
-  if (!ProgramCommand(remaining, tail, &command, &e)) command = {"ERROR: " + e};
+  if (!ProgramCommand(*run, tail, &command, &e)) command = {"ERROR: " + e};
   if (err) *err = e;
   return command;
 }
@@ -51,9 +62,14 @@ TEST_CASE("the program is the words CLI11 left, then a -- and the tail, which ar
 
 TEST_CASE("an option fiber run does not know before PROGRAM, or no PROGRAM, is refused") {
   std::string err;
+  CHECK(Command({"-d", "prog", "--detatch"}, {}) == std::vector<std::string>{"prog", "--detatch"});
   Command({"--nope=3", "prog"}, {}, &err);
   CHECK(err ==
-        "unknown option --nope for fiber run (fiber run --help lists them; a PROGRAM starting with - goes after --)");
+        "unknown option '--nope' for 'fiber run' (fiber run --help lists them; a PROGRAM starting with - goes "
+        "after --)");
+  // One close to run's own is named instead.
+  Command({"--detatch=1", "prog"}, {}, &err);
+  CHECK(err == "unknown option '--detatch' for 'fiber run'; did you mean '--detach'?");
   Command({}, {}, &err);
   CHECK(err == "fiber run needs a PROGRAM to run (fiber run [OPTIONS] PROGRAM [ARGS...])");
   Command({}, {true, {}}, &err);
