@@ -4,6 +4,8 @@
 //   flags           every settings flag, and --config
 //   choices -- FLAG the values a settings flag takes, when they are few
 //   profiles        the profiles the settings files here define
+//   settings        every setting's key, variable and flag, one setting a
+//                   line, tab-separated (for test/man_pages_test.py)
 #include <unistd.h>
 
 #include <cstdio>
@@ -27,6 +29,8 @@ void Complete(const std::string& what, const std::string& flag) {
   } else if (what == "choices") {
     for (const config::Setting& s : config::Table())
       if (flag == s.flag) Print(s.kind.choices);
+  } else if (what == "settings") {
+    for (const config::Setting& s : config::Table()) std::printf("%s\t%s\t%s\n", s.key, s.variable, s.flag);
   } else if (what == "profiles") {
     // The files fiber run would read; a file that does not read offers none.
     config::Resolved resolved;
