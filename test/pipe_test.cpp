@@ -43,11 +43,13 @@ TEST_CASE("a duplex pipe carries messages both ways between processes") {
   CHECK(a.poll(std::chrono::seconds(60)));
   CHECK(a.recv() == "FIBER");
   CHECK_FALSE(a.poll());  // nothing more for now
+  CHECK_FALSE(a.poll(0.05));  // seconds, as multiprocessing's poll(0.05)
   a.send("bye");
   p.join();
   CHECK(p.exitcode() == 0);
   // The other end closed: recv and send say so.
   CHECK(a.poll());
+  CHECK(a.poll(60));
   CHECK_THROWS_AS(a.recv(), fiber::Closed);
   CHECK_THROWS_AS(a.send("more"), fiber::Closed);
 }

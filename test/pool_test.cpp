@@ -95,6 +95,24 @@ TEST_CASE("get(timeout) throws TimeoutError while the task still runs") {
   CHECK(r.get() == 1500);
 }
 
+TEST_CASE("get, wait and next take a number of seconds as they take a duration") {
+  fiber::Pool pool(1);
+  auto r = pool.apply_async(sleep_ms, 1500);
+  auto later = pool.imap(sleep_ms, std::vector<int>{100});  // queued behind r
+  CHECK_THROWS_AS(r.get(0.01), fiber::TimeoutError);
+  CHECK_FALSE(r.wait(0.001));
+  CHECK_FALSE(r.wait(0));
+  CHECK_THROWS_AS(later.next(0.01), fiber::TimeoutError);
+  CHECK_THROWS_WITH_AS(r.get(-0.5), doctest::Contains("AsyncResult::get: timeout must be"),
+                       fiber::Error);
+  CHECK_THROWS_WITH_AS(later.next(-1), doctest::Contains("IMapResult::next: timeout must be"),
+                       fiber::Error);
+  CHECK(r.get(60) == 1500);
+  CHECK(r.wait(0));
+  CHECK(later.next(60) == 100);
+  CHECK_FALSE(later.next(60).has_value());
+}
+
 TEST_CASE("imap yields results lazily in item order") {
   fiber::Pool pool(3);
   std::vector<int> seen;

@@ -161,8 +161,12 @@ TEST_CASE("terminate ends a running Process; join with a timeout says whether it
   fiber::Process p(sleep_ms, 600000);
   p.start();
   CHECK_FALSE(p.join(std::chrono::milliseconds(1)));
+  CHECK_FALSE(p.join(0.001));  // seconds, as multiprocessing's join(0.001)
+  CHECK_THROWS_WITH_AS(p.join(-1), doctest::Contains("Process::join: timeout must be"),
+                       fiber::Error);
   p.terminate();
   CHECK(p.join(std::chrono::seconds(60)));
+  CHECK(p.join(60));
   CHECK(p.exitcode() == -SIGKILL);
 }
 

@@ -9,6 +9,7 @@
 #include <fiber/fiber.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <future>
 #include <memory>
@@ -236,6 +237,29 @@ TEST_CASE("get with a timeout throws TimeoutError when nothing comes") {
   q.put(7);
   CHECK_FALSE(q.empty());
   CHECK(q.get(std::chrono::milliseconds(50)) == 7);
+}
+
+TEST_CASE("a timeout in seconds, as multiprocessing takes it: a double or an integer") {
+  fiber::Queue<int> q;
+  CHECK_THROWS_AS(q.get(0.05), fiber::TimeoutError);
+  CHECK_THROWS_AS(q.get(0), fiber::TimeoutError);  // an integer is seconds; 0 does not wait
+  CHECK_THROWS_AS(q.get_many(64, 0.05), fiber::TimeoutError);
+  q.put(7, 0.05);
+  CHECK(q.get(0.05) == 7);
+  q.put(8);
+  CHECK(q.get(60) == 8);
+  q.put(9);
+  CHECK(q.get_many(64, 60) == std::vector<int>{9});
+  q.put(10);
+  CHECK(q.get_many(64, 0.05) == std::vector<int>{10});
+  // Negative or NaN: one Error naming the call and the timeout, nothing taken or put.
+  CHECK_THROWS_WITH_AS(q.get(-1),
+                       "Queue::get: timeout must be a number of seconds from 0 to 1e9, not -1",
+                       fiber::Error);
+  CHECK_THROWS_WITH_AS(q.get_many(4, std::nan("")), doctest::Contains("Queue::get_many: timeout"),
+                       fiber::Error);
+  CHECK_THROWS_WITH_AS(q.put(11, -0.5), doctest::Contains("Queue::put: timeout"), fiber::Error);
+  CHECK(q.empty());
 }
 
 TEST_CASE("a closed queue refuses puts and gives what it held, then Closed") {

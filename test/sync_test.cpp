@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -133,11 +134,14 @@ TEST_CASE("try_lock and acquire with a timeout say false while another process h
   held.get();
   CHECK_FALSE(lock.try_lock());
   CHECK_FALSE(lock.acquire(50ms));
+  CHECK_FALSE(lock.acquire(0.05));  // seconds, as multiprocessing's timeout=0.05
   go.set();
   holder.join();
   CHECK(holder.exitcode() == 0);
   CHECK(lock.acquire(60s));
   CHECK_FALSE(lock.try_lock());  // not recursive
+  lock.unlock();
+  CHECK(lock.acquire(60));  // an integer is seconds
   lock.unlock();
   CHECK(lock.try_lock());
   lock.release();
@@ -158,6 +162,8 @@ TEST_CASE("an Event set by one Process wakes the processes waiting on it") {
   fiber::Queue<int> woke;
   CHECK_FALSE(e.is_set());
   CHECK_FALSE(e.wait(50ms));
+  CHECK_FALSE(e.wait(0.05));
+  CHECK_FALSE(e.wait(0));
   std::vector<fiber::Process> waiters;
   for (int i = 0; i < 3; ++i) waiters.emplace_back(wait_then_report, e, woke, i);
   for (auto& p : waiters) p.start();
@@ -173,9 +179,29 @@ TEST_CASE("an Event set by one Process wakes the processes waiting on it") {
   setter.join();
   CHECK(e.is_set());
   CHECK(e.wait(50ms));
+  CHECK(e.wait(0.05));
   CHECK(pool.apply(wait_briefly, e));
   e.clear();
   CHECK_FALSE(e.is_set());
+}
+
+TEST_CASE("timeouts in seconds: a Semaphore's acquire, and negative or NaN ones refused by name") {
+  fiber::Semaphore s(1);
+  CHECK(s.acquire(0.05));
+  CHECK_FALSE(s.acquire(0.05));
+  CHECK_FALSE(s.acquire(0));
+  s.release();
+  CHECK(s.acquire(60));
+  s.release();
+  CHECK_THROWS_WITH_AS(s.acquire(-1), doctest::Contains("Semaphore::acquire: timeout must be"),
+                       fiber::Error);
+  fiber::Lock lock;
+  CHECK_THROWS_WITH_AS(lock.acquire(-0.05), doctest::Contains("Lock::acquire: timeout must be"),
+                       fiber::Error);
+  fiber::Event e;
+  CHECK_THROWS_WITH_AS(e.wait(std::nan("")), doctest::Contains("Event::wait: timeout must be"),
+                       fiber::Error);
+  CHECK_THROWS_WITH_AS(e.wait(1e12), doctest::Contains("from 0 to 1e9, not 1e+12"), fiber::Error);
 }
 
 TEST_CASE("a Semaphore of two lets at most two Pool tasks hold it at once") {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fiber/detail/batch.hpp"
+#include "fiber/detail/seconds.hpp"
 #include "fiber/errors.hpp"
 
 namespace fiber {
@@ -41,11 +42,16 @@ class AsyncResult {
       throw TimeoutError("result not ready within the timeout");
     return decoder_(*batch_);
   }
+  /// The same in seconds (0.1; an integer too); Error when negative or NaN.
+  T get(double seconds) { return get(detail::seconds_to_timeout(seconds, "AsyncResult::get")); }
   void wait() { batch_->wait_all(); }
   /// Waits at most timeout; true when the result is ready.
   template <class Rep, class Period>
   bool wait(std::chrono::duration<Rep, Period> timeout) {
     return batch_->wait_all(detail::deadline_after(timeout));
+  }
+  bool wait(double seconds) {
+    return wait(detail::seconds_to_timeout(seconds, "AsyncResult::wait"));
   }
   bool ready() const { return batch_->ready(); }
   /// True when ready and every call succeeded.
@@ -77,6 +83,10 @@ class IMapResult {
   template <class Rep, class Period>
   std::optional<R> next(std::chrono::duration<Rep, Period> timeout) {
     return next_until(detail::deadline_after(timeout));
+  }
+  /// The same in seconds (0.1; an integer too); Error when negative or NaN.
+  std::optional<R> next(double seconds) {
+    return next(detail::seconds_to_timeout(seconds, "IMapResult::next"));
   }
 
   struct Sentinel {};

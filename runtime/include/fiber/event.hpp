@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "fiber/detail/run_object.hpp"
+#include "fiber/detail/seconds.hpp"
 #include "fiber/errors.hpp"
 
 namespace fiber::detail {
@@ -36,6 +37,8 @@ class Event : public detail::RunObjectHandle {
   bool wait(std::chrono::duration<Rep, Period> timeout) {
     return detail::event_wait(ref(), detail::timeout_of(timeout), "Event::wait");
   }
+  /// The same in seconds (0.1; an integer too); Error when negative or NaN.
+  bool wait(double seconds) { return wait(detail::seconds_to_timeout(seconds, "Event::wait")); }
 };
 
 }  // namespace fiber

@@ -10,6 +10,7 @@
 
 #include <chrono>
 
+#include "fiber/detail/seconds.hpp"
 #include "fiber/semaphore.hpp"
 
 namespace fiber {
@@ -25,6 +26,10 @@ class Lock : public detail::SemaphoreHandle {
   template <class Rep, class Period>
   bool acquire(std::chrono::duration<Rep, Period> timeout) {
     return acquire_within(detail::timeout_of(timeout), "Lock::acquire");
+  }
+  /// The same in seconds (0.1; an integer too); Error when negative or NaN.
+  bool acquire(double seconds) {
+    return acquire(detail::seconds_to_timeout(seconds, "Lock::acquire"));
   }
   /// Throws Error when this process does not hold it.
   void release() { release_one("Lock::release"); }

@@ -11,6 +11,7 @@
 #include <optional>
 #include <utility>
 
+#include "fiber/detail/seconds.hpp"
 #include "fiber/queue.hpp"
 
 namespace fiber {
@@ -38,6 +39,10 @@ class Pipe {
     bool poll(std::chrono::duration<Rep, Period> timeout) {
       return detail::queue_poll(require(in_, "poll"), detail::timeout_of(timeout),
                                 "Pipe::Connection::poll");
+    }
+    /// The same in seconds (0.1; an integer too); Error when negative or NaN.
+    bool poll(double seconds) {
+      return poll(detail::seconds_to_timeout(seconds, "Pipe::Connection::poll"));
     }
     bool poll() { return poll(std::chrono::milliseconds(0)); }
     /// Closes both directions: the other end's recv drains and then throws

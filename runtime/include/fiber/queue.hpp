@@ -25,6 +25,7 @@
 
 #include "fiber/detail/got_items.hpp"
 #include "fiber/detail/run_object.hpp"
+#include "fiber/detail/seconds.hpp"
 #include "fiber/errors.hpp"
 #include "fiber/serialize.hpp"
 
@@ -85,6 +86,10 @@ class Queue : public detail::RunObjectHandle {
   void put(const T& item, std::chrono::duration<Rep, Period> timeout) {
     detail::queue_put(ref(), detail::to_bytes(item), detail::timeout_of(timeout), "Queue::put");
   }
+  /// The same in seconds (0.1; an integer too); Error when negative or NaN.
+  void put(const T& item, double seconds) {
+    put(item, detail::seconds_to_timeout(seconds, "Queue::put"));
+  }
   /// Puts items in order, in one request; a bounded queue takes them as
   /// room comes, and this waits until all are in.
   void put_many(const std::vector<T>& items) {
@@ -100,6 +105,7 @@ class Queue : public detail::RunObjectHandle {
   T get(std::chrono::duration<Rep, Period> timeout) {
     return decode(detail::queue_get(ref(), detail::timeout_of(timeout), "Queue::get").items[0]);
   }
+  T get(double seconds) { return get(detail::seconds_to_timeout(seconds, "Queue::get")); }
   /// Between 1 and n of the oldest items, in one round trip: waits only
   /// for the first. Throws Closed once the queue is closed and empty.
   std::vector<T> get_many(std::size_t n) {
@@ -110,6 +116,9 @@ class Queue : public detail::RunObjectHandle {
   std::vector<T> get_many(std::size_t n, std::chrono::duration<Rep, Period> timeout) {
     return decode_all(
         detail::queue_get_many(ref(), n, detail::timeout_of(timeout), "Queue::get_many"));
+  }
+  std::vector<T> get_many(std::size_t n, double seconds) {
+    return get_many(n, detail::seconds_to_timeout(seconds, "Queue::get_many"));
   }
   /// How many items it holds right now.
   std::size_t qsize() { return detail::queue_size(ref(), "Queue::qsize"); }

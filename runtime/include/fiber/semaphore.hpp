@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "fiber/detail/run_object.hpp"
+#include "fiber/detail/seconds.hpp"
 #include "fiber/errors.hpp"
 
 namespace fiber::detail {
@@ -45,6 +46,10 @@ class Semaphore : public detail::SemaphoreHandle {
   template <class Rep, class Period>
   bool acquire(std::chrono::duration<Rep, Period> timeout) {
     return acquire_within(detail::timeout_of(timeout), "Semaphore::acquire");
+  }
+  /// The same in seconds (0.1; an integer too); Error when negative or NaN.
+  bool acquire(double seconds) {
+    return acquire(detail::seconds_to_timeout(seconds, "Semaphore::acquire"));
   }
   /// Takes a permit if one is free now.
   bool try_acquire() { return acquire(std::chrono::milliseconds(0)); }
