@@ -43,14 +43,14 @@ class AsyncResult {
     return decoder_(*batch_);
   }
   /// The same in seconds (0.1; an integer too); Error when negative or NaN.
-  T get(double seconds) { return get(detail::seconds_to_timeout(seconds, "AsyncResult::get")); }
+  T get(detail::Seconds auto seconds) { return get(detail::seconds_to_timeout(seconds, "AsyncResult::get")); }
   void wait() { batch_->wait_all(); }
   /// Waits at most timeout; true when the result is ready.
   template <class Rep, class Period>
   bool wait(std::chrono::duration<Rep, Period> timeout) {
     return batch_->wait_all(detail::deadline_after(timeout));
   }
-  bool wait(double seconds) {
+  bool wait(detail::Seconds auto seconds) {
     return wait(detail::seconds_to_timeout(seconds, "AsyncResult::wait"));
   }
   bool ready() const { return batch_->ready(); }
@@ -85,7 +85,7 @@ class IMapResult {
     return next_until(detail::deadline_after(timeout));
   }
   /// The same in seconds (0.1; an integer too); Error when negative or NaN.
-  std::optional<R> next(double seconds) {
+  std::optional<R> next(detail::Seconds auto seconds) {
     return next(detail::seconds_to_timeout(seconds, "IMapResult::next"));
   }
 

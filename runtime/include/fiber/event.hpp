@@ -38,7 +38,7 @@ class Event : public detail::RunObjectHandle {
     return detail::event_wait(ref(), detail::timeout_of(timeout), "Event::wait");
   }
   /// The same in seconds (0.1; an integer too); Error when negative or NaN.
-  bool wait(double seconds) { return wait(detail::seconds_to_timeout(seconds, "Event::wait")); }
+  bool wait(detail::Seconds auto seconds) { return wait(detail::seconds_to_timeout(seconds, "Event::wait")); }
 };
 
 }  // namespace fiber

@@ -28,7 +28,7 @@ class Lock : public detail::SemaphoreHandle {
     return acquire_within(detail::timeout_of(timeout), "Lock::acquire");
   }
   /// The same in seconds (0.1; an integer too); Error when negative or NaN.
-  bool acquire(double seconds) {
+  bool acquire(detail::Seconds auto seconds) {
     return acquire(detail::seconds_to_timeout(seconds, "Lock::acquire"));
   }
   /// Throws Error when this process does not hold it.

@@ -41,7 +41,7 @@ class Pipe {
                                 "Pipe::Connection::poll");
     }
     /// The same in seconds (0.1; an integer too); Error when negative or NaN.
-    bool poll(double seconds) {
+    bool poll(detail::Seconds auto seconds) {
       return poll(detail::seconds_to_timeout(seconds, "Pipe::Connection::poll"));
     }
     bool poll() { return poll(std::chrono::milliseconds(0)); }

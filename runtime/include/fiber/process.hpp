@@ -76,7 +76,7 @@ class Process {
   /// Waits at most timeout; true when it has ended.
   bool join(std::chrono::milliseconds timeout);
   /// The same in seconds (0.1; an integer too); Error when negative or NaN.
-  bool join(double seconds) { return join(detail::seconds_to_timeout(seconds, "Process::join")); }
+  bool join(detail::Seconds auto seconds) { return join(detail::seconds_to_timeout(seconds, "Process::join")); }
   /// Started and not yet ended.
   bool is_alive() const;
   /// Empty before start and while it runs; then 0 when the function

@@ -87,7 +87,7 @@ class Queue : public detail::RunObjectHandle {
     detail::queue_put(ref(), detail::to_bytes(item), detail::timeout_of(timeout), "Queue::put");
   }
   /// The same in seconds (0.1; an integer too); Error when negative or NaN.
-  void put(const T& item, double seconds) {
+  void put(const T& item, detail::Seconds auto seconds) {
     put(item, detail::seconds_to_timeout(seconds, "Queue::put"));
   }
   /// Puts items in order, in one request; a bounded queue takes them as
@@ -105,7 +105,7 @@ class Queue : public detail::RunObjectHandle {
   T get(std::chrono::duration<Rep, Period> timeout) {
     return decode(detail::queue_get(ref(), detail::timeout_of(timeout), "Queue::get").items[0]);
   }
-  T get(double seconds) { return get(detail::seconds_to_timeout(seconds, "Queue::get")); }
+  T get(detail::Seconds auto seconds) { return get(detail::seconds_to_timeout(seconds, "Queue::get")); }
   /// Between 1 and n of the oldest items, in one round trip: waits only
   /// for the first. Throws Closed once the queue is closed and empty.
   std::vector<T> get_many(std::size_t n) {
@@ -117,7 +117,7 @@ class Queue : public detail::RunObjectHandle {
     return decode_all(
         detail::queue_get_many(ref(), n, detail::timeout_of(timeout), "Queue::get_many"));
   }
-  std::vector<T> get_many(std::size_t n, double seconds) {
+  std::vector<T> get_many(std::size_t n, detail::Seconds auto seconds) {
     return get_many(n, detail::seconds_to_timeout(seconds, "Queue::get_many"));
   }
   /// How many items it holds right now.

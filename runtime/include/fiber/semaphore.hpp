@@ -48,7 +48,7 @@ class Semaphore : public detail::SemaphoreHandle {
     return acquire_within(detail::timeout_of(timeout), "Semaphore::acquire");
   }
   /// The same in seconds (0.1; an integer too); Error when negative or NaN.
-  bool acquire(double seconds) {
+  bool acquire(detail::Seconds auto seconds) {
     return acquire(detail::seconds_to_timeout(seconds, "Semaphore::acquire"));
   }
   /// Takes a permit if one is free now.

@@ -1,16 +1,22 @@
 // A timeout as multiprocessing users write it, a number of seconds
 // (timeout=0.1): every call that takes a std::chrono duration also takes a
-// double (an integer too: get(5) waits 5 s), made a duration here and then
-// handled as that duration is.
+// number (an integer too: get(5) waits 5 s; not a bool, which would read as
+// 0 or 1 s where multiprocessing's block=True waits for ever), made a
+// duration here and then handled as that duration is.
 #pragma once
 
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 
 #include "fiber/errors.hpp"
 
 namespace fiber::detail {
+
+/// A number of seconds: any arithmetic type but bool.
+template <class S>
+concept Seconds = std::is_arithmetic_v<S> && !std::is_same_v<S, bool>;
 
 /// The longest timeout taken in seconds, over 31 years: a deadline that far
 /// from now still fits a steady_clock time point.
