@@ -9,7 +9,7 @@ fail() {
 }
 
 # compile OUTPUT SOURCE...: builds a user's program as the README says, with
-# pkg-config and no rpath.
+# pkg-config (whose flags give it an rpath to the prefix's libdir).
 compile() {
   local out=$1
   shift
@@ -18,9 +18,14 @@ compile() {
     fail "compiling $* with pkg-config failed"
 }
 
-# user_lib_path: the LD_LIBRARY_PATH the README tells a user to set for a
-# program built without an rpath.
-user_lib_path() { pkg-config --variable=libdir fiber; }
+# expect_prefix_libfiber PROGRAM: PROGRAM, as built, loads the libfiber of
+# the prefix installed into (not one found elsewhere).
+expect_prefix_libfiber() {
+  local ldd_out
+  ldd_out=$(ldd "$1")
+  grep "libfiber" <<<"$ldd_out" | grep -q "$FIBER_PREFIX/" ||
+    { echo "$ldd_out" >&2; fail "$1 does not load the libfiber of the prefix $FIBER_PREFIX"; }
+}
 
 # The container engine the container cases use: docker, or podman when
 # test/run reruns them against its Podman service (CONTAINER_HOST).

@@ -10,7 +10,7 @@ printf '# kept home\n.env\nsecrets/\n' >.dockerignore
 echo 'API_TOKEN=do-not-ship' >.env
 echo 'not a real key' >secrets/id_ed25519
 echo 'int main() {}' >src/main.cpp
-ref=$(LD_LIBRARY_PATH=$(user_lib_path) fiber run -q --build sh -c 'echo "$FIBER_IMAGE"' 2>../run.err) ||
+ref=$(fiber run -q --build sh -c 'echo "$FIBER_IMAGE"' 2>../run.err) ||
   fail "fiber run --build failed: $(cat ../run.err)"
 [ -n "$ref" ] || fail "fiber run --build handed the program no image"
 id=

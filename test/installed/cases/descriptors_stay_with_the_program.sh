@@ -25,5 +25,5 @@ int main(int argc, char** argv) {
 }
 CPP
 compile app app.cpp
-LD_LIBRARY_PATH=$(user_lib_path) fiber run ./app >out 2>err || { cat err >&2; fail "fiber run ./app exited $?"; }
+fiber run ./app >out 2>err || { cat err >&2; fail "fiber run ./app exited $?"; }
 [ "$(cat out)" = "open in 0 of 4 tasks" ] || fail "the program's descriptor reached its workers: $(cat out)"

@@ -2,8 +2,6 @@
 # runs (fiber logs shows a line soon after it is printed), and what it
 # printed is still there after fiber stop.
 compile app "$FIBER_SOURCE/test/programs/worker_lines.cpp"
-LD_LIBRARY_PATH=$(user_lib_path)
-export LD_LIBRARY_PATH
 id=$(fiber run -d ./app ticks) || fail "fiber run -d failed"
 id=${id%%$'\n'*}
 trap 'fiber stop --force "$id" >/dev/null 2>&1 || true' EXIT  # whatever fails below

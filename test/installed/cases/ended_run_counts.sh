@@ -4,7 +4,7 @@
 # numbers --json gives (numbers as numbers).
 cp "$FIBER_SOURCE/examples/pi.cpp" .
 compile pi pi.cpp
-LD_LIBRARY_PATH=$(user_lib_path) fiber run -q --name pi ./pi >out 2>err ||
+fiber run -q --name pi ./pi >out 2>err ||
   { cat err >&2; fail "fiber run ./pi failed"; }
 grep -q '^pi is about 3.14' out || fail "pi printed: $(cat out)"
 fiber ps --json pi >ps.json || fail "fiber ps --json pi failed"

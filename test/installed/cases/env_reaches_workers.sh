@@ -22,7 +22,7 @@ CPP
 # Named after the case, so its image (localhost/fiber/NAME) is its own.
 compile env-reaches-workers app.cpp
 expected=$(printf 'seed 7\n%.0s' 1 2 3 4)
-LD_LIBRARY_PATH=$(user_lib_path) fiber run --quiet --env MY_SEED=7 ./env-reaches-workers >local.out 2>local.err ||
+fiber run --quiet --env MY_SEED=7 ./env-reaches-workers >local.out 2>local.err ||
   { cat local.err >&2; fail "fiber run --env on the local backend failed"; }
 [ "$(cat local.out)" = "$expected" ] || fail "local workers saw: $(cat local.out)"
 
@@ -35,7 +35,7 @@ if ! engine_available; then
 fi
 before=$(packaged_images env-reaches-workers)
 status=0
-LD_LIBRARY_PATH=$(user_lib_path) fiber run --quiet --backend "$ENGINE" --env MY_SEED=7 ./env-reaches-workers \
+fiber run --quiet --backend "$ENGINE" --env MY_SEED=7 ./env-reaches-workers \
   >container.out 2>container.err || status=$?
 remove_images_since env-reaches-workers "$before"
 [ "$status" -eq 0 ] || { cat container.err >&2; fail "fiber run --env on the $ENGINE backend failed"; }

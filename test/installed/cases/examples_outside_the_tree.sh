@@ -7,7 +7,7 @@
 cp "$FIBER_SOURCE"/examples/{pool_map.cpp,remote_env.cpp,cartpole.hpp,process_queue.cpp,locks.cpp} .
 for example in pool_map remote_env process_queue locks; do
   compile "$example" "$example.cpp"
-  LD_LIBRARY_PATH=$(user_lib_path) fiber run -q "./$example" >"$example.out" 2>"$example.err" ||
+  fiber run -q "./$example" >"$example.out" 2>"$example.err" ||
     { cat "$example.err" >&2; fail "fiber run ./$example failed"; }
   expect_no_error_lines "$example.err"
 done

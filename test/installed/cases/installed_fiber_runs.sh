@@ -5,6 +5,5 @@ fiber --help >help.txt 2>&1 || { cat help.txt >&2; fail "the installed fiber --h
 grep -q "run" help.txt || fail "fiber --help does not list run"
 fiber config show >show.txt 2>&1 || { cat show.txt >&2; fail "the installed fiber config show failed"; }
 grep -q "backend" show.txt || fail "fiber config show does not show the backend setting"
-ldd "$FIBER_PREFIX/bin/fiber" >ldd.txt
-grep "libfiber" ldd.txt | grep -q "$FIBER_PREFIX/" ||
-  { cat ldd.txt >&2; fail "the installed fiber does not load the libfiber of its own prefix"; }
+expect_prefix_libfiber "$FIBER_PREFIX/bin/fiber"
+

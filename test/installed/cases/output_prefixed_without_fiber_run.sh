@@ -2,8 +2,6 @@
 # stderr headed "[wN] ", as under fiber run, and its stdout holds only its
 # own output, so `./app | sort` and `fiber run ./app | sort` agree.
 compile app "$FIBER_SOURCE/test/programs/worker_lines.cpp"
-LD_LIBRARY_PATH=$(user_lib_path)
-export LD_LIBRARY_PATH
 ./app lines 400 >out 2>err || fail "./app failed: $(tail -3 err)"
 [ "$(cat out)" = done ] || fail "workers' output reached the program's stdout: $(head -3 out)"
 got=$(grep -c '^\[w[0-9]*\] t[01] [0-9]*$' err || true)

@@ -4,7 +4,7 @@
 cp "$FIBER_SOURCE/test/programs/readme_processes.cpp" app.cpp
 compile app app.cpp
 for run in 1 2 3; do
-  LD_LIBRARY_PATH=$(user_lib_path) fiber run ./app >out 2>err ||
+  fiber run ./app >out 2>err ||
     { cat err >&2; fail "run $run exited $?"; }
   grep -q '^size 100$' out || fail "run $run printed '$(cat out)'"
   expect_no_error_lines err

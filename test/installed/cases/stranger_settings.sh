@@ -26,7 +26,7 @@ fiber config show >show.out 2>show.err || fail "fiber config show failed: $(cat 
 grep -Eq '^prefetch +[0-9]+ +default$' show.out || fail "prefetch is not the default: $(grep ^prefetch show.out)"
 [ "$(wc -l <show.err)" -eq 1 ] && grep -q "^fiber: warning: ignoring $planted: " show.err ||
   fail "not one refusal line naming $planted: $(cat show.err)"
-LD_LIBRARY_PATH=$(user_lib_path) ../../app >app.out 2>app.err || fail "the program failed: $(cat app.err)"
+../../app >app.out 2>app.err || fail "the program failed: $(cat app.err)"
 grep -q "^fiber: warning: ignoring $planted: " app.err || fail "fiber::init did not say it ignored $planted"
 # The user's own file, writable by them alone, is read.
 printf 'prefetch: 5\n' >fiber.yaml

@@ -32,7 +32,7 @@ docker build -q -t "$image" image >/dev/null 2>build.err || { cat build.err >&2;
 
 since=$(date +%s)
 status=0
-LD_LIBRARY_PATH=$(user_lib_path) fiber run --backend docker --image "$image" ./app >out 2>err || status=$?
+fiber run --backend docker --image "$image" ./app >out 2>err || status=$?
 [ "$status" -ne 0 ] || fail "the run exited 0"
 grep 'fiber: error' err >error || { cat err >&2; fail "no error from fiber"; }
 [ "$(wc -l <error)" = 1 ] || { cat err >&2; fail "not one error line"; }

@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
 CPP
 compile app app.cpp
 status=0
-LD_LIBRARY_PATH=$(user_lib_path) fiber run ./app >out 2>err || status=$?
+fiber run ./app >out 2>err || status=$?
 [ "$status" -ne 0 ] || fail "the run exited 0"
 errors=$(grep -c 'error' err)
 [ "$errors" = 1 ] || { cat err >&2; fail "$errors error lines, not one"; }

@@ -2,8 +2,6 @@
 # line arrives, and ten times the lines take at most about ten times as
 # long as 20,000 (a ratio, the best of two runs of each size).
 compile app "$FIBER_SOURCE/test/programs/worker_lines.cpp"
-LD_LIBRARY_PATH=$(user_lib_path)
-export LD_LIBRARY_PATH
 
 # best_seconds N: the shorter of two runs' wall times; checks each run's count.
 best_seconds() {
