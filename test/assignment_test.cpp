@@ -38,3 +38,37 @@ TEST_CASE("bad values are refused with the variable and value named") {
   CHECK(err == "heartbeat_timeout (3 s, from FIBER_HEARTBEAT_TIMEOUT) must be more than twice "
                "heartbeat_interval (2 s, from FIBER_HEARTBEAT_INTERVAL)");
 }
+
+TEST_CASE("a misspelt value of a setting with choices is refused with the likely choice") {
+  const std::map<std::string, std::pair<std::string, std::string>> close = {
+      {"FIBER_BACKEND", {"dokcer", "docker"}},
+      {"FIBER_ENGINE", {"podmn", "podman"}},
+      {"FIBER_MASTER", {"clustr", "cluster"}},
+      {"FIBER_LOG", {"warnign", "warning"}},
+      {"FIBER_HOST_NETWORK", {"fals", "false"}},
+  };
+  for (const auto& [var, typo] : close) {
+    Settings s;
+    std::string err;
+    CHECK_FALSE(apply({{var, typo.first}}, &s, &err));
+    const std::string tail = "; did you mean '" + typo.second + "'?";
+    CHECK_MESSAGE(err.rfind(var + "='" + typo.first + "' is not ", 0) == 0, err);
+    CHECK_MESSAGE(err.size() > tail.size(), err);
+    CHECK_MESSAGE(err.compare(err.size() - tail.size(), tail.size(), tail) == 0, err);
+  }
+  // Far from every choice, or a setting without choices: no guess.
+  const std::map<std::string, std::string> far = {
+      {"FIBER_BACKEND", "mainframe"}, {"FIBER_ENGINE", "rkt"}, {"FIBER_LOG", "loud"},
+      {"FIBER_MASTER", "pod"}, {"FIBER_TIME_LIMIT", "1 hour"}};
+  for (const auto& [var, text] : far) {
+    Settings s;
+    std::string err;
+    CHECK_FALSE(apply({{var, text}}, &s, &err));
+    CHECK_MESSAGE(err.find("did you mean") == std::string::npos, err);
+  }
+  Settings s;
+  std::string err;
+  CHECK_FALSE(apply({{"FIBER_BACKEND", "dokcer"}}, &s, &err));
+  CHECK(err == "FIBER_BACKEND='dokcer' is not a known backend (known: local, docker, podman, container, "
+               "kubernetes, slurm); did you mean 'docker'?");
+}

@@ -202,6 +202,25 @@ TEST_CASE("an unknown profile is an error naming the profiles there are") {
   CHECK(bare.error() == "--profile='big' is not a known profile (no settings file defines one)");
 }
 
+TEST_CASE("a misspelt choice gets the same suggestion from a file, a variable and a flag") {
+  const std::string says =
+      "='dokcer' is not a known backend (known: local, docker, podman, container, kubernetes, slurm); "
+      "did you mean 'docker'?";
+  World file;
+  const std::string project = file.project_file("backend: dokcer\n");
+  CHECK(file.error() == project + ":1:10: backend" + says);
+  World variable;
+  variable.env["FIBER_BACKEND"] = "dokcer";
+  CHECK(variable.error() == "FIBER_BACKEND" + says);
+  World flag;
+  flag.flags["backend"] = "dokcer";
+  CHECK(flag.error() == "--backend" + says);
+  World far;
+  far.flags["backend"] = "mainframe";
+  CHECK(far.error() ==
+        "--backend='mainframe' is not a known backend (known: local, docker, podman, container, kubernetes, slurm)");
+}
+
 TEST_CASE("a bad settings file is one error naming its file, line and column") {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"prefetch: 2\nheartbeat_timout: 3\n",
@@ -214,6 +233,9 @@ TEST_CASE("a bad settings file is one error naming its file, line and column") {
       {"backend: [local]\n", ":1:10: backend takes a backend name, not a list"},
       {"listen_port: 70000\n", ":1:14: listen_port='70000' is not a whole number from 0 to 65535"},
       {"backend: lsf\n", ":1:10: backend='lsf' is not a known backend (known: local, docker, podman, container, kubernetes, slurm)"},
+      {"backend: dokcer\n", ":1:10: backend='dokcer' is not a known backend (known: local, docker, podman, "
+                             "container, kubernetes, slurm); did you mean 'docker'?"},
+      {"engine: podmn\n", ":1:9: engine='podmn' is not a container engine (auto, docker, podman); did you mean 'podman'?"},
       {"memory: 2PB\n",
        ":1:9: memory='2PB' is not a size such as 512Mi, 2Gi, 2GB or 256m (a bare number is MiB)"},
       {"log: loud\n", ":1:6: log='loud' is not a log level (debug, info or warning)"},

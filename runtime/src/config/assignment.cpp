@@ -1,5 +1,7 @@
 #include "config/assignment.hpp"
 
+#include "config/did_you_mean.hpp"
+
 namespace fiber::config {
 
 std::string Subject(const Assignment& a) {
@@ -14,6 +16,9 @@ bool Apply(const Assignment& a, Settings* settings, std::string* err) {
   }
   if (a.setting->kind.parse(a.text, settings, err)) return true;
   *err = Subject(a) + "=" + *err;
+  // A value with a fixed set of choices gets the likely one a typo meant.
+  const std::string meant = Closest(a.text, a.setting->kind.choices);
+  if (!meant.empty()) *err += "; did you mean '" + meant + "'?";
   return false;
 }
 

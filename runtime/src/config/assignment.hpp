@@ -27,7 +27,8 @@ std::string Subject(const Assignment& a);
 
 /// Sets a's value in *settings; false with *err naming the source and the
 /// value ("FIBER_PREFETCH='0' is not a whole number from 1 to 256", "... is
-/// empty").
+/// empty"); for a value with choices, one close to a choice adds "; did you
+/// mean 'docker'?".
 [[nodiscard]] bool Apply(const Assignment& a, Settings* settings, std::string* err);
 
 /// The table's variables that getenv has, in table order.
